@@ -1,0 +1,230 @@
+import {
+  type AnswerChunks,
+  Assistant,
+  type ComponentClass,
+  displayNameOf,
+  SourceStorage,
+} from "./component.ts";
+import { Document, LocalDocument } from "./document.ts";
+import { quote, SvcError } from "./errors.ts";
+import { Message, MessageRole } from "./message.ts";
+import { type ChatParams, defaultSpecialParams, validateParams } from "./params.ts";
+import { type ComponentRef, type Rag, resolveSync } from "./rag.ts";
+
+/** What a chat is made of. */
+export interface ChatOptions {
+  /** The documents, as paths (`LocalDocument`s are made of them) or `Document`s. */
+  documents: Iterable<string | URL | Document>;
+  /** The source storage: a class, an instance or a class path. */
+  sourceStorage: ComponentRef<SourceStorage>;
+  /** The assistant: a class, an instance or a class path. */
+  assistant: ComponentRef<Assistant>;
+  /**
+   * The chat parameters of both components, plus optionally `user`, `chat_id`
+   * and `chat_name`.
+   */
+  params?: Record<string, unknown>;
+  /**
+   * Whether the chat was prepared before, for a chat restored from storage.
+   * @default {false}
+   */
+  prepared?: boolean;
+  /** The folder that relative module specifiers of class paths are relative to. */
+  base?: string;
+}
+
+/** Options of {@linkcode Chat.answer}. */
+export interface AnswerOptions {
+  /**
+   * Give the answer as it is written: the message is then read by iterating
+   * over it. Otherwise the whole answer is read before it is returned.
+   * @default {false}
+   */
+  stream?: boolean;
+  /** Aborts the assistant's work when the answer is no longer wanted. */
+  signal?: AbortSignal;
+}
+
+interface Resolved {
+  sourceStorage: SourceStorage;
+  assistant: Assistant;
+  storageParams: Record<string, unknown>;
+  assistantParams: Record<string, unknown>;
+}
+
+/**
+ * A conversation over documents: `prepare()` once, which stores the
+ * documents, then `answer()` as often as wanted.
+ */
+export class Chat {
+  /** The documents the chat is about. */
+  readonly documents: Document[];
+  /** The messages so far, oldest first. */
+  readonly messages: Message[] = [];
+  readonly #rag: Rag;
+  readonly #options: ChatOptions;
+  readonly #params: Record<string, unknown>;
+  #resolved?: Resolved;
+  #prepared: boolean;
+
+  /** Use `Rag.chat()`. */
+  constructor(rag: Rag, options: ChatOptions) {
+    this.#rag = rag;
+    this.#options = options;
+    this.#params = { ...defaultSpecialParams(), ...options.params };
+    this.#prepared = options.prepared ?? false;
+    this.documents = [...options.documents].map((document) =>
+      document instanceof Document ? document : LocalDocument.fromPath(document)
+    );
+    const storage = resolveSync(options.sourceStorage, SourceStorage);
+    const assistant = resolveSync(options.assistant, Assistant);
+    if (storage && assistant) validateParams(this.#params, [storage, assistant]);
+  }
+
+  /** The chat's id: the `chat_id` parameter. */
+  get id(): string {
+    return this.#params.chat_id as string;
+  }
+
+  /** The chat's name: the `chat_name` parameter. */
+  get name(): string {
+    return this.#params.chat_name as string;
+  }
+
+  /** The user the chat belongs to: the `user` parameter. */
+  get user(): string {
+    return this.#params.user as string;
+  }
+
+  /** Whether `prepare()` has run. */
+  get prepared(): boolean {
+    return this.#prepared;
+  }
+
+  /** The chat parameters as given, with the special ones. */
+  get params(): Readonly<Record<string, unknown>> {
+    return this.#params;
+  }
+
+  /**
+   * Stores the documents in the source storage, once.
+   *
+   * @returns the welcome message (role `system`)
+   * @throws {SvcError} 400 when the chat is prepared already; 404 for a
+   * document that cannot be read; whatever the source storage throws
+   */
+  async prepare(): Promise<Message> {
+    if (this.#prepared) {
+      throw new SvcError("The chat is prepared already: prepare it only once", { status: 400 });
+    }
+    const { sourceStorage, storageParams } = await this.#resolve();
+    for (const document of this.documents) {
+      if (!(await document.isReadable())) {
+        throw new SvcError(
+          `Cannot read ${quote(document.name)}: it was never uploaded or is gone`,
+          {
+            status: 404,
+          },
+        );
+      }
+    }
+    await sourceStorage.store(this.documents, this.#withSignal(storageParams));
+    this.#prepared = true;
+    const welcome = new Message("How can I help you with the documents?", {
+      role: MessageRole.SYSTEM,
+    });
+    this.messages.push(welcome);
+    return welcome;
+  }
+
+  /**
+   * Answers a prompt from the passages the source storage retrieves for it.
+   *
+   * @returns the answer (role `assistant`) with its sources; a streamed one is
+   * read by iterating over it
+   * @throws {SvcError} 400 when the chat is not prepared; whatever the
+   * components throw
+   */
+  async answer(prompt: string, options: AnswerOptions = {}): Promise<Message> {
+    if (!this.#prepared) {
+      throw new SvcError("The chat is not prepared: call prepare() before answer()", {
+        status: 400,
+      });
+    }
+    const { sourceStorage, assistant, storageParams, assistantParams } = await this.#resolve();
+    this.messages.push(new Message(prompt, { role: MessageRole.USER }));
+    const sources = await sourceStorage.retrieve(
+      this.documents,
+      prompt,
+      this.#withSignal(storageParams, options.signal),
+    );
+    const chunks = await assistant.answer(
+      prompt,
+      sources,
+      this.#withSignal(assistantParams, options.signal),
+    );
+    const answer = new Message(asyncChunks(chunks, assistant.displayName), {
+      role: MessageRole.ASSISTANT,
+      sources,
+    });
+    if (!options.stream) await answer.read();
+    this.messages.push(answer);
+    return answer;
+  }
+
+  async #resolve(): Promise<Resolved> {
+    if (this.#resolved) return this.#resolved;
+    const { base } = this.#options;
+    const sourceStorage = await this.#rag.loadComponent(
+      this.#options.sourceStorage,
+      SourceStorage,
+      { base },
+    );
+    const assistant = await this.#rag.loadComponent(this.#options.assistant, Assistant, { base });
+    const storageClass = sourceStorage!.constructor as ComponentClass;
+    const assistantClass = assistant!.constructor as ComponentClass;
+    const params = validateParams(this.#params, [storageClass, assistantClass]);
+    this.#resolved = {
+      sourceStorage: sourceStorage!,
+      assistant: assistant!,
+      storageParams: params.get(storageClass)!,
+      assistantParams: params.get(assistantClass)!,
+    };
+    return this.#resolved;
+  }
+
+  #withSignal(params: Record<string, unknown>, signal?: AbortSignal): ChatParams {
+    return { ...params, signal: signal ?? new AbortController().signal } as ChatParams;
+  }
+
+  /** The chat's display: its name and components. */
+  toString(): string {
+    const storage = this.#resolved?.sourceStorage.displayName ??
+      describe(this.#options.sourceStorage);
+    const assistant = this.#resolved?.assistant.displayName ?? describe(this.#options.assistant);
+    return `Chat ${quote(this.name)} (${storage}, ${assistant})`;
+  }
+}
+
+async function* asyncChunks(chunks: AnswerChunks, assistant: string): AsyncGenerator<string> {
+  if (typeof chunks === "string") {
+    yield chunks;
+  } else if (isIterable(chunks)) {
+    yield* chunks;
+  } else {
+    throw new SvcError(
+      `The assistant ${quote(assistant)} answered ${typeof chunks}, not chunks of text`,
+    );
+  }
+}
+
+function isIterable(value: unknown): value is AnswerChunks {
+  return typeof value === "object" && value !== null &&
+    (Symbol.iterator in value || Symbol.asyncIterator in value);
+}
+
+function describe(ref: unknown): string {
+  if (typeof ref === "string") return ref;
+  if (typeof ref === "function") return displayNameOf(ref as ComponentClass);
+  return String(ref);
+}

@@ -1,0 +1,137 @@
+import { basename, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { handlerFor, supportedSuffixes } from "../documents/mod.ts";
+import { quote, SvcError, unreadable } from "./errors.ts";
+import type { Page } from "./page.ts";
+
+/** What every document is built from. */
+export interface DocumentOptions {
+  /** The document's id; a fresh UUID when left out. */
+  id?: string;
+  /** The document's file name; its suffix picks the format. */
+  name: string;
+  /** Whatever the document class needs to find the content again (a path, a key). */
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A document that svc can read: a name whose suffix names a supported format,
+ * and bytes. Subclasses say where the bytes live.
+ */
+export abstract class Document {
+  /** The largest document svc reads, in bytes. */
+  static maxSize: number = 256 * 1024 * 1024;
+
+  readonly id: string;
+  readonly name: string;
+  readonly metadata: Record<string, unknown>;
+
+  /** @throws {SvcError} 422 when the name's suffix is not a supported format. */
+  constructor(options: DocumentOptions) {
+    handlerFor(options.name);
+    this.id = options.id ?? crypto.randomUUID();
+    this.name = options.name;
+    this.metadata = options.metadata ?? {};
+  }
+
+  /** The suffixes of the supported formats, lower case, sorted: `[".docx", ".md", ...]`. */
+  static supportedSuffixes(): string[] {
+    return supportedSuffixes();
+  }
+
+  /** Whether the content can be read now (an upload may still be missing). */
+  abstract isReadable(): Promise<boolean>;
+
+  /** The content of the document. */
+  abstract read(): Promise<Uint8Array>;
+
+  /**
+   * The pages of the document, as its format defines them.
+   *
+   * @throws {SvcError} 422 naming the document and the problem when the content is
+   * empty, encrypted, truncated, oversized or not of the format its suffix says.
+   */
+  async extractPages(): Promise<Page[]> {
+    const bytes = await this.read();
+    if (bytes.length === 0) throw unreadable(this.name, "the file is empty");
+    const limit = (this.constructor as typeof Document).maxSize;
+    if (bytes.length > limit) {
+      throw unreadable(this.name, `the file is larger than ${formatBytes(limit)}`);
+    }
+    return await handlerFor(this.name).extractPages(bytes, this.name);
+  }
+}
+
+/** A document in a file on this machine. */
+export class LocalDocument extends Document {
+  /** @throws {SvcError} when `metadata.path` is missing. */
+  constructor(options: DocumentOptions) {
+    super(options);
+    if (typeof this.metadata.path !== "string") {
+      throw new SvcError(
+        `Cannot create the local document ${quote(options.name)}: its metadata has no "path"`,
+      );
+    }
+  }
+
+  /**
+   * A document for the file at `path`, named after it.
+   *
+   * @example
+   * ```ts
+   * import { LocalDocument } from "@svc/svc";
+   * const document = LocalDocument.fromPath("report.pdf");
+   * console.assert(document.name === "report.pdf");
+   * ```
+   */
+  static fromPath(
+    path: string | URL,
+    options: Omit<DocumentOptions, "name"> = {},
+  ): LocalDocument {
+    if (options.metadata && "path" in options.metadata) {
+      throw new SvcError(
+        `Cannot take a path twice: pass it as the argument, or construct LocalDocument with metadata.path`,
+      );
+    }
+    const absolute = resolve(path instanceof URL ? fileURLToPath(path) : path);
+    return new LocalDocument({
+      ...options,
+      name: basename(absolute),
+      metadata: { ...options.metadata, path: absolute },
+    });
+  }
+
+  /** The absolute path of the file. */
+  get path(): string {
+    return this.metadata.path as string;
+  }
+
+  override async isReadable(): Promise<boolean> {
+    try {
+      return (await Deno.stat(this.path)).isFile;
+    } catch {
+      return false;
+    }
+  }
+
+  override async read(): Promise<Uint8Array> {
+    try {
+      return await Deno.readFile(this.path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new SvcError(`Cannot read ${quote(this.name)}: the file does not exist`, {
+          status: 404,
+          cause: error,
+        });
+      }
+      throw new SvcError(`Cannot read ${quote(this.name)}: ${(error as Error).message}`, {
+        status: 422,
+        cause: error,
+      });
+    }
+  }
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}

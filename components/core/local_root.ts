@@ -1,0 +1,25 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { envVar } from "./requirements.ts";
+
+let current = resolve(envVar("SVC_LOCAL_ROOT") ?? join(homedir(), ".cache", "svc"));
+
+/**
+ * The local root: the folder where svc and its components keep their files.
+ * It starts as env `SVC_LOCAL_ROOT`, else `~/.cache/svc`. Given a path, it sets
+ * the local root and creates the folder.
+ *
+ * @example
+ * ```ts
+ * import { localRoot } from "@svc/svc";
+ * const folder = localRoot(await Deno.makeTempDir());
+ * console.assert(localRoot() === folder);
+ * ```
+ */
+export function localRoot(path?: string): string {
+  if (path !== undefined) {
+    current = resolve(path);
+    Deno.mkdirSync(current, { recursive: true });
+  }
+  return current;
+}

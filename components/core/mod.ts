@@ -1,0 +1,24 @@
+/**
+ * The core of svc: chats over documents with a source storage and an
+ * assistant, and the contracts that components implement.
+ * @module
+ */
+export { Chat } from "./chat.ts";
+export type { AnswerOptions, ChatOptions } from "./chat.ts";
+export { Assistant, Component, displayNameOf, SourceStorage } from "./component.ts";
+export type { AnswerChunks, ComponentClass } from "./component.ts";
+export { Document, LocalDocument } from "./document.ts";
+export type { DocumentOptions } from "./document.ts";
+export { quote, SvcError, unreadable } from "./errors.ts";
+export type { SvcErrorOptions } from "./errors.ts";
+export { localRoot } from "./local_root.ts";
+export { Message, MessageRole } from "./message.ts";
+export type { MessageOptions } from "./message.ts";
+export type { Page } from "./page.ts";
+export { paramsJsonSchema, SPECIAL_PARAMS, validateParams } from "./params.ts";
+export type { ChatParams, ParamSchema, SpecialParams } from "./params.ts";
+export { Rag } from "./rag.ts";
+export type { ComponentRef, Family, LoadComponentOptions } from "./rag.ts";
+export { EnvVarRequirement, PackageRequirement, ServerRequirement } from "./requirements.ts";
+export type { Requirement, ServerRequirementOptions } from "./requirements.ts";
+export type { Source } from "./source.ts";

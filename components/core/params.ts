@@ -1,0 +1,190 @@
+/**
+ * Chat parameters: each component declares the ones it takes as a schema, and
+ * a chat's parameters are checked strictly against the union of its
+ * components' schemas.
+ * @module
+ */
+import { z } from "zod";
+import { SvcError } from "./errors.ts";
+import { envVar } from "./requirements.ts";
+
+/**
+ * The chat parameters a component takes: name -> zod schema. A parameter with
+ * a default (`z.int().default(500)`) may be left out; one without must be given.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import type { ParamSchema } from "@svc/svc";
+ * const params: ParamSchema = { chunk_size: z.int().positive().default(500) };
+ * ```
+ */
+export type ParamSchema = Readonly<Record<string, z.ZodType>>;
+
+/** The parameters every component method receives, whatever it declares. */
+export interface SpecialParams {
+  /** The user the chat belongs to. */
+  user: string;
+  /** The chat's id. */
+  chat_id: string;
+  /** The chat's name. */
+  chat_name: string;
+}
+
+/** What a component method receives: its declared parameters, the special ones, and a signal. */
+export type ChatParams = SpecialParams & {
+  /** Aborted when the answer is no longer wanted (the client went away). */
+  signal: AbortSignal;
+  [name: string]: unknown;
+};
+
+/** The names of the special parameters. */
+export const SPECIAL_PARAMS: readonly (keyof SpecialParams)[] = ["user", "chat_id", "chat_name"];
+
+/** A component class as far as parameters go. */
+export interface Parametrized {
+  readonly name: string;
+  readonly params: ParamSchema;
+}
+
+/**
+ * Checks `params` against the union of the components' schemas and returns,
+ * for each component, its parameters with defaults filled in, plus the special
+ * parameters, which `params` must hold.
+ *
+ * @throws {SvcError} 422 listing every unknown, missing and wrong-type parameter
+ * by name, value and expected type
+ */
+export function validateParams(
+  params: Readonly<Record<string, unknown>>,
+  components: readonly Parametrized[],
+): Map<Parametrized, Record<string, unknown>> {
+  const union = unionOf(components);
+  const unknown: string[] = [];
+  const missing: string[] = [];
+  const wrongType: string[] = [];
+
+  const special: Partial<SpecialParams> = {};
+  for (const name of SPECIAL_PARAMS) {
+    const value = params[name];
+    if (typeof value === "string") special[name] = value;
+    else if (value === undefined) missing.push(`- ${name}: string`);
+    else wrongType.push(`- ${name}: string = ${show(value)}`);
+  }
+  for (const [name, value] of Object.entries(params)) {
+    if (!union.has(name) && !(SPECIAL_PARAMS as string[]).includes(name)) {
+      unknown.push(`- ${name}=${show(value)}`);
+    }
+  }
+  for (const [name, schema] of union) {
+    const value = params[name];
+    if (value === undefined) {
+      if (!components.every((c) => c.params[name]?.safeParse(undefined).success ?? true)) {
+        missing.push(`- ${name}: ${typeName(schema)}`);
+      }
+    } else if (!components.every((c) => c.params[name]?.safeParse(value).success ?? true)) {
+      wrongType.push(`- ${name}: ${typeName(schema)} = ${show(value)}`);
+    }
+  }
+
+  const problems = unknown.length + missing.length + wrongType.length;
+  if (problems > 0) {
+    const sections = [
+      [unknown, "These parameters are unknown:"],
+      [missing, "These parameters are missing:"],
+      [wrongType, "These parameters have the wrong type:"],
+    ] as const;
+    const text = sections
+      .filter(([lines]) => lines.length > 0)
+      .map(([lines, heading]) => [heading, ...lines].join("\n"));
+    const noun = problems === 1 ? "problem" : "problems";
+    throw new SvcError(
+      [`The chat parameters have ${problems} ${noun}:`, ...text].join("\n\n"),
+      { status: 422 },
+    );
+  }
+
+  return new Map(components.map((component) => {
+    const own = Object.fromEntries(
+      Object.entries(component.params).map((
+        [name, schema],
+      ) => [name, schema.parse(params[name])]),
+    );
+    return [component, { ...own, ...special }];
+  }));
+}
+
+/**
+ * The JSON Schema of a component's parameters, as `GET /components` lists it:
+ * `title` is the display name, `properties` the parameters with their defaults.
+ */
+export function paramsJsonSchema(
+  title: string,
+  params: ParamSchema,
+): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [name, schema] of Object.entries(params)) {
+    properties[name] = { title: titleCase(name), ...fieldJsonSchema(schema) };
+    if (!schema.safeParse(undefined).success) required.push(name);
+  }
+  return { title, type: "object", properties, required };
+}
+
+function unionOf(components: readonly Parametrized[]): Map<string, z.ZodType> {
+  const union = new Map<string, z.ZodType>();
+  const owners = new Map<string, string>();
+  for (const component of components) {
+    for (const [name, schema] of Object.entries(component.params)) {
+      if ((SPECIAL_PARAMS as string[]).includes(name)) {
+        throw new SvcError(
+          `The component "${component.name}" declares the parameter "${name}", which is reserved`,
+        );
+      }
+      const known = union.get(name);
+      if (known && typeName(known) !== typeName(schema)) {
+        throw new SvcError(
+          `The components "${owners.get(name)}" and "${component.name}" declare the parameter ` +
+            `"${name}" with different types: ${typeName(known)} and ${typeName(schema)}`,
+        );
+      }
+      union.set(name, schema);
+      owners.set(name, component.name);
+    }
+  }
+  return union;
+}
+
+function fieldJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  delete json.$schema;
+  if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+  if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+  return json;
+}
+
+function typeName(schema: z.ZodType): string {
+  const type = fieldJsonSchema(schema).type;
+  return typeof type === "string" ? type : "value";
+}
+
+function show(value: unknown): string {
+  return value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
+}
+
+function titleCase(name: string): string {
+  return name.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(" ");
+}
+
+/** Special parameters for a new chat: this system's user, a fresh id, a name with the time. */
+export function defaultSpecialParams(): SpecialParams {
+  const now = new Date();
+  return {
+    user: envVar("USER") ?? envVar("USERNAME") ?? "svc",
+    chat_id: crypto.randomUUID(),
+    chat_name: `Chat ${now.toLocaleDateString("en-US")} ${now.toLocaleTimeString("en-US")}`,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What a component needs before it can run: environment variables, npm
+ * modules that must load, servers that must answer. `svc check` reports them.
+ * @module
+ */
+
+/** One thing a component needs. */
+export interface Requirement {
+  /** What kind of thing is needed; `svc check` groups by it. */
+  readonly kind: "env" | "package" | "server";
+  /** What is needed, as a user would look for it: `OPENAI_API_KEY`, `@lancedb/lancedb`. */
+  readonly name: string;
+  /** Whether it is met now. */
+  isAvailable(): Promise<boolean>;
+}
+
+/**
+ * An environment variable that must be set.
+ *
+ * @example
+ * ```ts
+ * import { EnvVarRequirement } from "@svc/svc";
+ * const key = new EnvVarRequirement("OPENAI_API_KEY");
+ * console.assert(key.name === "OPENAI_API_KEY");
+ * ```
+ */
+export class EnvVarRequirement implements Requirement {
+  readonly kind = "env";
+  constructor(readonly name: string) {}
+
+  isAvailable(): Promise<boolean> {
+    return Promise.resolve(envVar(this.name) !== undefined);
+  }
+}
+
+/**
+ * An npm module that must load (a native addon can be installed and still
+ * fail to load on this system). The loader is a function so that the module is
+ * only imported when asked, and so that `deno compile` sees the specifier.
+ */
+export class PackageRequirement implements Requirement {
+  readonly kind = "package";
+  #loaded?: Promise<boolean>;
+
+  constructor(readonly name: string, private readonly load: () => Promise<unknown>) {}
+
+  isAvailable(): Promise<boolean> {
+    this.#loaded ??= this.load().then(() => true, () => false);
+    return this.#loaded;
+  }
+}
+
+/** Options of {@linkcode ServerRequirement}. */
+export interface ServerRequirementOptions {
+  /**
+   * How long to wait for an answer, in milliseconds.
+   * @default {2000}
+   */
+  timeout?: number;
+}
+
+/**
+ * A server that must answer HTTP at a URL; any HTTP response counts, since
+ * the server is there even when it refuses the request.
+ */
+export class ServerRequirement implements Requirement {
+  readonly kind = "server";
+
+  constructor(
+    readonly name: string,
+    private readonly url: () => string,
+    private readonly options: ServerRequirementOptions = {},
+  ) {}
+
+  async isAvailable(): Promise<boolean> {
+    try {
+      const response = await fetch(this.url(), {
+        signal: AbortSignal.timeout(this.options.timeout ?? 2000),
+      });
+      await response.body?.cancel();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The value of an environment variable; `undefined` when unset or not permitted. */
+export function envVar(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Word documents, read with mammoth after the ZIP guard.
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { unreadable } from "../core/errors.ts";
+import type { Page } from "../core/page.ts";
+import { localName, xmlTokens } from "./_xml.ts";
+import type { DocumentHandler } from "./handler.ts";
+import { checkZip } from "./zip.ts";
+
+/**
+ * Reads `.docx` files into one page without a number (Word has no fixed pages). Headings,
+ * paragraphs and list items are blocks separated by a blank line; a table is a block with one line
+ * per row, its cells separated by `" | "`.
+ *
+ * The reference made one page per paragraph; svc makes one page because chunking, not the handler,
+ * decides what goes together, and a paragraph per page would cut tables and lists apart.
+ *
+ * @example
+ * ```ts
+ * import { docxHandler } from "./docx.ts";
+ * const pages = await docxHandler.extractPages(await Deno.readFile("tests/fixtures/notes.docx"), "notes.docx");
+ * console.assert(pages[0]?.text.includes("Cover design | Ana | March 3"));
+ * ```
+ */
+export const docxHandler: DocumentHandler = {
+  suffixes: [".docx"],
+  extractPages: extractDocxPages,
+};
+
+type Mammoth = typeof import("mammoth");
+
+let mammoth: Promise<Mammoth> | undefined;
+
+async function extractDocxPages(bytes: Uint8Array, name: string): Promise<Page[]> {
+  const entries = checkZip(bytes, name, { suffix: ".docx" });
+  if (!entries.some((entry) => entry.name === "word/document.xml")) {
+    throw unreadable(name, "the file is not a Word document");
+  }
+  const { convertToHtml, images } = await loadMammoth();
+  let html: string;
+  try {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // Images become empty <img> tags rather than base64 data URIs nobody reads.
+    const convertImage = images.imgElement(() => Promise.resolve({ src: "" }));
+    html = (await convertToHtml({ buffer }, { convertImage })).value;
+  } catch (error) {
+    throw unreadable(name, "the file is not a valid Word document", error);
+  }
+  return [{ text: htmlText(html), number: null }];
+}
+
+/**
+ * Loads mammoth on first use. Its lib/promises.js sets `ExternalPromise.__proto__ = Promise` when
+ * it loads, and Deno's `__proto__` setter only defines an own property, so mammoth would break.
+ * The standard accessor is put on `Object.prototype` just while mammoth loads and what was there
+ * before is put back, so the rest of the process keeps Deno's behaviour and needs no
+ * `--unsafe-proto`. Later `__proto__` writes in mammoth only tag the promises it returns with a
+ * `done` method, which svc does not use.
+ */
+function loadMammoth(): Promise<Mammoth> {
+  mammoth ??= (async () => {
+    const before = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
+    Object.defineProperty(Object.prototype, "__proto__", {
+      get(this: unknown) {
+        return Object.getPrototypeOf(this);
+      },
+      set(this: unknown, prototype: unknown) {
+        const settable = typeof prototype === "object" || typeof prototype === "function";
+        if (settable && Object(this) === this) Object.setPrototypeOf(this, prototype as object);
+      },
+      configurable: true,
+    });
+    try {
+      return (await import("mammoth")).default;
+    } finally {
+      if (before) Object.defineProperty(Object.prototype, "__proto__", before);
+      else delete (Object.prototype as { __proto__?: unknown }).__proto__;
+    }
+  })();
+  return mammoth;
+}
+
+const BLOCKS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "blockquote"]);
+
+interface Table {
+  rows: string[];
+  cells: string[];
+}
+
+/** The text of mammoth's HTML: blocks joined by a blank line, a table's rows one line each. */
+function htmlText(html: string): string {
+  const blocks: string[] = [];
+  const tables: Table[] = [];
+  let text = "";
+  // Ends the text run so far: a block of its own, or part of the current table cell.
+  const flush = () => {
+    const block = text.replace(/[ \t]*\n[ \t]*/g, "\n").trim();
+    text = "";
+    if (!block) return;
+    const table = tables.at(-1);
+    if (table) table.cells.push(table.cells.pop()?.concat(" ", block).trim() ?? block);
+    else blocks.push(block);
+  };
+  for (const token of xmlTokens(html)) {
+    if (token.kind === "text") {
+      text += token.text;
+      continue;
+    }
+    const tag = localName(token.name).toLowerCase();
+    if (token.kind === "open" && tag === "br") text += "\n";
+    else if (BLOCKS.has(tag)) flush();
+    else if (tag === "table") {
+      flush();
+      if (token.kind === "open") tables.push({ rows: [], cells: [] });
+      else endTable(tables, blocks);
+    } else if (tag === "tr" || tag === "td" || tag === "th") {
+      flush();
+      const table = tables.at(-1);
+      if (!table) continue;
+      if (tag !== "tr" && token.kind === "open") table.cells.push("");
+      if (tag === "tr" && token.kind === "close") endRow(table);
+    }
+  }
+  flush();
+  while (tables.length) endTable(tables, blocks);
+  return blocks.join("\n\n");
+}
+
+/** Makes the row's cells one line, keeping empty cells so columns stay in place. */
+function endRow(table: Table): void {
+  const cells = table.cells.map((cell) => cell.replace(/\s+/g, " ").trim());
+  table.cells = [];
+  if (cells.some((cell) => cell)) table.rows.push(cells.join(" | "));
+}
+
+/** A table becomes a block, or, nested in a cell, part of that cell. */
+function endTable(tables: Table[], blocks: string[]): void {
+  const table = tables.pop();
+  if (!table) return;
+  if (table.cells.length) endRow(table);
+  const text = table.rows.join("\n");
+  const outer = tables.at(-1);
+  if (!text) return;
+  if (outer) outer.cells.push(outer.cells.pop()?.concat(" ", text).trim() ?? text);
+  else blocks.push(text);
+}

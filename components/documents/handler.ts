@@ -1,0 +1,15 @@
+import type { Page } from "../core/page.ts";
+
+/** Turns the bytes of one document format into pages. */
+export interface DocumentHandler {
+  /** The suffixes it reads, lower case with the dot: `[".pdf"]`. */
+  readonly suffixes: readonly string[];
+  /**
+   * The pages of a document.
+   *
+   * @param bytes the whole file, never empty
+   * @param name the document's name, for error messages
+   * @throws {SvcError} 422 made by `unreadable(name, problem)` when the bytes cannot be read
+   */
+  extractPages(bytes: Uint8Array, name: string): Promise<Page[]>;
+}

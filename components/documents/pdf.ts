@@ -1,0 +1,89 @@
+/**
+ * PDF documents, read with the legacy build of pdfjs-dist.
+ * @module
+ */
+import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
+import { unreadable } from "../core/errors.ts";
+import type { Page } from "../core/page.ts";
+import type { DocumentHandler } from "./handler.ts";
+
+/**
+ * Reads `.pdf` files into one numbered page per PDF page, from 1. Lines of text stay lines.
+ *
+ * A file is refused with a 422 when it does not start with `%PDF-` within its first 1024 bytes
+ * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
+ * password ("the file is encrypted"), or pdfjs cannot read its structure ("the file is not a valid
+ * PDF").
+ *
+ * @example
+ * ```ts
+ * import { pdfHandler } from "./pdf.ts";
+ * const pages = await pdfHandler.extractPages(await Deno.readFile("tests/fixtures/report.pdf"), "report.pdf");
+ * console.assert(pages[1]?.number === 2 && pages[1]?.text.includes("cardamom"));
+ * ```
+ */
+export const pdfHandler: DocumentHandler = {
+  suffixes: [".pdf"],
+  extractPages: extractPdfPages,
+};
+
+type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
+
+let pdfjs: Promise<Pdfjs> | undefined;
+
+/**
+ * Loads pdfjs on first use: it takes a few hundred milliseconds, which start-up should not pay. A
+ * literal specifier, so that `deno compile` still includes it.
+ */
+function loadPdfjs(): Promise<Pdfjs> {
+  pdfjs ??= import("pdfjs-dist/legacy/build/pdf.mjs");
+  return pdfjs;
+}
+
+async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]> {
+  if (!latin1(bytes.subarray(0, 1024)).includes("%PDF-")) {
+    throw unreadable(name, "the file is not a PDF");
+  }
+  // pdfjs rebuilds the cross-reference table of a file that was cut off, and reads whatever pages
+  // survive: all of them when only the last bytes are missing, some when more is. Indexing such a
+  // file would silently lose pages, so every PDF whose end marker is missing is refused; the
+  // marker may be followed by up to 1024 bytes, as readers have allowed since Acrobat.
+  if (!latin1(bytes.subarray(-1024)).includes("%%EOF")) {
+    throw unreadable(name, "the file is truncated");
+  }
+  const { getDocument } = await loadPdfjs();
+  // A copy, because pdfjs may transfer (detach) the buffer it is given; verbosity 0 keeps its
+  // warnings about fonts and recovered errors off the console.
+  const loadingTask = getDocument({ data: bytes.slice(), verbosity: 0 });
+  try {
+    const document = await loadingTask.promise;
+    const pages: Page[] = [];
+    for (let number = 1; number <= document.numPages; number++) {
+      const content = await (await document.getPage(number)).getTextContent();
+      pages.push({ text: joinItems(content.items), number });
+    }
+    return pages;
+  } catch (error) {
+    if (error instanceof Error && error.name === "PasswordException") {
+      throw unreadable(name, "the file is encrypted", error);
+    }
+    throw unreadable(name, "the file is not a valid PDF", error);
+  } finally {
+    await loadingTask.destroy();
+  }
+}
+
+/** The text of a page: items in content order, a line break where pdfjs saw a line end. */
+function joinItems(items: readonly (TextItem | TextMarkedContent)[]): string {
+  let text = "";
+  for (const item of items) {
+    if (!("str" in item)) continue;
+    text += item.str;
+    if (item.hasEOL) text += "\n";
+  }
+  return text.replace(/[ \t]+$/gm, "").trim();
+}
+
+function latin1(bytes: Uint8Array): string {
+  return new TextDecoder("latin1").decode(bytes);
+}

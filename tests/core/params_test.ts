@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { SvcError } from "../../components/core/errors.ts";
+import { paramsJsonSchema, validateParams } from "../../components/core/params.ts";
+
+const specials = { user: "ada", chat_id: "c1", chat_name: "Chat" };
+const storage = {
+  name: "Storage",
+  params: { chunk_size: z.int().default(500), num_tokens: z.int().default(1024) },
+};
+const assistant = { name: "Assistant", params: { max_new_tokens: z.int().default(256) } };
+
+Deno.test("validateParams() gives each component its own parameters with defaults", () => {
+  const params = validateParams({ ...specials, chunk_size: 100 }, [storage, assistant]);
+  assert.deepEqual(params.get(storage), { chunk_size: 100, num_tokens: 1024, ...specials });
+  assert.deepEqual(params.get(assistant), { max_new_tokens: 256, ...specials });
+});
+
+Deno.test("validateParams() refuses a special parameter of the wrong type", () => {
+  assert.throws(
+    () => validateParams({ ...specials, user: 7 }, [storage]),
+    (e) => e instanceof SvcError && e.message.includes("- user: string = 7"),
+  );
+});
+
+Deno.test("validateParams() refuses components that disagree on a parameter's type", () => {
+  const other = { name: "Other", params: { chunk_size: z.string().default("big") } };
+  assert.throws(
+    () => validateParams(specials, [storage, other]),
+    /"Storage" and "Other" declare the parameter "chunk_size" with different types: integer and string/,
+  );
+});
+
+Deno.test("validateParams() lets components with different defaults keep their own", () => {
+  const other = { name: "Other", params: { chunk_size: z.int().default(200) } };
+  const params = validateParams(specials, [storage, other]);
+  assert.equal(params.get(storage)?.chunk_size, 500);
+  assert.equal(params.get(other)?.chunk_size, 200);
+});
+
+Deno.test("validateParams() refuses a component that declares a special parameter", () => {
+  const bad = { name: "Bad", params: { user: z.string() } };
+  assert.throws(
+    () => validateParams(specials, [bad]),
+    /declares the parameter "user", which is reserved/,
+  );
+});
+
+Deno.test("paramsJsonSchema() titles the schema and lists parameters with defaults", () => {
+  assert.deepEqual(paramsJsonSchema("Chroma", storage.params), {
+    title: "Chroma",
+    type: "object",
+    properties: {
+      chunk_size: { title: "Chunk Size", type: "integer", default: 500 },
+      num_tokens: { title: "Num Tokens", type: "integer", default: 1024 },
+    },
+    required: [],
+  });
+  assert.deepEqual(paramsJsonSchema("Typed", { flag: z.boolean() }).required, ["flag"]);
+});

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import JSZip from "jszip";
+import { pptxHandler } from "../../components/documents/pptx.ts";
+import { fixture, refusal } from "./_helpers.ts";
+
+/** slides.pptx with the shape tree of slide 1 replaced by `shapes`. */
+async function withSlide1(shapes: string): Promise<Uint8Array> {
+  const archive = await JSZip.loadAsync(await fixture("slides.pptx"));
+  const slide = await archive.file("ppt/slides/slide1.xml")!.async("string");
+  const start = slide.indexOf("<p:sp>");
+  const end = slide.lastIndexOf("</p:spTree>");
+  archive.file("ppt/slides/slide1.xml", slide.slice(0, start) + shapes + slide.slice(end));
+  return archive.generateAsync({ type: "uint8array", compression: "DEFLATE" });
+}
+
+const WELCOME = "Welcome\nQuarterly review of the garden project: beds & paths.\n" +
+  'Led by <Mira> "Green" Oduya.';
+const HARVEST = "Harvest\nCrop | Kilograms | Bed\nTomatoes | 120 | North\nBeans | 45 | South";
+const NEXT = "Next steps\nPlant garlic in October\nRepair the greenhouse roof";
+
+Deno.test("`pptxHandler` reads .pptx files", () => {
+  assert.deepEqual(pptxHandler.suffixes, [".pptx"]);
+});
+
+Deno.test("`pptxHandler` gives one numbered page per slide, table rows as lines", async () => {
+  assert.deepEqual(await pptxHandler.extractPages(await fixture("slides.pptx"), "slides.pptx"), [
+    { text: WELCOME, number: 1 },
+    { text: HARVEST, number: 2 },
+    { text: NEXT, number: 3 },
+  ]);
+});
+
+Deno.test("`pptxHandler` follows presentation order and reads grouped shapes", async () => {
+  // grouped.pptx lists slide3, slide2, slide1, and slide3's shapes are in nested groups.
+  assert.deepEqual(await pptxHandler.extractPages(await fixture("grouped.pptx"), "grouped.pptx"), [
+    { text: NEXT, number: 1 },
+    { text: HARVEST, number: 2 },
+    { text: WELCOME, number: 3 },
+  ]);
+});
+
+Deno.test('`pptxHandler` gives an empty slide the text ""', async () => {
+  const pages = await pptxHandler.extractPages(await withSlide1(""), "empty.pptx");
+  assert.deepEqual(pages.map((page) => page.text), ["", HARVEST, NEXT]);
+});
+
+Deno.test("`pptxHandler` reads text once where a shape has a fallback", async () => {
+  const shapes =
+    '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">' +
+    '<mc:Choice Requires="a14"><p:sp><p:txBody><a:p><a:r><a:t>x &lt; 1 &#x2192; y</a:t></a:r></a:p></p:txBody></p:sp></mc:Choice>' +
+    "<mc:Fallback><p:sp><p:txBody><a:p><a:r><a:t>x &lt; 1 &#x2192; y</a:t></a:r></a:p></p:txBody></p:sp></mc:Fallback>" +
+    '</mc:AlternateContent><p:sp><p:txBody><a:p/><a:p><a:r><a:t xml:space="preserve">after </a:t></a:r>' +
+    "<a:r><a:t>it</a:t></a:r></a:p></p:txBody></p:sp>";
+  const pages = await pptxHandler.extractPages(await withSlide1(shapes), "fallback.pptx");
+  assert.equal(pages[0]?.text, "x < 1 → y\nafter it");
+});
+
+Deno.test("`pptxHandler` refuses a ZIP without ppt/presentation.xml", async () => {
+  await assert.rejects(
+    pptxHandler.extractPages(await fixture("notes.docx"), "notes.pptx"),
+    refusal('Cannot read "notes.pptx": the file is not a PowerPoint presentation'),
+  );
+});
+
+Deno.test("`pptxHandler` refuses a file that is not a ZIP", async () => {
+  await assert.rejects(
+    pptxHandler.extractPages(new TextEncoder().encode("slide one\n"), "plain.pptx"),
+    refusal('Cannot read "plain.pptx": the file is not a ZIP archive (a .pptx file is one)'),
+  );
+});
+
+Deno.test("`pptxHandler` refuses a presentation whose slide part is missing", async () => {
+  const archive = await JSZip.loadAsync(await fixture("slides.pptx"));
+  archive.remove("ppt/slides/slide2.xml");
+  const bytes = await archive.generateAsync({ type: "uint8array" });
+  await assert.rejects(
+    pptxHandler.extractPages(bytes, "broken.pptx"),
+    refusal('Cannot read "broken.pptx": the part "ppt/slides/slide2.xml" is missing'),
+  );
+});
