@@ -41,7 +41,7 @@ export interface ChunkOptions {
  * ```ts
  * import { chunkPages } from "@svc/svc";
  * const chunks = chunkPages([{ text: "one two three", number: 1 }], { chunkSize: 2, chunkOverlap: 1 });
- * console.assert(chunks[0].pageNumbers[0] === 1);
+ * console.assert(chunks[0]?.pageNumbers[0] === 1);
  * ```
  *
  * @throws {SvcError} 422 when `chunkSize` is not a positive integer, or

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { FIXTURES, tmpDir } from "./test_utils.ts";
+
+// The library example of the contract, word for word.
+const CONTRACT_EXAMPLE = `
+import { Rag } from "@svc/svc";
+import { SvcDemoSourceStorage } from "@svc/svc/source_storages";
+import { SvcDemoAssistant } from "@svc/svc/assistants";
+
+const chat = new Rag().chat({
+  documents: ["report.pdf"], // paths or Document objects
+  sourceStorage: SvcDemoSourceStorage, // a class, an instance, or a class path
+  assistant: SvcDemoAssistant,
+  params: {}, // chat parameters, e.g. { chunk_size: 500, max_new_tokens: 512 }
+});
+await chat.prepare();
+const answer = await chat.answer("What does the report conclude?", { stream: true });
+for await (const chunk of answer) console.log(chunk);
+console.log(answer.sources);
+`;
+
+const config = new URL("../deno.json", import.meta.url).pathname;
+
+async function run(cwd: string, ...args: string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", config, ...args],
+    cwd,
+    env: { NO_COLOR: "1" },
+  }).output();
+  return { ...output, stdout: new TextDecoder().decode(output.stdout) };
+}
+
+Deno.test("the contract's library example streams an answer citing a page of a real PDF", async () => {
+  await using dir = await tmpDir();
+  await Deno.copyFile(`${FIXTURES}report.pdf`, `${dir.path}/report.pdf`);
+  await Deno.writeTextFile(`${dir.path}/example.ts`, CONTRACT_EXAMPLE);
+  const { code, stdout } = await run(dir.path, "example.ts");
+  assert.equal(code, 0);
+  assert.match(stdout, /> What does the report conclude\?/);
+  assert.match(stdout, /location: "page 1"/);
+  assert.match(stdout, /name: "report\.pdf"/);
+});
+
+Deno.test("examples/chat.ts answers over the documents it is given", async () => {
+  const example = new URL("../examples/chat.ts", import.meta.url).pathname;
+  const { code, stdout } = await run(FIXTURES, example, "report.pdf", "guide.md", "Why?");
+  assert.equal(code, 0);
+  assert.match(stdout, /> Why\?/);
+  assert.match(stdout, /^\[report\.pdf, page 1\]$/m);
+  assert.match(stdout, /^\[guide\.md\]$/m);
+});
