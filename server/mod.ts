@@ -1,6 +1,21 @@
 /**
- * The deploy side of svc: what the REST API and the web UI are made of.
+ * The deploy side of svc: configuration, authentication, the REST API.
  * @module
  */
 export { Authentication, SvcDemoAuthentication } from "./auth.ts";
 export type { DemoAuthenticationOptions } from "./auth.ts";
+export { Config, findConfigPath, withLocalhostTwins } from "./config.ts";
+export type {
+  ApiConfig,
+  ConfigOptions,
+  Env,
+  FindConfigPathOptions,
+  FromFileOptions,
+  ToFileOptions,
+  UiConfig,
+} from "./config.ts";
+export { createApi } from "./api/app.ts";
+export type { ApiDeps, ApiOptions } from "./api/app.ts";
+export { openDatabase } from "./database/mod.ts";
+export type { Database } from "./database/mod.ts";
+export { UploadTokens } from "./upload_token.ts";

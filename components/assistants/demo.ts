@@ -1,4 +1,5 @@
 import { Assistant } from "../core/component.ts";
+import type { ChatParams } from "../core/params.ts";
 import type { Source } from "../core/source.ts";
 import { shorten } from "../shorten.ts";
 
@@ -16,7 +17,7 @@ import { shorten } from "../shorten.ts";
 export class SvcDemoAssistant extends Assistant {
   static override displayName = "Svc/DemoAssistant";
 
-  override *answer(prompt: string, sources: Source[]): Generator<string> {
+  override *answer(prompt: string, sources: Source[], _params?: ChatParams): Generator<string> {
     yield /markdown/i.test(prompt) ? MARKDOWN_SAMPLE : mirror(prompt, sources);
   }
 }

@@ -1,0 +1,147 @@
+/**
+ * Chat routes: create, list, read, prepare, answer (whole or as JSON Lines)
+ * and delete chats.
+ * @module
+ */
+import { Hono } from "hono";
+import type { Chat } from "../../components/core/chat.ts";
+import type { Component } from "../../components/core/component.ts";
+import { LocalDocument } from "../../components/core/document.ts";
+import { quote, SvcError } from "../../components/core/errors.ts";
+import { SPECIAL_PARAMS } from "../../components/core/params.ts";
+import { handlerFor } from "../../components/documents/mod.ts";
+import type { ChatRecord } from "../database/mod.ts";
+import { keepPrompt, streamAnswer } from "./answer_stream.ts";
+import { jsonBody } from "./body.ts";
+import type { ApiDeps, ApiEnv } from "./env.ts";
+import { messageRecord } from "./records.ts";
+import { AnswerBody, ChatMetadata } from "./schemas.ts";
+
+/** The routes of `/chats`, with `/chat/{id}/prepare` and `/chat/{id}/answer` as aliases. */
+export function chatRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.post("/chats", async (c) => {
+    const { deps } = c.var;
+    const user = await deps.authentication.getUser(c.req.raw);
+    const metadata = await jsonBody(c, ChatMetadata);
+    for (const name of SPECIAL_PARAMS) {
+      if (name in metadata.params) {
+        throw new SvcError(`The parameter ${quote(name)} is set by svc, not in "params"`, {
+          status: 422,
+        });
+      }
+    }
+    const record: ChatRecord = {
+      id: crypto.randomUUID(),
+      metadata,
+      messages: [],
+      prepared: false,
+    };
+    await coreChat(deps, user, record);
+    await deps.database.addChat(user, record);
+    return c.json(record);
+  });
+
+  app.get("/chats", async (c) => {
+    const { deps } = c.var;
+    const user = await deps.authentication.getUser(c.req.raw);
+    return c.json(await deps.database.listChats(user));
+  });
+
+  app.get("/chats/:id", async (c) => {
+    const { deps } = c.var;
+    const user = await deps.authentication.getUser(c.req.raw);
+    return c.json(await deps.database.getChat(user, c.req.param("id")));
+  });
+
+  app.delete("/chats/:id", async (c) => {
+    const { deps } = c.var;
+    const user = await deps.authentication.getUser(c.req.raw);
+    const record = await deps.database.getChat(user, c.req.param("id"));
+    const storage = deps.sourceStorages.find((s) =>
+      s.displayName === record.metadata.source_storage
+    );
+    await storage?.delete({
+      ...record.metadata.params,
+      user,
+      chat_id: record.id,
+      chat_name: record.metadata.name,
+      signal: c.req.raw.signal,
+    });
+    await deps.database.deleteChat(user, record.id);
+    return c.json(null);
+  });
+
+  for (const prefix of ["/chats", "/chat"]) {
+    app.post(`${prefix}/:id/prepare`, async (c) => {
+      const { deps } = c.var;
+      const user = await deps.authentication.getUser(c.req.raw);
+      const record = await deps.database.getChat(user, c.req.param("id"));
+      const chat = await coreChat(deps, user, record);
+      const welcome = messageRecord(await chat.prepare());
+      await deps.database.setPrepared(user, record.id, welcome);
+      return c.json(welcome);
+    });
+
+    app.post(`${prefix}/:id/answer`, async (c) => {
+      const { deps } = c.var;
+      const user = await deps.authentication.getUser(c.req.raw);
+      const { prompt, stream } = await jsonBody(c, AnswerBody);
+      const record = await deps.database.getChat(user, c.req.param("id"));
+      const chat = await coreChat(deps, user, record);
+      const signal = c.req.raw.signal;
+      const answer = await chat.answer(prompt, { stream: true, signal }).catch(async (error) => {
+        await keepPrompt(deps, user, chat);
+        throw error;
+      });
+      const [question] = chat.messages.slice(-2);
+      if (stream) return streamAnswer(c, { answer, question: question!, chat, user });
+      try {
+        await answer.read();
+      } catch (error) {
+        await keepPrompt(deps, user, chat);
+        throw error;
+      }
+      const reply = messageRecord(answer);
+      await deps.database.addMessages(user, chat.id, [messageRecord(question!), reply]);
+      return c.json(reply);
+    });
+  }
+
+  return app;
+}
+
+/**
+ * The core chat of a stored one: its documents, its components by display
+ * name, its parameters checked.
+ *
+ * @throws {SvcError} 404 for a document that is not the user's; 422 for an
+ * unsupported document, an unknown component or invalid parameters
+ */
+async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promise<Chat> {
+  const { metadata } = record;
+  const rows = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
+  for (const row of rows) handlerFor(row.name);
+  const sourceStorage = byName(deps.sourceStorages, metadata.source_storage, "source storage");
+  const assistant = byName(deps.assistants, metadata.assistant, "assistant");
+  return deps.rag.chat({
+    documents: rows.map((row) => new LocalDocument(row)),
+    sourceStorage,
+    assistant,
+    params: { ...metadata.params, user, chat_id: record.id, chat_name: metadata.name },
+    prepared: record.prepared,
+  });
+}
+
+function byName<T extends Component>(components: T[], name: string, family: string): T {
+  const component = components.find((c) => c.displayName === name);
+  if (component) return component;
+  const known = components.map((c) => quote(c.displayName)).join(", ");
+  throw new SvcError(
+    `Unknown component: no ${family} is called ${quote(name)}; known are ${known}`,
+    {
+      status: 422,
+    },
+  );
+}

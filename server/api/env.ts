@@ -1,0 +1,30 @@
+import type { Assistant, SourceStorage } from "../../components/core/component.ts";
+import type { Rag } from "../../components/core/rag.ts";
+import type { Authentication } from "../auth.ts";
+import type { Database } from "../database/mod.ts";
+import type { UploadTokens } from "../upload_token.ts";
+import type { Log } from "./errors.ts";
+
+/** What the REST API is made of. */
+export interface ApiDeps {
+  /** The URL clients reach the API at, root path included; upload URLs start with it. */
+  url: string;
+  /** Where uploaded documents are kept (under `documents/`). */
+  localRoot: string;
+  database: Database;
+  authentication: Authentication;
+  /** The source storages users may choose, in configuration order. */
+  sourceStorages: SourceStorage[];
+  /** The assistants users may choose, in configuration order. */
+  assistants: Assistant[];
+  rag: Rag;
+  uploadTokens: UploadTokens;
+  /** The largest upload, in bytes. */
+  maxUploadSize: number;
+  log: Log;
+}
+
+/** The Hono environment of the API's routes. */
+export interface ApiEnv {
+  Variables: { deps: ApiDeps; requestId: string };
+}

@@ -1,0 +1,213 @@
+/**
+ * `/openapi.json`, generated from the route table and the zod schemas, and
+ * `/docs`, which renders it with Swagger UI's assets served by svc itself.
+ * @module
+ */
+import { Hono } from "hono";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { VERSION } from "../../components/version.ts";
+import * as schemas from "./schemas.ts";
+
+interface Operation {
+  method: "get" | "post" | "put" | "delete";
+  path: string;
+  summary: string;
+  auth?: "bearer" | "upload token";
+  body?: z.ZodType;
+  form?: z.ZodType;
+  multipart?: z.ZodType;
+  response: z.ZodType;
+  stream?: boolean;
+}
+
+const Id = z.string();
+const OPERATIONS: Operation[] = [
+  { method: "get", path: "/", summary: "The version of svc", response: z.string() },
+  {
+    method: "get",
+    path: "/health",
+    summary: "Whether the API is up",
+    response: z.object({ status: z.literal("ok") }),
+  },
+  {
+    method: "post",
+    path: "/token",
+    summary: "Log in: a bearer token",
+    form: schemas.LoginForm,
+    response: z.string(),
+  },
+  {
+    method: "get",
+    path: "/components",
+    summary: "Document suffixes and the components with their parameters",
+    auth: "bearer",
+    response: schemas.Components,
+  },
+  {
+    method: "post",
+    path: "/document",
+    summary: "Register a document: where and how to upload it",
+    auth: "bearer",
+    body: schemas.Registration,
+    response: schemas.DocumentUpload,
+  },
+  {
+    method: "put",
+    path: "/document",
+    summary: "Upload a registered document's content",
+    auth: "upload token",
+    multipart: schemas.UploadForm,
+    response: schemas.Document,
+  },
+  {
+    method: "post",
+    path: "/chats",
+    summary: "Create a chat",
+    auth: "bearer",
+    body: schemas.ChatMetadata,
+    response: schemas.Chat,
+  },
+  {
+    method: "get",
+    path: "/chats",
+    summary: "The user's chats",
+    auth: "bearer",
+    response: z.array(schemas.Chat),
+  },
+  { method: "get", path: "/chats/{id}", summary: "A chat", auth: "bearer", response: schemas.Chat },
+  {
+    method: "delete",
+    path: "/chats/{id}",
+    summary: "Delete a chat and what its source storage kept",
+    auth: "bearer",
+    response: z.null(),
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/prepare",
+    summary: "Store the chat's documents: the welcome message",
+    auth: "bearer",
+    response: schemas.Message,
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/answer",
+    summary: "Answer a prompt, whole or as JSON Lines of messages",
+    auth: "bearer",
+    body: schemas.AnswerBody,
+    response: schemas.Message,
+    stream: true,
+  },
+];
+
+const EXTRA_ROUTES: [string, string[]][] = [
+  ["/chat/{id}/prepare", ["POST"]],
+  ["/chat/{id}/answer", ["POST"]],
+  ["/openapi.json", ["GET"]],
+  ["/docs", ["GET"]],
+];
+
+/** The methods a path answers to, upper case; empty for an unknown path. */
+export function allowedMethods(path: string): string[] {
+  const routes: [string, string[]][] = [
+    ...OPERATIONS.map((o): [string, string[]] => [o.path, [o.method.toUpperCase()]]),
+    ...EXTRA_ROUTES,
+  ];
+  return routes
+    .filter(([template]) => new RegExp(`^${template.replace(/\{id\}/g, "[^/]+")}$`).test(path))
+    .flatMap(([, methods]) => methods);
+}
+
+/** The OpenAPI 3.1 document of the REST API. */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of OPERATIONS) {
+    const parameters = operation.path.includes("{id}")
+      ? [{ name: "id", in: "path", required: true, schema: jsonSchema(Id) }]
+      : undefined;
+    const content: Record<string, unknown> = {
+      "application/json": { schema: jsonSchema(operation.response) },
+    };
+    if (operation.stream) {
+      content["application/x-ndjson"] = { schema: jsonSchema(schemas.Message) };
+    }
+    const requestBody = operation.body
+      ? { required: true, content: { "application/json": { schema: jsonSchema(operation.body) } } }
+      : operation.form
+      ? {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: jsonSchema(operation.form) } },
+      }
+      : operation.multipart
+      ? {
+        required: true,
+        content: { "multipart/form-data": { schema: jsonSchema(operation.multipart) } },
+      }
+      : undefined;
+    paths[operation.path] ??= {};
+    paths[operation.path]![operation.method] = {
+      summary: operation.summary,
+      ...(operation.auth === "bearer" ? { security: [{ bearer: [] }] } : {}),
+      ...(parameters ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses: {
+        200: { description: "Success", content },
+        default: {
+          description: "An error, with a sentence that says what was wrong",
+          content: { "application/json": { schema: jsonSchema(schemas.ErrorBody) } },
+        },
+      },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "svc", version: VERSION },
+    servers: [{ url: serverUrl }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    paths,
+  };
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "inline" });
+  delete (json as Record<string, unknown>).$schema;
+  return json as Record<string, unknown>;
+}
+
+const ASSETS = ["swagger-ui.css", "swagger-ui-bundle.js"] as const;
+
+/** `/openapi.json`, `/docs` and its assets. */
+export function docsRoutes(serverUrl: string): Hono {
+  const app = new Hono();
+  const document = openApiDocument(serverUrl);
+  app.get("/openapi.json", (c) => c.json(document));
+  app.get("/docs", (c) => c.html(DOCS_PAGE));
+  const folder = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  for (const asset of ASSETS) {
+    const type = asset.endsWith(".css") ? "text/css" : "text/javascript";
+    app.get(`/docs/${asset}`, async (c) => {
+      c.header("Content-Type", `${type}; charset=utf-8`);
+      c.header("Cache-Control", "public, max-age=86400");
+      return c.body(await Deno.readFile(join(folder, asset)));
+    });
+  }
+  return app;
+}
+
+// Relative links, so the page works under any root path and behind any proxy.
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>svc REST API</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="docs"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: "openapi.json", dom_id: "#docs" });</script>
+</body>
+</html>
+`;

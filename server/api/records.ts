@@ -1,0 +1,29 @@
+/**
+ * Core objects as the REST API shows them and the database keeps them.
+ * @module
+ */
+import type { Message } from "../../components/core/message.ts";
+import type { Source } from "../../components/core/source.ts";
+import type { MessageRecord, SourceRecord } from "../database/mod.ts";
+
+/** A source as the REST API shows it. */
+export function sourceRecord(source: Source): SourceRecord {
+  return {
+    id: source.id,
+    document: { id: source.document.id, name: source.document.name },
+    location: source.location,
+    content: source.content,
+    num_tokens: source.numTokens,
+  };
+}
+
+/** A message as the REST API shows it; a streamed one must have been read. */
+export function messageRecord(message: Message, content: string = message.content): MessageRecord {
+  return {
+    id: message.id,
+    content,
+    role: message.role,
+    sources: message.sources.map(sourceRecord),
+    timestamp: message.timestamp.toISOString(),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The SQL of chats: creating one with its documents, finding a user's chat
+ * for a write, reading chats with all their messages, and deleting one.
+ * @module
+ */
+import type { InStatement, ResultSet, Transaction } from "@libsql/client";
+import { quote, SvcError } from "../../components/core/errors.ts";
+import { documentSeqs } from "./documents.ts";
+import { appendSteps, assembleMessages, messageQueries, sourceDocumentIds } from "./messages.ts";
+import type { ChatRecord, DocumentRecord } from "./records.ts";
+import { runSteps, type Step } from "./steps.ts";
+
+/** A user's chat as a write needs it. */
+export interface ChatKey {
+  id: string;
+  seq: number;
+  userSeq: number;
+  prepared: boolean;
+  /** The number of messages, which is the position of the next one. */
+  next: number;
+}
+
+/** Stores a new chat of the user whose key is `userSeq`, with its documents and messages. */
+export async function insertChat(
+  tx: Transaction,
+  userSeq: number,
+  chat: ChatRecord,
+): Promise<void> {
+  const { metadata } = chat;
+  const documents = await documentSeqs(tx, userSeq, [
+    ...metadata.documents.map((d) => d.id),
+    ...sourceDocumentIds(chat.messages),
+  ]);
+  const what = `chat ${quote(chat.id)}`;
+  const inserted = await tx.execute({
+    sql: `INSERT INTO chats (id, user_seq, name, source_storage, assistant, params, prepared)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
+    args: [
+      chat.id,
+      userSeq,
+      metadata.name,
+      metadata.source_storage,
+      metadata.assistant,
+      JSON.stringify(metadata.params),
+      chat.prepared ? 1 : 0,
+    ],
+  });
+  const seq = inserted.rows[0]?.seq;
+  if (seq === undefined || seq === null) {
+    throw new SvcError(`Cannot save ${what}: a chat with this id exists`, { status: 409 });
+  }
+  const chatSeq = Number(seq);
+  const links: Step[] = metadata.documents.map((document: DocumentRecord, position) => ({
+    sql: "INSERT INTO chat_documents (chat_seq, position, document_seq, name) VALUES (?, ?, ?, ?)",
+    args: [chatSeq, position, documents.get(document.id)!, document.name],
+    action: `save document ${quote(document.id)} of ${what}`,
+  }));
+  await runSteps(tx, [
+    ...links,
+    ...appendSteps(chat.messages, { chatSeq, first: 0, documents }),
+  ]);
+}
+
+/** The user's chat, inside a write; 404 `No chat "<id>"` when it is missing or another user's. */
+export async function findChat(tx: Transaction, user: string, id: string): Promise<ChatKey> {
+  const { rows } = await tx.execute({
+    sql: `SELECT c.seq, c.user_seq, c.prepared,
+        (SELECT COALESCE(MAX(m.position) + 1, 0) FROM messages m WHERE m.chat_seq = c.seq) AS next
+      FROM chats c JOIN users u ON u.seq = c.user_seq WHERE c.id = ? AND u.name = ?`,
+    args: [id, user],
+  });
+  const row = rows[0];
+  if (row === undefined) throw noChat(id);
+  return {
+    id,
+    seq: Number(row.seq),
+    userSeq: Number(row.user_seq),
+    prepared: Number(row.prepared) === 1,
+    next: Number(row.next),
+  };
+}
+
+/**
+ * The queries that read the user's chats (or only the one with `id`) with
+ * their documents, messages and sources: four queries, whatever the number of
+ * chats. {@linkcode assembleChats} puts the results together.
+ */
+export function chatQueries(user: string, id?: string): InStatement[] {
+  const owner = "c.user_seq = (SELECT seq FROM users WHERE name = ?)";
+  const where = id === undefined ? owner : `${owner} AND c.id = ?`;
+  const args = id === undefined ? [user] : [user, id];
+  return [
+    {
+      sql: `SELECT c.seq, c.id, c.name, c.source_storage, c.assistant, c.params, c.prepared
+        FROM chats c WHERE ${where} ORDER BY c.seq`,
+      args,
+    },
+    {
+      sql: `SELECT cd.chat_seq, d.id, cd.name FROM chats c
+        JOIN chat_documents cd ON cd.chat_seq = c.seq
+        JOIN documents d ON d.seq = cd.document_seq
+        WHERE ${where} ORDER BY cd.chat_seq, cd.position`,
+      args,
+    },
+    ...messageQueries(where, args),
+  ];
+}
+
+/** The chats, oldest first, from the results of {@linkcode chatQueries}. */
+export function assembleChats([chatRows, documentRows, ...rest]: ResultSet[]): ChatRecord[] {
+  const documents = new Map<number, DocumentRecord[]>();
+  for (const row of documentRows!.rows) {
+    const list = documents.get(Number(row.chat_seq)) ?? [];
+    list.push({ id: String(row.id), name: String(row.name) });
+    documents.set(Number(row.chat_seq), list);
+  }
+  const messages = assembleMessages(rest);
+  return chatRows!.rows.map((row) => ({
+    id: String(row.id),
+    metadata: {
+      name: String(row.name),
+      source_storage: String(row.source_storage),
+      assistant: String(row.assistant),
+      params: JSON.parse(String(row.params)),
+      documents: documents.get(Number(row.seq)) ?? [],
+    },
+    messages: messages.get(Number(row.seq)) ?? [],
+    prepared: Number(row.prepared) === 1,
+  }));
+}
+
+/**
+ * Removes the chat, its messages, their links to sources and its links to
+ * documents, then those of its sources that no other message links to.
+ * Documents stay: they were uploaded, and another chat may use them.
+ */
+export async function removeChat(tx: Transaction, chat: ChatKey): Promise<void> {
+  // The chat's sources are read before their links go, so that only they are
+  // checked for other links, rather than every source of the user.
+  const { rows } = await tx.execute({
+    sql: `SELECT json_group_array(DISTINCT ms.source_seq) AS seqs FROM messages m
+      JOIN message_sources ms ON ms.message_seq = m.seq WHERE m.chat_seq = ?`,
+    args: [chat.seq],
+  });
+  const sources = String(rows[0]?.seqs ?? "[]");
+  const action = `delete chat ${quote(chat.id)}`;
+  await runSteps(tx, [
+    {
+      sql: `DELETE FROM message_sources
+        WHERE message_seq IN (SELECT seq FROM messages WHERE chat_seq = ?)`,
+      args: [chat.seq],
+      action,
+    },
+    { sql: "DELETE FROM messages WHERE chat_seq = ?", args: [chat.seq], action },
+    { sql: "DELETE FROM chat_documents WHERE chat_seq = ?", args: [chat.seq], action },
+    { sql: "DELETE FROM chats WHERE seq = ?", args: [chat.seq], action },
+    {
+      // One JSON array rather than a placeholder per source, which could pass
+      // SQLite's limit on the number of parameters.
+      sql: `DELETE FROM sources WHERE seq IN (SELECT value FROM json_each(?))
+        AND NOT EXISTS (SELECT 1 FROM message_sources ms WHERE ms.source_seq = sources.seq)`,
+      args: [sources],
+      action,
+    },
+  ]);
+}
+
+/** 404 `No chat "<id>"`: never saying whether another user has it. */
+export function noChat(id: string): SvcError {
+  return new SvcError(`No chat ${quote(id)}`, { status: 404 });
+}

@@ -1,0 +1,129 @@
+/**
+ * Opening the database that `database_url` names, and bringing its schema up
+ * to date.
+ * @module
+ */
+import { type Client, createClient } from "@libsql/client";
+import { dirname } from "node:path";
+import { quote, SvcError } from "../../components/core/errors.ts";
+import { envVar } from "../../components/core/requirements.ts";
+import { Database } from "./database.ts";
+import { migrate } from "./migrations.ts";
+import { reason } from "./steps.ts";
+import { type DatabaseLocation, parseDatabaseUrl, redact } from "./url.ts";
+
+/** Options of {@linkcode openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** The local root: an empty URL means `<localRoot>/svc.db`. */
+  localRoot: string;
+  /**
+   * The folder that `sqlite:///relative/path` is relative to.
+   * @default {Deno.cwd()}
+   */
+  base?: string;
+  /**
+   * The token for a libSQL server.
+   * @default {Deno.env.get("SVC_API_DATABASE_AUTH_TOKEN")}
+   */
+  authToken?: string;
+  /**
+   * How long opening may wait for the database to answer, in milliseconds,
+   * so that an unreachable server fails rather than hangs.
+   * @default {10000}
+   */
+  timeout?: number;
+}
+
+/**
+ * How long a write to a file waits for another process's lock before failing.
+ * Writes within one process are queued by {@linkcode Database} and never wait here.
+ */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens the database that `url` names (a `database_url` of CONTRACT section 2)
+ * and applies the migrations it lacks. Parent folders of a file are created.
+ * An unknown scheme, `memory`, an unreachable server, or a database that is
+ * not this svc's is refused with an `SvcError` that says what to do.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase } from "./mod.ts";
+ * const db = await openDatabase("sqlite://", { localRoot: "." });
+ * console.assert((await db.listChats("ada")).length === 0);
+ * await db.close();
+ * ```
+ */
+export async function openDatabase(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const location = parseDatabaseUrl(url, options);
+  // A file is named by its absolute URL: what the user wrote when it was
+  // absolute, and the file it resolved to when it was relative.
+  const name = location.kind === "file" ? `sqlite:///${location.path}` : redact(url);
+  let client: Client;
+  try {
+    client = await createFor(location, options);
+  } catch (error) {
+    throw cannotOpen(name, error);
+  }
+  const timeout = options.timeout ?? 10_000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      setUp(client, location, name),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new SvcError(`no answer within ${timeout / 1000} s`, { status: 503 })),
+          timeout,
+        );
+      }),
+    ]);
+  } catch (error) {
+    client.close();
+    throw cannotOpen(name, error);
+  } finally {
+    clearTimeout(timer);
+  }
+  return new Database(client, { name, singleConnection: location.kind === "memory" });
+}
+
+async function createFor(location: DatabaseLocation, options: OpenDatabaseOptions) {
+  switch (location.kind) {
+    case "memory":
+      return createClient({ url: ":memory:" });
+    case "file":
+      await Deno.mkdir(dirname(location.path), { recursive: true });
+      return createClient({ url: fileUrl(location.path), timeout: BUSY_TIMEOUT_MS });
+    case "server":
+      return createClient({
+        url: location.url,
+        authToken: options.authToken ?? envVar("SVC_API_DATABASE_AUTH_TOKEN"),
+      });
+  }
+}
+
+async function setUp(client: Client, location: DatabaseLocation, name: string): Promise<void> {
+  if (location.kind === "file") {
+    // WAL lets the API read while it writes, and stays set in the file. libSQL
+    // turns foreign keys on for every connection it opens; this says so for
+    // the first one in case a build does not.
+    await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA foreign_keys = ON");
+  }
+  await migrate(client, { name });
+}
+
+/** A `file:` URL of an absolute path, percent-encoded because the client decodes it. */
+function fileUrl(path: string): string {
+  return `file:${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+function cannotOpen(name: string, error: unknown): SvcError {
+  // The migrations' own refusals already name the database and say what to do.
+  if (error instanceof SvcError && error.message.startsWith("Cannot open the database")) {
+    return error;
+  }
+  return new SvcError(`Cannot open the database ${quote(name)}: ${reason(error)}`, {
+    status: error instanceof SvcError ? error.status : 500,
+    cause: error,
+  });
+}

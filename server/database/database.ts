@@ -1,0 +1,209 @@
+/**
+ * The persistence of the REST API: users' documents, chats and messages.
+ * @module
+ */
+import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client";
+import { quote, SvcError } from "../../components/core/errors.ts";
+import { assembleChats, chatQueries, findChat, insertChat, noChat, removeChat } from "./chats.ts";
+import { documentSeqs, documentsInOrder, insertDocument, selectDocuments } from "./documents.ts";
+import { appendSteps, sourceDocumentIds } from "./messages.ts";
+import type { ChatRecord, MessageRecord, StoredDocument } from "./records.ts";
+import { databaseError, runSteps } from "./steps.ts";
+
+/** How {@linkcode Database} was opened; see `openDatabase`. */
+export interface DatabaseOptions {
+  /** The URL, with any token hidden, for messages. */
+  name: string;
+  /**
+   * Whether the client has one connection (an in-memory database): then reads
+   * wait for writes, since a read during an open transaction would be refused.
+   * @default {false}
+   */
+  singleConnection?: boolean;
+}
+
+/**
+ * A user's documents and chats. Users are created on first use; every method
+ * sees only the given user's data and answers 404 for another user's, as for
+ * a missing one. Every write is one transaction: a failure leaves nothing of it.
+ * Open one with `openDatabase`.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase } from "./mod.ts";
+ * const db = await openDatabase("sqlite://", { localRoot: "." });
+ * await db.addDocument("ada", { id: "d1", name: "notes.md", metadata: {} });
+ * console.assert((await db.getDocument("ada", "d1")).name === "notes.md");
+ * await db.close();
+ * ```
+ */
+export class Database {
+  readonly #client: Client;
+  readonly #name: string;
+  readonly #singleConnection: boolean;
+  // Writes run one at a time: SQLite takes one writer anyway, and a
+  // single-connection client refuses a call while a transaction holds it.
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  /** Wraps an open, migrated client; use `openDatabase` rather than this. */
+  constructor(client: Client, options: DatabaseOptions) {
+    this.#client = client;
+    this.#name = options.name;
+    this.#singleConnection = options.singleConnection ?? false;
+  }
+
+  /** The database's URL, with any token hidden. */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** Stores an uploaded document of the user; 409 if its id is taken. */
+  addDocument(user: string, document: StoredDocument): Promise<void> {
+    return this.#write(async (tx) => {
+      await insertDocument(tx, await userSeq(tx, user), document);
+    });
+  }
+
+  /** The user's document; 404 `No document "<id>"` when it is missing or another user's. */
+  async getDocument(user: string, id: string): Promise<StoredDocument> {
+    return (await this.getDocuments(user, [id]))[0]!;
+  }
+
+  /** The user's documents in the order of `ids`; 404 naming every id that is missing or another user's. */
+  async getDocuments(user: string, ids: string[]): Promise<StoredDocument[]> {
+    if (ids.length === 0) return [];
+    const [result] = await this.#read([selectDocuments(user, ids)]);
+    return documentsInOrder(result!, ids);
+  }
+
+  /**
+   * Stores a new chat of the user: its metadata, its documents in the given
+   * order, whether it is prepared, and its messages. 404 naming every document
+   * that is missing or another user's; 409 if the chat's id is taken.
+   */
+  addChat(user: string, chat: ChatRecord): Promise<void> {
+    return this.#write(async (tx) => {
+      await insertChat(tx, await userSeq(tx, user), chat);
+    });
+  }
+
+  /** The user's chat with all its messages; 404 `No chat "<id>"` when it is missing or another user's. */
+  async getChat(user: string, id: string): Promise<ChatRecord> {
+    const chat = assembleChats(await this.#read(chatQueries(user, id)))[0];
+    if (chat === undefined) throw noChat(id);
+    return chat;
+  }
+
+  /** The user's chats, oldest first, each with all its messages in order. */
+  async listChats(user: string): Promise<ChatRecord[]> {
+    return assembleChats(await this.#read(chatQueries(user)));
+  }
+
+  /**
+   * Marks the chat prepared and appends its welcome message, together.
+   * 404 for a missing or another user's chat; 400 if it is prepared already.
+   */
+  setPrepared(user: string, chatId: string, welcome: MessageRecord): Promise<void> {
+    return this.#write(async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      if (chat.prepared) {
+        throw new SvcError(`Chat ${quote(chatId)} is already prepared`, { status: 400 });
+      }
+      const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds([welcome]));
+      await runSteps(tx, [
+        {
+          sql: "UPDATE chats SET prepared = 1 WHERE seq = ?",
+          args: [chat.seq],
+          action: `prepare chat ${quote(chatId)}`,
+        },
+        ...appendSteps([welcome], { chatSeq: chat.seq, first: chat.next, documents }),
+      ]);
+    });
+  }
+
+  /**
+   * Appends messages, with their sources, to the user's chat. A source whose
+   * id its document already has is reused. 404 for a missing or another
+   * user's chat, and for a source whose document is missing or another user's.
+   */
+  addMessages(user: string, chatId: string, messages: MessageRecord[]): Promise<void> {
+    return this.#write(async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds(messages));
+      await runSteps(tx, appendSteps(messages, { chatSeq: chat.seq, first: chat.next, documents }));
+    });
+  }
+
+  /**
+   * Removes the user's chat, its messages and their sources where no other
+   * message links to them; the documents stay. 404 for a missing or another
+   * user's chat.
+   */
+  deleteChat(user: string, id: string): Promise<void> {
+    return this.#write(async (tx) => {
+      await removeChat(tx, await findChat(tx, user, id));
+    });
+  }
+
+  /** Waits for the writes under way, then closes the database. Later calls fail with 503. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue;
+    this.#client.close();
+  }
+
+  /** Runs `work` in a write transaction, after the writes before it. */
+  #write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.#serial(async () => {
+      let tx: Transaction | undefined;
+      try {
+        tx = await this.#client.transaction("write");
+        const result = await work(tx);
+        await tx.commit();
+        return result;
+      } catch (error) {
+        // A failed rollback changes nothing for the caller: the write failed,
+        // and `close` below drops the transaction either way.
+        await tx?.rollback().catch(() => {});
+        throw databaseError(`Cannot write to the database ${quote(this.#name)}`, error);
+      } finally {
+        tx?.close();
+      }
+    });
+  }
+
+  /** Runs the queries in one read transaction, so that they see one state of the database. */
+  #read(statements: InStatement[]): Promise<ResultSet[]> {
+    const read = async () => {
+      try {
+        return await this.#client.batch(statements, "read");
+      } catch (error) {
+        throw databaseError(`Cannot read from the database ${quote(this.#name)}`, error);
+      }
+    };
+    if (this.#closed) return Promise.reject(this.#closedError());
+    return this.#singleConnection ? this.#serial(read) : read();
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(this.#closedError());
+    const result = this.#queue.then(work);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  #closedError(): SvcError {
+    return new SvcError(`The database ${quote(this.#name)} is closed`, { status: 503 });
+  }
+}
+
+/** The key of the user named `user`, who is created on first use. */
+async function userSeq(tx: Transaction, user: string): Promise<number> {
+  const [, selected] = await tx.batch([
+    { sql: "INSERT INTO users (name) VALUES (?) ON CONFLICT (name) DO NOTHING", args: [user] },
+    { sql: "SELECT seq FROM users WHERE name = ?", args: [user] },
+  ]);
+  return Number(selected!.rows[0]!.seq);
+}

@@ -1,0 +1,81 @@
+/**
+ * The SQL of documents: storing one, and finding a user's by id.
+ * @module
+ */
+import type { InStatement, ResultSet, Row, Transaction } from "@libsql/client";
+import { quote, SvcError } from "../../components/core/errors.ts";
+import type { StoredDocument } from "./records.ts";
+import { runSteps } from "./steps.ts";
+
+/** Stores a document of the user whose key is `userSeq`. */
+export async function insertDocument(
+  tx: Transaction,
+  userSeq: number,
+  document: StoredDocument,
+): Promise<void> {
+  await runSteps(tx, [{
+    sql: "INSERT INTO documents (id, user_seq, name, metadata) VALUES (?, ?, ?, ?)",
+    args: [document.id, userSeq, document.name, JSON.stringify(document.metadata)],
+    action: `save document ${quote(document.id)}`,
+  }]);
+}
+
+/**
+ * The query for the user's documents among `ids`; read it with
+ * {@linkcode documentsInOrder}. The ids go in as one JSON array, which keeps
+ * the statement the same whatever their number.
+ */
+export function selectDocuments(user: string, ids: string[]): InStatement {
+  const unique = [...new Set(ids)];
+  return {
+    sql: `SELECT d.id, d.name, d.metadata FROM documents d
+      WHERE d.user_seq = (SELECT seq FROM users WHERE name = ?)
+        AND d.id IN (SELECT value FROM json_each(?))`,
+    args: [user, JSON.stringify(unique)],
+  };
+}
+
+/** The documents of {@linkcode selectDocuments} in the order of `ids`; 404 naming every missing one. */
+export function documentsInOrder(result: ResultSet, ids: string[]): StoredDocument[] {
+  const found = new Map(result.rows.map((row) => [String(row.id), toDocument(row)]));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) throw noDocuments(missing);
+  // A copy per place, so that callers may change one without changing another.
+  return ids.map((id) => structuredClone(found.get(id)!));
+}
+
+/**
+ * The keys of the user's documents among `ids`, inside a write; 404 naming
+ * every id that is missing or another user's.
+ */
+export async function documentSeqs(
+  tx: Transaction,
+  userSeq: number,
+  ids: Iterable<string>,
+): Promise<Map<string, number>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const { rows } = await tx.execute({
+    sql: `SELECT id, seq FROM documents
+      WHERE user_seq = ? AND id IN (SELECT value FROM json_each(?))`,
+    args: [userSeq, JSON.stringify(unique)],
+  });
+  const seqs = new Map(rows.map((row) => [String(row.id), Number(row.seq)]));
+  const missing = unique.filter((id) => !seqs.has(id));
+  if (missing.length > 0) throw noDocuments(missing);
+  return seqs;
+}
+
+/** 404 `No document "a"`, or `No documents "a", "b"`: never saying whether another user has it. */
+export function noDocuments(ids: string[]): SvcError {
+  const noun = ids.length === 1 ? "document" : "documents";
+  return new SvcError(`No ${noun} ${ids.map(quote).join(", ")}`, { status: 404 });
+}
+
+function toDocument(row: Row): StoredDocument {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    metadata: JSON.parse(String(row.metadata)),
+  };
+}

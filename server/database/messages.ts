@@ -1,0 +1,130 @@
+/**
+ * The SQL of messages and their sources: the steps that append messages to a
+ * chat, and the queries that read them back for many chats at once.
+ * @module
+ */
+import type { InStatement, ResultSet } from "@libsql/client";
+import { quote } from "../../components/core/errors.ts";
+import type { MessageRecord, SourceRecord } from "./records.ts";
+import type { Step } from "./steps.ts";
+
+/** What {@linkcode appendSteps} needs besides the messages. */
+export interface AppendOptions {
+  /** The key of the chat. */
+  chatSeq: number;
+  /** The position of the first message: the number of messages the chat has. */
+  first: number;
+  /** The key of every document the sources name (see `documentSeqs`). */
+  documents: Map<string, number>;
+}
+
+/** The ids of the documents the messages' sources come from. */
+export function sourceDocumentIds(messages: MessageRecord[]): Set<string> {
+  return new Set(messages.flatMap((m) => m.sources.map((s) => s.document.id)));
+}
+
+/**
+ * The steps that append the messages with their sources, in order. A source
+ * whose id the document already has is reused rather than stored again.
+ */
+export function appendSteps(messages: MessageRecord[], options: AppendOptions): Step[] {
+  const steps: Step[] = [];
+  messages.forEach((message, index) => {
+    const what = `message ${quote(message.id)}`;
+    steps.push({
+      sql: `INSERT INTO messages (id, chat_seq, position, role, content, timestamp)
+        VALUES (?, ?, ?, ?, ?, ?)`,
+      args: [
+        message.id,
+        options.chatSeq,
+        options.first + index,
+        message.role,
+        message.content,
+        message.timestamp,
+      ],
+      action: `save ${what}`,
+    });
+    message.sources.forEach((source, position) => {
+      const documentSeq = options.documents.get(source.document.id)!;
+      steps.push({
+        sql: `INSERT INTO sources (id, document_seq, location, content, num_tokens)
+          VALUES (?, ?, ?, ?, ?) ON CONFLICT (document_seq, id) DO NOTHING`,
+        args: [source.id, documentSeq, source.location, source.content, source.num_tokens],
+        action: `save source ${quote(source.id)} of ${what}`,
+      }, {
+        // Subqueries rather than ids read back, so that all steps go in one round trip.
+        sql: `INSERT INTO message_sources (message_seq, position, source_seq) VALUES (
+          (SELECT seq FROM messages WHERE id = ?), ?,
+          (SELECT seq FROM sources WHERE document_seq = ? AND id = ?))`,
+        args: [message.id, position, documentSeq, source.id],
+        action: `save source ${quote(source.id)} of ${what}`,
+      });
+    });
+  });
+  return steps;
+}
+
+/**
+ * The queries for the messages and the sources of the chats that `where`
+ * selects from `chats c`. Two queries whatever the number of chats and
+ * messages; each message row carries its sources' keys in order, as a JSON
+ * array, because a third query for the links would cost more than the rest
+ * together. {@linkcode assembleMessages} puts them together.
+ */
+export function messageQueries(where: string, args: string[]): InStatement[] {
+  return [
+    {
+      sql: `SELECT m.seq, m.chat_seq, m.id, m.role, m.content, m.timestamp,
+          (SELECT json_group_array(ms.source_seq ORDER BY ms.position)
+            FROM message_sources ms WHERE ms.message_seq = m.seq) AS sources
+        FROM chats c JOIN messages m ON m.chat_seq = c.seq
+        WHERE ${where} ORDER BY m.chat_seq, m.position`,
+      args,
+    },
+    {
+      sql: `SELECT s.seq, s.id, d.id AS document_id, d.name AS document_name,
+          s.location, s.content, s.num_tokens
+        FROM sources s JOIN documents d ON d.seq = s.document_seq
+        WHERE s.seq IN (SELECT ms.source_seq FROM chats c
+          JOIN messages m ON m.chat_seq = c.seq
+          JOIN message_sources ms ON ms.message_seq = m.seq
+          WHERE ${where})`,
+      args,
+    },
+  ];
+}
+
+/** The messages of each chat, by the chat's key, from the results of {@linkcode messageQueries}. */
+export function assembleMessages(
+  [messageRows, sourceRows]: ResultSet[],
+): Map<number, MessageRecord[]> {
+  const sources = new Map<number, SourceRecord>();
+  for (const row of sourceRows!.rows) {
+    sources.set(Number(row.seq), {
+      id: String(row.id),
+      document: { id: String(row.document_id), name: String(row.document_name) },
+      location: String(row.location),
+      content: String(row.content),
+      num_tokens: Number(row.num_tokens),
+    });
+  }
+  const byChat = new Map<number, MessageRecord[]>();
+  for (const row of messageRows!.rows) {
+    const list = byChat.get(Number(row.chat_seq)) ?? [];
+    const keys: number[] = JSON.parse(String(row.sources));
+    list.push({
+      id: String(row.id),
+      content: String(row.content),
+      role: String(row.role) as MessageRecord["role"],
+      // A copy per message: a source shared by many answers is one row, but
+      // callers may change one message without changing the others.
+      sources: keys.map((key) => {
+        const source = sources.get(key)!;
+        return { ...source, document: { ...source.document } };
+      }),
+      timestamp: String(row.timestamp),
+    });
+    byChat.set(Number(row.chat_seq), list);
+  }
+  return byChat;
+}

@@ -1,0 +1,166 @@
+/**
+ * The schema, as an ordered list of migrations, and how a database is brought
+ * up to date when it is opened.
+ * @module
+ */
+import type { Client, Transaction } from "@libsql/client";
+import { quote, SvcError } from "../../components/core/errors.ts";
+
+/** One step of the schema: the statements that take version `version - 1` to `version`. */
+export interface Migration {
+  version: number;
+  statements: string[];
+}
+
+/**
+ * Every migration, oldest first. Append to this list; never edit a migration
+ * that was released, since databases out there already ran it.
+ *
+ * Internal keys are integers (`seq`) so that links and indexes stay small; the
+ * ids the REST API shows are `id` columns. Order is explicit (`position`, or
+ * `seq` for chats), never a timestamp, so that equal timestamps keep order.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE users (
+        seq INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE
+      )`,
+      `CREATE TABLE documents (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_seq INTEGER NOT NULL REFERENCES users (seq),
+        name TEXT NOT NULL,
+        metadata TEXT NOT NULL
+      )`,
+      "CREATE INDEX documents_by_user ON documents (user_seq)",
+      `CREATE TABLE chats (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_seq INTEGER NOT NULL REFERENCES users (seq),
+        name TEXT NOT NULL,
+        source_storage TEXT NOT NULL,
+        assistant TEXT NOT NULL,
+        params TEXT NOT NULL,
+        prepared INTEGER NOT NULL CHECK (prepared IN (0, 1))
+      )`,
+      "CREATE INDEX chats_by_user ON chats (user_seq, seq)",
+      // The name is kept as the chat was created with it, so that the chat's
+      // metadata comes back exactly as it was sent.
+      `CREATE TABLE chat_documents (
+        chat_seq INTEGER NOT NULL REFERENCES chats (seq) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        document_seq INTEGER NOT NULL REFERENCES documents (seq),
+        name TEXT NOT NULL,
+        PRIMARY KEY (chat_seq, position)
+      ) WITHOUT ROWID`,
+      "CREATE INDEX chat_documents_by_document ON chat_documents (document_seq)",
+      `CREATE TABLE messages (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        chat_seq INTEGER NOT NULL REFERENCES chats (seq) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+        content TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        UNIQUE (chat_seq, position)
+      )`,
+      // A source id is the source storage's; scoping it to its document keeps
+      // one user's sources from ever being reused for another's.
+      `CREATE TABLE sources (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL,
+        document_seq INTEGER NOT NULL REFERENCES documents (seq),
+        location TEXT NOT NULL,
+        content TEXT NOT NULL,
+        num_tokens INTEGER NOT NULL,
+        UNIQUE (document_seq, id)
+      )`,
+      `CREATE TABLE message_sources (
+        message_seq INTEGER NOT NULL REFERENCES messages (seq) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        source_seq INTEGER NOT NULL REFERENCES sources (seq),
+        PRIMARY KEY (message_seq, position)
+      ) WITHOUT ROWID`,
+      "CREATE INDEX message_sources_by_source ON message_sources (source_seq)",
+    ],
+  },
+];
+
+/** The table that holds the schema version; its name says whose it is. */
+export const VERSION_TABLE = "svc_schema";
+
+/** Options of {@linkcode migrate}. */
+export interface MigrateOptions {
+  /** How the database is named in messages: its URL. */
+  name: string;
+  /** @default {MIGRATIONS} */
+  migrations?: readonly Migration[];
+}
+
+/**
+ * Brings the database up to the newest schema, in one write transaction, and
+ * returns its version. A database whose version is newer than these migrations,
+ * or that holds tables but no version (for example one of svc 0.2.x), is
+ * refused with an `SvcError` that says what to do.
+ */
+export async function migrate(client: Client, options: MigrateOptions): Promise<number> {
+  const migrations = options.migrations ?? MIGRATIONS;
+  const latest = migrations.at(-1)?.version ?? 0;
+  // Checked inside the write transaction so that two processes opening a new
+  // file at once do not both create the schema.
+  const tx = await client.transaction("write");
+  try {
+    const version = await readVersion(tx, options.name);
+    if (version > latest) {
+      throw new SvcError(
+        `Cannot open the database ${quote(options.name)}: its schema version ${version} is newer ` +
+          `than this svc knows (${latest}); upgrade svc, or point database_url elsewhere`,
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= version) continue;
+      await tx.batch(migration.statements);
+    }
+    if (latest > version) {
+      await tx.execute({
+        sql: `INSERT INTO ${VERSION_TABLE} (id, version) VALUES (1, ?)
+          ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
+        args: [latest],
+      });
+    }
+    await tx.commit();
+    return latest;
+  } finally {
+    tx.close();
+  }
+}
+
+async function readVersion(tx: Transaction, name: string): Promise<number> {
+  const tables = (await tx.execute(
+    `SELECT name FROM sqlite_master WHERE type = 'table'
+      AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'libsql\\_%' ESCAPE '\\'
+      ORDER BY name`,
+  )).rows.map((row) => String(row.name));
+  if (tables.includes(VERSION_TABLE)) {
+    const row = (await tx.execute(`SELECT version FROM ${VERSION_TABLE} WHERE id = 1`)).rows[0];
+    return Number(row?.version ?? 0);
+  }
+  if (tables.length > 0) {
+    const listed = tables.slice(0, 5).map(quote).join(", ") + (tables.length > 5 ? ", ..." : "");
+    throw new SvcError(
+      `Cannot open the database ${quote(name)}: it holds tables (${listed}) but no svc schema ` +
+        "version, so it was not made by this svc (a database of svc 0.2.x is not read); " +
+        "delete it, or point database_url elsewhere",
+    );
+  }
+  await tx.execute(
+    `CREATE TABLE ${VERSION_TABLE} (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      version INTEGER NOT NULL
+    )`,
+  );
+  return 0;
+}

@@ -1,0 +1,43 @@
+/**
+ * The persistence of the REST API on libSQL: a file, an in-memory database or
+ * a libSQL server, with users' documents, chats, messages and sources.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase } from "./mod.ts";
+ * const db = await openDatabase("sqlite://", { localRoot: "." });
+ * await db.addDocument("ada", { id: "d1", name: "notes.md", metadata: {} });
+ * await db.addChat("ada", {
+ *   id: "c1",
+ *   metadata: {
+ *     name: "Notes",
+ *     source_storage: "Svc/DemoSourceStorage",
+ *     assistant: "Svc/DemoAssistant",
+ *     params: {},
+ *     documents: [{ id: "d1", name: "notes.md" }],
+ *   },
+ *   messages: [],
+ *   prepared: false,
+ * });
+ * console.assert((await db.getChat("ada", "c1")).metadata.documents[0]?.id === "d1");
+ * await db.close();
+ * ```
+ * @module
+ */
+export { openDatabase } from "./connect.ts";
+export type { OpenDatabaseOptions } from "./connect.ts";
+export { Database } from "./database.ts";
+export type { DatabaseOptions } from "./database.ts";
+export { MIGRATIONS } from "./migrations.ts";
+export type { Migration } from "./migrations.ts";
+export { parseDatabaseUrl } from "./url.ts";
+export type { DatabaseLocation, ParseDatabaseUrlOptions } from "./url.ts";
+export type {
+  ChatMetadata,
+  ChatRecord,
+  DocumentRecord,
+  MessageRecord,
+  MessageRole,
+  SourceRecord,
+  StoredDocument,
+} from "./records.ts";

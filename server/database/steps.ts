@@ -1,0 +1,57 @@
+/**
+ * Running statements inside a write transaction, and turning what the
+ * database says when it fails into an `SvcError` that names what was saved.
+ * @module
+ */
+import { type InArgs, LibsqlBatchError, LibsqlError, type Transaction } from "@libsql/client";
+import { SvcError } from "../../components/core/errors.ts";
+
+/** A statement of a write, with what it does for the message if it fails: `save message "m1"`. */
+export interface Step {
+  sql: string;
+  args: InArgs;
+  action: string;
+}
+
+/**
+ * Runs the steps in order in one round trip. A failing step is reported by
+ * what it does; the caller's transaction is what undoes the earlier steps.
+ */
+export async function runSteps(tx: Transaction, steps: Step[]): Promise<void> {
+  if (steps.length === 0) return;
+  try {
+    await tx.batch(steps.map(({ sql, args }) => ({ sql, args })));
+  } catch (error) {
+    const step = error instanceof LibsqlBatchError ? steps[error.statementIndex] : undefined;
+    throw databaseError(`Cannot ${step?.action ?? "write to the database"}`, error);
+  }
+}
+
+/**
+ * An `SvcError` for a failure of the database: 409 when a constraint refused
+ * the data (a duplicate id, say), else 500. An `SvcError` passes unchanged.
+ */
+export function databaseError(prefix: string, error: unknown): SvcError {
+  if (error instanceof SvcError) return error;
+  const constraint = error instanceof LibsqlError && error.code.startsWith("SQLITE_CONSTRAINT");
+  return new SvcError(`${prefix}: ${reason(error)}`, {
+    status: constraint ? 409 : 500,
+    cause: error,
+  });
+}
+
+/**
+ * What went wrong, without the error codes the client puts in front of it,
+ * and with the causes that add something: a bare "fetch failed" says nothing
+ * until its cause says that the connection was refused.
+ */
+export function reason(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    const text = (e instanceof Error ? e.message : String(e))
+      .replace(/^(?:[A-Z][A-Z0-9_]*: )+/, "").replace(/\.$/, "");
+    if (text !== "" && !parts.some((part) => part.includes(text))) parts.push(text);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(": ");
+}

@@ -1,0 +1,91 @@
+/**
+ * The forms of `database_url` (CONTRACT section 2) and where each one points.
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { quote, SvcError } from "../../components/core/errors.ts";
+
+/** Where a `database_url` points. */
+export type DatabaseLocation =
+  | { kind: "memory" }
+  | { kind: "file"; path: string }
+  | { kind: "server"; url: string };
+
+/** Options of {@linkcode parseDatabaseUrl}. */
+export interface ParseDatabaseUrlOptions {
+  /**
+   * The folder that `sqlite:///relative/path` is relative to.
+   * @default {Deno.cwd()}
+   */
+  base?: string;
+  /** Where an empty URL puts the database: `<localRoot>/svc.db`. */
+  localRoot?: string;
+}
+
+const SERVER_SCHEMES = ["libsql", "http", "https", "ws", "wss"];
+const FORMS = '"sqlite://" (in memory), "sqlite:///relative/path", "sqlite:////absolute/path", ' +
+  "or a libsql://, http(s):// or ws(s):// URL of a libSQL server";
+
+/**
+ * Where a `database_url` points: `sqlite://` is an in-memory database,
+ * `sqlite:///relative/path` a file relative to `options.base`,
+ * `sqlite:////absolute/path` a file, and `libsql://`, `http(s)://` or `ws(s)://`
+ * a libSQL server. Any other form is refused with an `SvcError` naming it.
+ *
+ * @example
+ * ```ts
+ * import { parseDatabaseUrl } from "./url.ts";
+ * const location = parseDatabaseUrl("sqlite:///data/svc.db", { base: "/srv" });
+ * console.assert(location.kind === "file" && location.path === "/srv/data/svc.db");
+ * ```
+ */
+export function parseDatabaseUrl(
+  url: string,
+  options: ParseDatabaseUrlOptions = {},
+): DatabaseLocation {
+  if (url === "" && options.localRoot !== undefined) {
+    return { kind: "file", path: resolve(join(options.localRoot, "svc.db")) };
+  }
+  if (url.trim().toLowerCase() === "memory") {
+    throw new SvcError(
+      'database_url = "memory" was removed: use "sqlite://" for an in-memory database',
+    );
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) {
+    throw refused(url, `it is not a URL; use ${FORMS}`);
+  }
+  if (scheme === "sqlite") return parseSqliteUrl(url, options.base ?? Deno.cwd());
+  if (SERVER_SCHEMES.includes(scheme)) {
+    // Checked here so that a typo fails with the URL named, not deep in the client.
+    if (!URL.canParse(url) || new URL(url).host === "") {
+      throw refused(url, "it is not a valid URL of a libSQL server");
+    }
+    return { kind: "server", url };
+  }
+  throw refused(url, `the scheme ${quote(scheme)} is not supported; use ${FORMS}`);
+}
+
+function parseSqliteUrl(url: string, base: string): DatabaseLocation {
+  // Taken literally rather than through `URL`, which would percent-decode and
+  // normalise the path, so that a file name reads as it is written.
+  const rest = url.slice("sqlite:".length);
+  if (rest === "//" || rest === "///:memory:") return { kind: "memory" };
+  if (!rest.startsWith("///")) {
+    throw refused(url, `a SQLite URL has no host; use ${FORMS}`);
+  }
+  const path = rest.slice("///".length);
+  if (path === "" || path === "/" || path.endsWith("/")) {
+    throw refused(url, "the URL names a folder, not a database file");
+  }
+  return { kind: "file", path: isAbsolute(path) ? path : resolve(base, path) };
+}
+
+function refused(url: string, problem: string): SvcError {
+  return new SvcError(`Cannot open the database ${quote(redact(url))}: ${problem}`);
+}
+
+/** The URL with an `authToken` query parameter hidden, for messages and logs. */
+export function redact(url: string): string {
+  return url.replace(/([?&]authToken=)[^&#]*/gi, "$1***");
+}

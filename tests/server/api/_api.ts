@@ -1,0 +1,109 @@
+import { Rag } from "../../../components/core/rag.ts";
+import type { Assistant, SourceStorage } from "../../../components/core/component.ts";
+import { SvcDemoAssistant } from "../../../components/assistants/demo.ts";
+import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
+import { createApi } from "../../../server/api/app.ts";
+import type { ApiDeps } from "../../../server/api/env.ts";
+import { SvcDemoAuthentication } from "../../../server/auth.ts";
+import { openDatabase } from "../../../server/database/mod.ts";
+import { UploadTokens } from "../../../server/upload_token.ts";
+import { tmpDir } from "../../test_utils.ts";
+
+/** Options of {@linkcode testApi}. */
+export interface TestApiOptions {
+  sourceStorages?: SourceStorage[];
+  assistants?: Assistant[];
+  maxUploadSize?: number;
+  rootPath?: string;
+}
+
+/** An API under test, with a client logged in as one user. */
+export interface TestApi extends AsyncDisposable {
+  app: ReturnType<typeof createApi>;
+  deps: ApiDeps;
+  logs: string[];
+  /** Calls the API as the logged-in user; a plain object body is sent as JSON. */
+  call(method: string, path: string, body?: unknown, headers?: HeadersInit): Promise<Response>;
+  /** Registers and uploads a document, following the returned parameters. */
+  upload(
+    name: string,
+    content: string | Uint8Array<ArrayBuffer>,
+    // deno-lint-ignore no-explicit-any
+  ): Promise<{ registered: any; response: Response; document: any }>;
+  /** Logs in as another user. */
+  as(user: string): Promise<void>;
+}
+
+/** An API over an in-memory database in a temporary local root, with a client that logs in. */
+export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
+  const dir = await tmpDir();
+  const database = await openDatabase("sqlite://", { localRoot: dir.path });
+  const logs: string[] = [];
+  const deps: ApiDeps = {
+    url: `http://svc.test${options.rootPath ?? ""}`,
+    localRoot: dir.path,
+    database,
+    authentication: new SvcDemoAuthentication(),
+    sourceStorages: options.sourceStorages ?? [new SvcDemoSourceStorage()],
+    assistants: options.assistants ?? [new SvcDemoAssistant()],
+    rag: new Rag(),
+    uploadTokens: new UploadTokens(),
+    maxUploadSize: options.maxUploadSize ?? 1024 * 1024,
+    log: (line) => logs.push(line),
+  };
+  const app = createApi(deps, { rootPath: options.rootPath, origins: ["http://127.0.0.1:31477"] });
+  const base = `http://svc.test${options.rootPath ?? ""}`;
+
+  async function login(user = "ada"): Promise<string> {
+    const response = await app.request(`${base}/token`, {
+      method: "POST",
+      body: new URLSearchParams({ username: user, password: user }),
+    });
+    return await response.json();
+  }
+  let token = await login();
+
+  /** Calls the API as the logged-in user; a plain object body is sent as JSON. */
+  async function call(method: string, path: string, body?: unknown, headers: HeadersInit = {}) {
+    const init: RequestInit = {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...headers },
+    };
+    if (body instanceof FormData || typeof body === "string") init.body = body;
+    else if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+    return await app.request(path.startsWith("http") ? path : `${base}${path}`, init);
+  }
+
+  /** Registers and uploads a document, following the returned parameters. */
+  async function upload(name: string, content: string | Uint8Array<ArrayBuffer>) {
+    const registered = await (await call("POST", "/document", { name })).json();
+    const form = new FormData();
+    for (const [key, value] of Object.entries(registered.parameters.data)) {
+      form.set(key, value as string);
+    }
+    form.set("file", new Blob([content]), name);
+    const response = await app.request(registered.parameters.url, {
+      method: registered.parameters.method,
+      body: form,
+    });
+    return { registered, response, document: await response.json() };
+  }
+
+  return {
+    app,
+    deps,
+    logs,
+    call,
+    upload,
+    async as(user: string) {
+      token = await login(user);
+    },
+    async [Symbol.asyncDispose]() {
+      await database.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import { createClient } from "@libsql/client";
+import assert from "node:assert/strict";
+import { MIGRATIONS, openDatabase } from "../../../server/database/mod.ts";
+import { tmpDir } from "../../test_utils.ts";
+import { chat, document, message, source, svcError } from "./_helpers.ts";
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+async function sql(path: string, statements: string[]): Promise<void> {
+  const client = createClient({ url: `file:${path}` });
+  try {
+    for (const statement of statements) await client.execute(statement);
+  } finally {
+    client.close();
+  }
+}
+
+Deno.test('openDatabase("sqlite://") opens a fresh in-memory database each time', async () => {
+  const first = await openDatabase("sqlite://", { localRoot: "/nonexistent" });
+  const second = await openDatabase("sqlite://", { localRoot: "/nonexistent" });
+  try {
+    await first.addChat("ada", chat("c1", []));
+    assert.equal((await first.listChats("ada")).length, 1);
+    assert.equal((await second.listChats("ada")).length, 0);
+    assert.equal(first.name, "sqlite://");
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});
+
+Deno.test("openDatabase() puts sqlite:///relative/path under the base, creating folders", async () => {
+  await using dir = await tmpDir();
+  const db = await openDatabase("sqlite:///nested/deeper/svc.db", {
+    localRoot: "/nonexistent",
+    base: dir.path,
+  });
+  await db.close();
+  assert.ok(await exists(`${dir.path}/nested/deeper/svc.db`));
+  assert.equal(db.name, `sqlite:///${dir.path}/nested/deeper/svc.db`);
+});
+
+Deno.test("openDatabase() opens sqlite:////absolute/path, a name with spaces and % included", async () => {
+  await using dir = await tmpDir();
+  const path = `${dir.path}/my data/svc 100%.db`;
+  const db = await openDatabase(`sqlite:///${path}`, { localRoot: "/nonexistent", base: "/" });
+  await db.close();
+  assert.ok(await exists(path));
+});
+
+Deno.test("openDatabase() puts an empty URL at <localRoot>/svc.db", async () => {
+  await using dir = await tmpDir();
+  const db = await openDatabase("", { localRoot: `${dir.path}/root` });
+  await db.close();
+  assert.ok(await exists(`${dir.path}/root/svc.db`));
+});
+
+Deno.test("openDatabase() turns on WAL and foreign keys for a file", async () => {
+  await using dir = await tmpDir();
+  const db = await openDatabase(`sqlite:///${dir.path}/svc.db`, { localRoot: dir.path });
+  await db.close();
+  const client = createClient({ url: `file:${dir.path}/svc.db` });
+  try {
+    assert.equal((await client.execute("PRAGMA journal_mode")).rows[0]!.journal_mode, "wal");
+    assert.equal((await client.execute("PRAGMA foreign_keys")).rows[0]!.foreign_keys, 1);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("openDatabase() on a file it made before keeps every document, chat and message", async () => {
+  await using dir = await tmpDir();
+  const url = `sqlite:///${dir.path}/svc.db`;
+  const d1 = document("d1");
+  const created = chat("c1", [d1], {
+    prepared: true,
+    messages: [message("w", { role: "system" })],
+  });
+  const answer = message("a", { role: "assistant", sources: [source("s1", d1)] });
+  const first = await openDatabase(url, { localRoot: dir.path });
+  await first.addDocument("ada", d1);
+  await first.addChat("ada", created);
+  await first.addMessages("ada", "c1", [answer]);
+  await first.close();
+  const second = await openDatabase(url, { localRoot: dir.path });
+  try {
+    assert.deepEqual(await second.getDocument("ada", "d1"), d1);
+    assert.deepEqual(await second.listChats("ada"), [
+      { ...created, messages: [...created.messages, answer] },
+    ]);
+  } finally {
+    await second.close();
+  }
+});
+
+Deno.test('openDatabase() refuses "memory" with its replacement and other schemes by name', async () => {
+  await assert.rejects(
+    openDatabase("memory", { localRoot: "/nonexistent" }),
+    svcError(500, 'database_url = "memory" was removed: use "sqlite://" for an in-memory database'),
+  );
+  await assert.rejects(
+    openDatabase("postgres://x", { localRoot: "/nonexistent" }),
+    svcError(
+      500,
+      /^Cannot open the database "postgres:\/\/x": the scheme "postgres" is not supported/,
+    ),
+  );
+});
+
+Deno.test("openDatabase() fails fast with a clear error for a server nobody listens on", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  const started = performance.now();
+  await assert.rejects(
+    openDatabase(`http://127.0.0.1:${port}`, { localRoot: "/nonexistent", timeout: 5000 }),
+    svcError(500, new RegExp(`^Cannot open the database "http://127\\.0\\.0\\.1:${port}": .+`)),
+  );
+  assert.ok(performance.now() - started < 5000, "it did not wait for the timeout");
+});
+
+Deno.test("openDatabase() gives up on a server that never answers after the timeout", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })();
+  try {
+    await assert.rejects(
+      openDatabase(`http://127.0.0.1:${listener.addr.port}`, {
+        localRoot: "/nonexistent",
+        timeout: 300,
+      }),
+      svcError(
+        503,
+        /^Cannot open the database "http:\/\/127\.0\.0\.1:\d+": no answer within 0\.3 s$/,
+      ),
+    );
+  } finally {
+    listener.close();
+    await accepting.catch(() => {});
+    for (const conn of held) conn.close();
+  }
+});
+
+Deno.test("openDatabase() refuses a database whose schema is newer than this svc", async () => {
+  await using dir = await tmpDir();
+  const path = `${dir.path}/svc.db`;
+  await (await openDatabase(`sqlite:///${path}`, { localRoot: dir.path })).close();
+  await sql(path, ["UPDATE svc_schema SET version = 999"]);
+  await assert.rejects(
+    openDatabase(`sqlite:///${path}`, { localRoot: dir.path }),
+    svcError(
+      500,
+      `Cannot open the database "sqlite:///${path}": its schema version 999 is newer than this svc knows ` +
+        `(${MIGRATIONS.at(-1)!.version}); upgrade svc, or point database_url elsewhere`,
+    ),
+  );
+});
+
+Deno.test("openDatabase() refuses a database with tables but no svc schema version, as of svc 0.2.x", async () => {
+  await using dir = await tmpDir();
+  const path = `${dir.path}/svc.db`;
+  await sql(path, [
+    "CREATE TABLE users (id CHAR(32) PRIMARY KEY, name VARCHAR NOT NULL)",
+    "CREATE TABLE chats (id CHAR(32) PRIMARY KEY, user_id CHAR(32), name VARCHAR)",
+  ]);
+  await assert.rejects(
+    openDatabase(`sqlite:///${path}`, { localRoot: dir.path }),
+    svcError(
+      500,
+      `Cannot open the database "sqlite:///${path}": it holds tables ("chats", "users") but no svc ` +
+        "schema version, so it was not made by this svc (a database of svc 0.2.x is not read); " +
+        "delete it, or point database_url elsewhere",
+    ),
+  );
+  // Refusing it changed nothing.
+  const client = createClient({ url: `file:${path}` });
+  const { rows } = await client.execute("SELECT name FROM sqlite_master ORDER BY name");
+  client.close();
+  assert.deepEqual(rows.map((row) => row.name), [
+    "chats",
+    "sqlite_autoindex_chats_1",
+    "sqlite_autoindex_users_1",
+    "users",
+  ]);
+});
+
+Deno.test("openDatabase() refuses a file that is not a database, naming it", async () => {
+  await using dir = await tmpDir();
+  const path = `${dir.path}/notes.txt`;
+  await Deno.writeTextFile(path, "Not a database at all. ".repeat(100));
+  await assert.rejects(
+    openDatabase(`sqlite:///${path}`, { localRoot: dir.path }),
+    svcError(500, `Cannot open the database "sqlite:///${path}": file is not a database`),
+  );
+});

@@ -1,0 +1,95 @@
+import { type Client, createClient } from "@libsql/client";
+import assert from "node:assert/strict";
+import { migrate, type Migration, MIGRATIONS } from "../../../server/database/migrations.ts";
+import { svcError } from "./_helpers.ts";
+
+const v1: Migration = { version: 1, statements: ["CREATE TABLE notes (id TEXT PRIMARY KEY)"] };
+const v2: Migration = {
+  version: 2,
+  statements: [
+    "ALTER TABLE notes ADD COLUMN body TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX notes_by_body ON notes (body)",
+  ],
+};
+
+async function tables(client: Client): Promise<string[]> {
+  const { rows } = await client.execute(
+    "SELECT name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name",
+  );
+  return rows.map((row) => String(row.name)).filter((name) => !name.startsWith("sqlite_"));
+}
+
+Deno.test("migrate() creates the schema of a new database and records its version", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    assert.equal(await migrate(client, { name: "sqlite://" }), MIGRATIONS.at(-1)!.version);
+    assert.deepEqual(await tables(client), [
+      "chat_documents",
+      "chat_documents_by_document",
+      "chats",
+      "chats_by_user",
+      "documents",
+      "documents_by_user",
+      "message_sources",
+      "message_sources_by_source",
+      "messages",
+      "sources",
+      "svc_schema",
+      "users",
+    ]);
+    // Opening it again changes nothing.
+    assert.equal(await migrate(client, { name: "sqlite://" }), MIGRATIONS.at(-1)!.version);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("migrate() applies only the migrations an older database lacks, in order", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    assert.equal(await migrate(client, { name: "db", migrations: [v1] }), 1);
+    await client.execute("INSERT INTO notes (id) VALUES ('kept')");
+    assert.equal(await migrate(client, { name: "db", migrations: [v1, v2] }), 2);
+    assert.deepEqual(
+      (await client.execute("SELECT id, body FROM notes")).rows.map((r) => ({ ...r })),
+      [
+        { id: "kept", body: "" },
+      ],
+    );
+    assert.equal((await client.execute("SELECT version FROM svc_schema")).rows[0]!.version, 2);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("migrate() leaves the database as it was when a migration fails", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    await migrate(client, { name: "db", migrations: [v1] });
+    const broken: Migration = {
+      version: 2,
+      statements: ["CREATE TABLE more (id TEXT)", "CREATE TABLE notes (id TEXT)"],
+    };
+    await assert.rejects(migrate(client, { name: "db", migrations: [v1, broken] }), /notes/);
+    assert.deepEqual(await tables(client), ["notes", "svc_schema"]);
+    assert.equal((await client.execute("SELECT version FROM svc_schema")).rows[0]!.version, 1);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("migrate() refuses a database newer than its migrations", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    await migrate(client, { name: "db", migrations: [v1, v2] });
+    await assert.rejects(
+      migrate(client, { name: "db", migrations: [v1] }),
+      svcError(
+        500,
+        /^Cannot open the database "db": its schema version 2 is newer than this svc knows \(1\)/,
+      ),
+    );
+  } finally {
+    client.close();
+  }
+});
