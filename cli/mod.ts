@@ -4,13 +4,12 @@
  * @module
  */
 import { Command, CommanderError } from "commander";
+import { SvcError } from "../components/core/errors.ts";
 import { VERSION } from "../components/version.ts";
+import { apiCommand } from "./api.ts";
+import type { CommandContext, Io } from "./context.ts";
 
-/** Where a command writes. */
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CommandContext, Io } from "./context.ts";
 
 /** The console as an {@linkcode Io}. */
 export const consoleIo: Io = {
@@ -18,18 +17,42 @@ export const consoleIo: Io = {
   err: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
 };
 
+/** Each subcommand, made for a context. */
+const COMMANDS: ((context: CommandContext) => Command)[] = [apiCommand];
+
 const REMOVED: Readonly<Record<string, string>> = {
   config: "`svc config` was replaced by `svc init` (write a configuration) and `svc check`",
   worker: "`svc worker` was removed: answers are computed by `svc api` itself",
+  "--start-worker":
+    "`svc api --start-worker` was removed: answers are computed by `svc api` itself",
 };
 
+/** Options of {@linkcode run}. */
+export interface RunOptions {
+  /** The environment, for tests. */
+  env?: Record<string, string | undefined>;
+  /** Ends long-running commands. */
+  signal?: AbortSignal;
+}
+
 /** Runs the command line and returns the exit code. */
-export async function run(args: readonly string[], io: Io = consoleIo): Promise<number> {
-  const removed = args[0] === undefined ? undefined : REMOVED[args[0]];
-  if (removed) {
+export async function run(
+  args: readonly string[],
+  io: Io = consoleIo,
+  options: RunOptions = {},
+): Promise<number> {
+  const removed = args.map((arg) => REMOVED[arg]).find(Boolean);
+  if (removed && (args[0] !== "api" || args.includes("--start-worker"))) {
     io.err(`error: ${removed}\n`);
     return 1;
   }
+  let exitCode = 0;
+  const context: CommandContext = {
+    io,
+    exit: (code) => exitCode = code,
+    env: options.env,
+    signal: options.signal,
+  };
   const program = new Command("svc")
     .description("A self-hosted retrieval-augmented generation service")
     .version(`svc ${VERSION}`, "-V, --version", "print the version")
@@ -39,11 +62,20 @@ export async function run(args: readonly string[], io: Io = consoleIo): Promise<
     .action(() => {
       program.outputHelp();
     });
+  for (const command of COMMANDS) {
+    program.addCommand(
+      command(context).exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err }),
+    );
+  }
   try {
     await program.parseAsync([...args], { from: "user" });
-    return 0;
+    return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof SvcError) {
+      io.err(`error: ${error.message}\n`);
+      return 1;
+    }
     throw error;
   }
 }

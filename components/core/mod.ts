@@ -17,7 +17,7 @@ export type { MessageOptions } from "./message.ts";
 export type { Page } from "./page.ts";
 export { paramsJsonSchema, SPECIAL_PARAMS, validateParams } from "./params.ts";
 export type { ChatParams, ParamSchema, SpecialParams } from "./params.ts";
-export { Rag } from "./rag.ts";
+export { Rag, UnavailableComponentError } from "./rag.ts";
 export type { ComponentRef, Family, LoadComponentOptions } from "./rag.ts";
 export { EnvVarRequirement, PackageRequirement, ServerRequirement } from "./requirements.ts";
 export type { Requirement, ServerRequirementOptions } from "./requirements.ts";

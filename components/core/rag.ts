@@ -2,6 +2,7 @@ import { builtinClass, isModulePath, loadClass, unknownClassPath } from "../regi
 import { Chat, type ChatOptions } from "./chat.ts";
 import { type Component, type ComponentClass, displayNameOf } from "./component.ts";
 import { quote, SvcError } from "./errors.ts";
+import { describeRequirement } from "./requirements.ts";
 
 /** A component given by class, by instance, or by class path. */
 export type ComponentRef<T extends Component> = ComponentClass<T> | T | string;
@@ -124,13 +125,16 @@ function checkFamily<T extends Component>(
   throw new SvcError(`${quote(name)} is not a subclass of ${family.name}`, { status: 422 });
 }
 
+/** The error for a component whose requirements are not met. */
+export class UnavailableComponentError extends SvcError {}
+
 async function unavailable(component: ComponentClass): Promise<SvcError> {
   const unmet = [];
   for (const requirement of component.requirements) {
-    if (!(await requirement.isAvailable())) unmet.push(`${requirement.kind} ${requirement.name}`);
+    if (!(await requirement.isAvailable())) unmet.push(describeRequirement(requirement));
   }
-  return new SvcError(
-    `The component ${quote(displayNameOf(component))} is not available; it needs ${
+  return new UnavailableComponentError(
+    `The component ${quote(displayNameOf(component))} is not available: it needs ${
       unmet.join(", ")
     }`,
     { status: 422 },

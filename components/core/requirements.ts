@@ -93,3 +93,15 @@ export function envVar(name: string): string | undefined {
     return undefined;
   }
 }
+
+/** A requirement in words: `the environment variable OPENAI_API_KEY`. */
+export function describeRequirement(requirement: Requirement): string {
+  switch (requirement.kind) {
+    case "env":
+      return `the environment variable ${requirement.name}`;
+    case "package":
+      return `the package ${requirement.name} to load`;
+    case "server":
+      return `the server ${requirement.name} to answer`;
+  }
+}

@@ -31,9 +31,13 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   const app = new Hono<ApiEnv>().basePath(rootPath || "/");
 
   app.use(async (c, next) => {
+    const start = performance.now();
+    const requestId = crypto.randomUUID().slice(0, 8);
     c.set("deps", deps);
-    c.set("requestId", crypto.randomUUID().slice(0, 8));
+    c.set("requestId", requestId);
     await next();
+    const ms = Math.round(performance.now() - start);
+    deps.log(`${requestId} ${c.req.method} ${c.req.path} ${c.res.status} ${ms} ms`);
   });
   app.use(cors({ origin: options.origins ?? [], credentials: true }));
   app.onError(onError(deps.log));

@@ -1,0 +1,34 @@
+import { Option } from "commander";
+
+/** Where a command writes. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** What every command gets: where to write, and how to set the exit code. */
+export interface CommandContext {
+  io: Io;
+  /** Sets the exit code of the run; the last call wins. */
+  exit(code: number): void;
+  /** The environment, for tests. */
+  env?: Record<string, string | undefined>;
+  /** Ends long-running commands (`svc api`, `svc ui`); SIGINT and SIGTERM abort it. */
+  signal?: AbortSignal;
+}
+
+/** The `-c/--config` option every subcommand takes. */
+export function configOption(): Option {
+  return new Option(
+    "-c, --config <path>",
+    "configuration file (default: env SVC_CONFIG, else ./svc.toml)",
+  );
+}
+
+/** The `--ignore-unavailable-components` option. */
+export function ignoreUnavailableOption(): Option {
+  return new Option(
+    "--ignore-unavailable-components",
+    "skip components whose requirements are not met, with a warning",
+  );
+}

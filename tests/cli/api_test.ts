@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { FIXTURES, tmpDir } from "../test_utils.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close();
+  return port;
+}
+
+/** Starts `svc api` as a process and waits until it answers. */
+async function startApi(config: string, port: number) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "api", "-c", config],
+    env: {
+      SVC_API_DOCUMENT_UPLOAD_SECRET: "s".repeat(32),
+      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      const response = await fetch(`${base}/health`);
+      await response.body?.cancel();
+      if (response.ok) return { child, base };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  child.kill();
+  throw new Error(
+    `svc api did not answer: ${new TextDecoder().decode((await child.output()).stderr)}`,
+  );
+}
+
+async function stop(child: Deno.ChildProcess) {
+  child.kill("SIGTERM");
+  const { code, stderr } = await child.output();
+  return { code, stderr: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
+  await using dir = await tmpDir();
+  const port = freePort();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(config, `local_root = "root"\n[api]\nport = ${port}\n`);
+
+  let { child, base } = await startApi(config, port);
+  const token = await (await fetch(`${base}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ username: "ada", password: "ada" }),
+  })).json();
+  const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const post = async (path: string, body?: unknown) =>
+    await (await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify(body),
+    })).json();
+
+  const { document, parameters } = await post("/document", { name: "report.pdf" });
+  const form = new FormData();
+  for (const [key, value] of Object.entries(parameters.data)) form.set(key, value as string);
+  form.set("file", new Blob([await Deno.readFile(`${FIXTURES}report.pdf`)]), "report.pdf");
+  const uploaded = await fetch(parameters.url, { method: parameters.method, body: form });
+  assert.deepEqual(await uploaded.json(), document);
+
+  const chat = await post("/chats", {
+    name: "restart",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "Svc/DemoAssistant",
+    params: {},
+    documents: [document],
+  });
+  assert.equal((await post(`/chats/${chat.id}/prepare`)).role, "system");
+  const stopped = await stop(child);
+  assert.equal(stopped.code, 0, stopped.stderr);
+
+  ({ child, base } = await startApi(config, port));
+  try {
+    const response = await fetch(`${base}/chats/${chat.id}/answer`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ prompt: "What is it about?", stream: true }),
+    });
+    assert.equal(response.headers.get("content-type"), "application/x-ndjson");
+    const [first] = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.equal(first.sources[0].document.name, "report.pdf");
+    assert.equal(first.sources[0].location, "page 1");
+    const stored = await (await fetch(`${base}/chats/${chat.id}`, { headers: auth })).json();
+    assert.deepEqual(stored.messages.map((m: { role: string }) => m.role), [
+      "system",
+      "user",
+      "assistant",
+    ]);
+  } finally {
+    const { code } = await stop(child);
+    assert.equal(code, 0);
+  }
+});
+
+Deno.test("svc api refuses an unknown class path in the configuration, naming it", async () => {
+  await using dir = await tmpDir();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(config, `assistants = ["svc.assistants.Gpt4"]\n`);
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "api", "-c", config],
+    stdout: "null",
+  }).output();
+  assert.equal(code, 1);
+  assert.match(
+    new TextDecoder().decode(stderr),
+    /Unknown class path "svc\.assistants\.Gpt4" in "assistants"/,
+  );
+});
+
+Deno.test("svc api without a configuration says how to make one", async () => {
+  await using dir = await tmpDir();
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "api"],
+    cwd: dir.path,
+    env: { SVC_CONFIG: "" },
+    stdout: "null",
+  }).output();
+  assert.equal(code, 1);
+  assert.match(new TextDecoder().decode(stderr), /No configuration found: .*svc init/);
+});
