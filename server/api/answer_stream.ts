@@ -19,6 +19,8 @@ export interface StreamedAnswer {
   question: Message;
   chat: Chat;
   user: string;
+  /** Aborts the assistant's work when the client leaves. */
+  cancel: AbortController;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface StreamedAnswer {
  */
 export async function streamAnswer(
   c: Context<ApiEnv>,
-  { answer, question, chat, user }: StreamedAnswer,
+  { answer, question, chat, user, cancel }: StreamedAnswer,
 ): Promise<Response> {
   const { deps, requestId } = c.var;
   const chunks = answer[Symbol.asyncIterator]();
@@ -43,6 +45,7 @@ export async function streamAnswer(
   const head = messageRecord(answer, first.done ? "" : first.value);
   c.header("Content-Type", "application/x-ndjson");
   return stream(c, async (out) => {
+    out.onAbort(() => cancel.abort());
     const contents = [head.content];
     let complete = first.done === true;
     try {

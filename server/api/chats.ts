@@ -67,7 +67,7 @@ export function chatRoutes(): Hono<ApiEnv> {
       user,
       chat_id: record.id,
       chat_name: record.metadata.name,
-      signal: c.req.raw.signal,
+      signal: new AbortController().signal,
     });
     await deps.database.deleteChat(user, record.id);
     return c.json(null);
@@ -90,13 +90,16 @@ export function chatRoutes(): Hono<ApiEnv> {
       const { prompt, stream } = await jsonBody(c, AnswerBody);
       const record = await deps.database.getChat(user, c.req.param("id"));
       const chat = await coreChat(deps, user, record);
-      const signal = c.req.raw.signal;
-      const answer = await chat.answer(prompt, { stream: true, signal }).catch(async (error) => {
-        await keepPrompt(deps, user, chat);
-        throw error;
-      });
+      // Aborted when a streaming client leaves; a whole answer is finished and kept regardless.
+      const cancel = new AbortController();
+      const answer = await chat.answer(prompt, { stream: true, signal: cancel.signal }).catch(
+        async (error) => {
+          await keepPrompt(deps, user, chat);
+          throw error;
+        },
+      );
       const [question] = chat.messages.slice(-2);
-      if (stream) return streamAnswer(c, { answer, question: question!, chat, user });
+      if (stream) return streamAnswer(c, { answer, question: question!, chat, user, cancel });
       try {
         await answer.read();
       } catch (error) {

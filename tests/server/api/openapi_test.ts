@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { testApi } from "./_api.ts";
+
+Deno.test("/openapi.json describes every route with its methods", async () => {
+  await using api = await testApi();
+  const document = await (await api.app.request("http://svc.test/openapi.json")).json();
+  assert.equal(document.openapi, "3.1.0");
+  const routes = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`))
+    .sort();
+  assert.deepEqual(routes, [
+    "delete /chats/{id}",
+    "get /",
+    "get /chats",
+    "get /chats/{id}",
+    "get /components",
+    "get /health",
+    "post /chats",
+    "post /chats/{id}/answer",
+    "post /chats/{id}/prepare",
+    "post /document",
+    "post /token",
+    "put /document",
+  ]);
+  const answer = document.paths["/chats/{id}/answer"].post;
+  assert.deepEqual(Object.keys(answer.responses[200].content), [
+    "application/json",
+    "application/x-ndjson",
+  ]);
+  assert.deepEqual(answer.requestBody.content["application/json"].schema.required, ["prompt"]);
+});
+
+Deno.test("/docs renders the API with assets served by svc itself", async () => {
+  await using api = await testApi({ rootPath: "/svc" });
+  const page = await (await api.app.request("http://svc.test/svc/docs")).text();
+  const assets = [...page.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+  assert.deepEqual(assets, ["docs/swagger-ui.css", "docs/swagger-ui-bundle.js"]);
+  for (const asset of assets) {
+    const response = await api.app.request(new URL(asset, "http://svc.test/svc/docs").href);
+    assert.equal(response.status, 200, asset);
+    assert.ok((await response.arrayBuffer()).byteLength > 10_000, asset);
+  }
+  assert.match(page, /url: "openapi\.json"/);
+});

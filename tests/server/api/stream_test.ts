@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { Assistant } from "../../../components/core/component.ts";
+import type { ChatParams } from "../../../components/core/params.ts";
+import type { Source } from "../../../components/core/source.ts";
+import { testApi } from "./_api.ts";
+
+/** Yields a word every 30 ms until told to stop, recording what happened. */
+class Slow extends Assistant {
+  yielded = 0;
+  closed = Promise.withResolvers<boolean>();
+  override async *answer(_prompt: string, _sources: Source[], params: ChatParams) {
+    try {
+      for (let i = 0; i < 50; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        this.yielded++;
+        yield `word${i} `;
+      }
+    } finally {
+      this.closed.resolve(params.signal.aborted);
+    }
+  }
+}
+
+Deno.test("a streamed answer reaches the client chunk by chunk, and stops when the client leaves", async () => {
+  const slow = new Slow();
+  await using api = await testApi({ assistants: [slow] });
+  const { document } = await api.upload("a.md", "# A\n");
+  const chat = await (await api.call("POST", "/chats", {
+    name: "slow",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "Slow",
+    params: {},
+    documents: [document],
+  })).json();
+  await api.call("POST", `/chats/${chat.id}/prepare`);
+
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, api.app.fetch);
+  const client = new AbortController();
+  const response = await fetch(
+    `http://127.0.0.1:${server.addr.port}/chats/${chat.id}/answer`,
+    {
+      method: "POST",
+      headers: {
+        authorization: await bearer(api),
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ prompt: "go", stream: true }),
+      signal: client.signal,
+    },
+  );
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let received = "";
+  while (received.split("\n").length < 4) received += (await reader.read()).value;
+  const lines = received.split("\n").slice(0, 3).map((line) => JSON.parse(line));
+  assert.deepEqual(lines.map((line) => line.content), ["word0 ", "word1 ", "word2 "]);
+  assert.ok(slow.yielded < 10, "the lines came before the answer was finished");
+
+  client.abort();
+  await reader.cancel().catch(() => {});
+  assert.equal(await slow.closed.promise, true, "the assistant saw the signal abort");
+  assert.ok(slow.yielded < 20, `the assistant stopped (${slow.yielded} chunks)`);
+
+  const stored = await waitFor(async () => {
+    const record = await (await api.call("GET", `/chats/${chat.id}`)).json();
+    return record.messages.length === 2 ? record : undefined;
+  });
+  assert.deepEqual(
+    stored.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
+    [
+      ["system", "How can I help you with the documents?"],
+      ["user", "go"],
+    ],
+  );
+});
+
+async function bearer(api: Awaited<ReturnType<typeof testApi>>): Promise<string> {
+  const response = await api.app.request("http://svc.test/token", {
+    method: "POST",
+    body: new URLSearchParams({ username: "ada", password: "ada" }),
+  });
+  return `Bearer ${await response.json()}`;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 50; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("gave up waiting");
+}

@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { SvcError } from "../../components/core/errors.ts";
+import { SvcDemoAuthentication } from "../../server/auth.ts";
+import { loadComponents } from "../../server/components.ts";
+import { Config } from "../../server/config.ts";
+import { tmpDir, writeFile } from "../test_utils.ts";
+
+const KEY = `SVC_TEST_UNSET_${crypto.randomUUID().replaceAll("-", "").toUpperCase()}`;
+
+async function configWithNeedy(dir: string, assistants: string[]) {
+  await writeFile(
+    dir,
+    "needy.ts",
+    `import { Assistant } from "${import.meta.resolve("../../components/core/component.ts")}";
+     import { EnvVarRequirement } from "${
+      import.meta.resolve("../../components/core/requirements.ts")
+    }";
+     export class Needy extends Assistant {
+       static requirements = [new EnvVarRequirement("${KEY}")];
+       *answer() { yield "x"; }
+     }`,
+  );
+  return Config.from({ local_root: dir, assistants }, { base: dir, env: {} });
+}
+
+Deno.test("loadComponents() skips an unavailable component when told to, with a warning", async () => {
+  await using dir = await tmpDir();
+  const config = await configWithNeedy(dir.path, [
+    "svc.assistants.SvcDemoAssistant",
+    "./needy.ts#Needy",
+  ]);
+  const warnings: string[] = [];
+  const loaded = await loadComponents(config, {
+    ignoreUnavailable: true,
+    warn: (w) => warnings.push(w),
+  });
+  assert.deepEqual(loaded.assistants.map((a) => a.displayName), ["Svc/DemoAssistant"]);
+  assert.equal(warnings.length, 1);
+  assert.match(
+    warnings[0]!,
+    new RegExp(`Ignoring "./needy.ts#Needy": .*environment variable ${KEY}`),
+  );
+  assert.ok(loaded.authentication instanceof SvcDemoAuthentication);
+});
+
+Deno.test("loadComponents() refuses an unavailable component, naming what it needs", async () => {
+  await using dir = await tmpDir();
+  const config = await configWithNeedy(dir.path, [
+    "svc.assistants.SvcDemoAssistant",
+    "./needy.ts#Needy",
+  ]);
+  await assert.rejects(
+    loadComponents(config),
+    (e) =>
+      e instanceof SvcError &&
+      e.message.includes(`"Needy" is not available: it needs the environment variable ${KEY}`),
+  );
+});
+
+Deno.test("loadComponents() refuses a family left without any available component", async () => {
+  await using dir = await tmpDir();
+  const config = await configWithNeedy(dir.path, ["./needy.ts#Needy"]);
+  await assert.rejects(
+    loadComponents(config, { ignoreUnavailable: true }),
+    /No assistant is available: "\.\/needy\.ts#Needy" cannot run here/,
+  );
+});
+
+Deno.test("loadComponents() refuses two components with one display name", async () => {
+  await using dir = await tmpDir();
+  await writeFile(
+    dir.path,
+    "twin.ts",
+    `import { SvcDemoAssistant } from "${
+      import.meta.resolve("../../components/assistants/demo.ts")
+    }";
+     export class Twin extends SvcDemoAssistant {}`,
+  );
+  const config = Config.from(
+    { local_root: dir.path, assistants: ["svc.assistants.SvcDemoAssistant", "./twin.ts#Twin"] },
+    { base: dir.path, env: {} },
+  );
+  await assert.rejects(loadComponents(config), /Two assistants are called "Svc\/DemoAssistant"/);
+});
