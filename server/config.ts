@@ -61,7 +61,39 @@ export interface ToFileOptions {
    * @default {false}
    */
   force?: boolean;
+  /**
+   * Write only the options that differ from their defaults.
+   * @default {false}
+   */
+  minimal?: boolean;
 }
+
+type Tables = Record<string, unknown> & {
+  api: Record<string, unknown>;
+  ui: Record<string, unknown>;
+};
+
+function leaf(values: Tables, key: string): unknown {
+  const [table, name] = key.split(".");
+  return name === undefined ? values[table!] : (values[table!] as Record<string, unknown>)[name];
+}
+
+const MINIMAL_ORDER = [
+  "local_root",
+  "authentication",
+  "document",
+  "source_storages",
+  "assistants",
+  "api.hostname",
+  "api.port",
+  "api.root_path",
+  "ui.hostname",
+  "ui.port",
+  "api.url",
+  "api.database_url",
+  "api.origins",
+  "ui.origins",
+];
 
 /**
  * A valid configuration: every value checked, relative paths made absolute,
@@ -155,9 +187,35 @@ export class Config {
     return new Config(build(values, { base, env: options.env }), base);
   }
 
-  /** The whole configuration as TOML, which {@linkcode Config.from} reads back as the same. */
-  toToml(): string {
-    return stringify({
+  /**
+   * The configuration as TOML, which {@linkcode Config.from} reads back as the
+   * same. With `minimal`, only the components and the options that differ
+   * from what their defaults would give, so that derived values (`api.url`,
+   * the origins, the database) keep following the options they derive from.
+   */
+  toToml(options: { minimal?: boolean } = {}): string {
+    const values = this.#values();
+    if (!options.minimal) return stringify(values);
+    const given: Record<string, Record<string, unknown>> = { api: {}, ui: {} };
+    const top = given as unknown as Record<string, unknown>;
+    // Options others derive from come first, so a derived one is only kept when it differs.
+    for (const key of MINIMAL_ORDER) {
+      const wanted = leaf(values, key);
+      const derived = leaf(Config.from(top, { base: this.base, env: {} }).#values(), key);
+      const shown = key === "source_storages" || key === "assistants";
+      if (!shown && JSON.stringify(derived) === JSON.stringify(wanted)) continue;
+      const [table, name] = key.split(".");
+      if (name) given[table!]![name] = wanted;
+      else top[key] = wanted;
+    }
+    for (const table of ["api", "ui"]) {
+      if (Object.keys(given[table]!).length === 0) delete given[table];
+    }
+    return stringify(given);
+  }
+
+  #values(): Tables {
+    return {
       local_root: this.localRoot,
       authentication: this.authentication,
       document: this.document,
@@ -172,7 +230,7 @@ export class Config {
         origins: this.api.origins,
       },
       ui: { hostname: this.ui.hostname, port: this.ui.port, origins: this.ui.origins },
-    });
+    };
   }
 
   /**
@@ -184,7 +242,9 @@ export class Config {
     const file = resolve(path);
     try {
       await Deno.mkdir(dirname(file), { recursive: true });
-      await Deno.writeTextFile(file, this.toToml(), { createNew: !options.force });
+      await Deno.writeTextFile(file, this.toToml({ minimal: options.minimal }), {
+        createNew: !options.force,
+      });
     } catch (error) {
       const problem = error instanceof Deno.errors.AlreadyExists
         ? "it exists already (use --force to overwrite)"

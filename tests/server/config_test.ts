@@ -447,3 +447,15 @@ Deno.test("findConfigPath() names a given file that does not exist", async () =>
     ),
   );
 });
+
+Deno.test("Config.toToml({ minimal }) writes only what differs, and reads back the same", () => {
+  const config = Config.from(
+    { local_root: "/srv/svc", api: { port: 8000 }, ui: { hostname: "0.0.0.0" } },
+    { env: {} },
+  );
+  const text = config.toToml({ minimal: true });
+  assert.doesNotMatch(text, /url|origins|database_url|authentication/);
+  assert.match(text, /^\[api\]\nport = 8000$/m);
+  assert.match(text, /^assistants = /m);
+  assert.deepEqual(Config.from(parse(text), { env: {} }), config);
+});

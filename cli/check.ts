@@ -1,0 +1,275 @@
+/**
+ * `svc check`: which components can run here, and what the selected ones
+ * still need.
+ * @module
+ */
+import { Command } from "commander";
+import {
+  Assistant,
+  type Component,
+  type ComponentClass,
+  displayNameOf,
+  SourceStorage,
+} from "../components/core/component.ts";
+import { quote } from "../components/core/errors.ts";
+import type { Family } from "../components/core/rag.ts";
+import type { Requirement } from "../components/core/requirements.ts";
+import { supportedSuffixes } from "../components/documents/mod.ts";
+import { BUILTINS, loadClass } from "../components/registry.ts";
+import { Config, findConfigPath } from "../server/config.ts";
+import { type CommandContext, configOption } from "./context.ts";
+
+/** A family of components, as `svc check` and `svc init` show it. */
+export interface ComponentFamily {
+  /** Its key in the configuration file. */
+  key: "source_storages" | "assistants";
+  /** The title of its table: `Source storages`. */
+  title: string;
+  /** One of them, in a sentence: `source storage`. */
+  noun: string;
+  /** The prefix of its built-in class paths: `svc.source_storages.`. */
+  prefix: string;
+  /** The class every member extends. */
+  base: Family<Component>;
+  /** The class paths a configuration selects. */
+  selected(config: Config): readonly string[];
+}
+
+/** The families of components, in the order a configuration lists them. */
+export const FAMILIES: readonly ComponentFamily[] = [
+  {
+    key: "source_storages",
+    title: "Source storages",
+    noun: "source storage",
+    prefix: "svc.source_storages.",
+    base: SourceStorage,
+    selected: (config) => config.sourceStorages,
+  },
+  {
+    key: "assistants",
+    title: "Assistants",
+    noun: "assistant",
+    prefix: "svc.assistants.",
+    base: Assistant,
+    selected: (config) => config.assistants,
+  },
+];
+
+/** A requirement and whether it is met now. */
+export interface RequirementStatus {
+  requirement: Requirement;
+  met: boolean;
+}
+
+/** One component as `svc check` reports it. */
+export interface ComponentStatus {
+  classPath: string;
+  /** The display name; the export name (or the class path) when the class cannot be used. */
+  name: string;
+  available: boolean;
+  requirements: RequirementStatus[];
+  /** Why the class cannot be used at all: it does not load, or is of another family. */
+  problem?: string;
+}
+
+/** The class paths of a family's built-in components, read at run time from the registry. */
+export function builtinClassPaths(family: ComponentFamily): string[] {
+  return Object.keys(BUILTINS).filter((classPath) => classPath.startsWith(family.prefix));
+}
+
+/** Options of {@linkcode componentStatus}. */
+export interface ComponentStatusOptions {
+  /**
+   * The folder `./module.ts#Export` class paths are relative to.
+   * @default {Deno.cwd()}
+   */
+  base?: string;
+}
+
+/**
+ * Loads a component class and checks its requirements; a class that cannot be
+ * loaded or is of another family is reported as unavailable, with the reason.
+ */
+export async function componentStatus(
+  classPath: string,
+  family: ComponentFamily,
+  options: ComponentStatusOptions = {},
+): Promise<ComponentStatus> {
+  const unusable = (problem: string): ComponentStatus => ({
+    classPath,
+    name: classPath.includes("#") ? classPath.slice(classPath.lastIndexOf("#") + 1) : classPath,
+    available: false,
+    requirements: [],
+    problem,
+  });
+  let value: unknown;
+  try {
+    value = await loadClass(classPath, { base: options.base });
+  } catch (error) {
+    return unusable((error as Error).message);
+  }
+  if (typeof value !== "function" || !(value.prototype instanceof family.base)) {
+    return unusable(`${quote(classPath)} is not a subclass of ${family.base.name}`);
+  }
+  const component = value as ComponentClass;
+  // A requirement that throws while being checked is as good as unmet.
+  const met = (promise: () => Promise<boolean>) => promise().then(Boolean, () => false);
+  const [available, requirements] = await Promise.all([
+    met(() => component.isAvailable()),
+    Promise.all(
+      component.requirements.map(async (requirement) => ({
+        requirement,
+        met: await met(() => requirement.isAvailable()),
+      })),
+    ),
+  ]);
+  return { classPath, name: displayNameOf(component), available, requirements };
+}
+
+/**
+ * A requirement and its state in words.
+ *
+ * @example
+ * ```ts
+ * import { describeStatus } from "./check.ts";
+ * import { EnvVarRequirement } from "../components/core/requirements.ts";
+ * const requirement = new EnvVarRequirement("OPENAI_API_KEY");
+ * const text = describeStatus({ requirement, met: false });
+ * console.assert(text === "environment variable OPENAI_API_KEY is not set");
+ * ```
+ */
+export function describeStatus({ requirement, met }: RequirementStatus): string {
+  switch (requirement.kind) {
+    case "env":
+      return `environment variable ${requirement.name} ${met ? "is set" : "is not set"}`;
+    case "package":
+      return `package ${requirement.name} ${met ? "loads" : "does not load"}`;
+    case "server":
+      return `server ${requirement.name} ${met ? "answers" : "does not answer"}`;
+    default:
+      // A user's component may bring kinds of its own.
+      return `${(requirement as Requirement).kind} ${(requirement as Requirement).name} ${
+        met ? "is there" : "is missing"
+      }`;
+  }
+}
+
+/** A check or a cross. */
+export function mark(ok: boolean): string {
+  return ok ? "✓" : "✗";
+}
+
+/** Options of {@linkcode checkCommand}. */
+export interface CheckCommandOptions {
+  /**
+   * The folder `./svc.toml` and a relative `--config` are looked up in.
+   * @default {Deno.cwd()}
+   */
+  cwd?: string;
+}
+
+/**
+ * `svc check`: a table per component family; exit 1 when a selected component cannot run.
+ *
+ * @example
+ * ```ts
+ * import { checkCommand } from "./check.ts";
+ * import { Config } from "../server/config.ts";
+ * const file = `${await Deno.makeTempDir()}/svc.toml`;
+ * await Config.from({}, { env: {} }).toFile(file);
+ * let code = -1;
+ * let text = "";
+ * const io = { out: (t: string) => text += t, err: (t: string) => text += t };
+ * await checkCommand({ io, exit: (c) => code = c, env: {} })
+ *   .parseAsync(["-c", file], { from: "user" });
+ * console.assert(code === 0 && text.includes("All selected components are available"));
+ * ```
+ */
+export function checkCommand(context: CommandContext, options: CheckCommandOptions = {}): Command {
+  return new Command("check")
+    .description("show which components can run here, and what the selected ones need")
+    .addOption(configOption())
+    .action(async (flags: { config?: string }) => {
+      const path = findConfigPath({ config: flags.config, env: context.env, cwd: options.cwd });
+      const config = await Config.fromFile(path, { env: context.env });
+      const { text, unavailable } = await report(config);
+      context.io.out(`Configuration ${quote(path)}\n\n${text}`);
+      if (unavailable.length === 0) {
+        context.io.out("All selected components are available\n");
+        context.exit(0);
+      } else {
+        const count = unavailable.length === 1
+          ? "1 selected component is"
+          : `${unavailable.length} selected components are`;
+        context.io.out(`${count} not available: ${unavailable.map(quote).join(", ")}\n`);
+        context.exit(1);
+      }
+    });
+}
+
+/** The tables of a configuration, and the names of its selected components that cannot run. */
+async function report(config: Config): Promise<{ text: string; unavailable: string[] }> {
+  const families = await Promise.all(FAMILIES.map(async (family) => {
+    const selected = family.selected(config);
+    const builtins = builtinClassPaths(family);
+    const [builtin, own] = await Promise.all([
+      Promise.all(builtins.map((path) => componentStatus(path, family, { base: config.base }))),
+      Promise.all(
+        selected.filter((path) => !builtins.includes(path)).map((path) =>
+          componentStatus(path, family, { base: config.base })
+        ),
+      ),
+    ]);
+    // Built-ins by name, then the user's own in the order the configuration lists them.
+    builtin.sort((a, b) => a.name.localeCompare(b.name));
+    return { family, selected, components: [...builtin, ...own] };
+  }));
+
+  const header = ["", "name", "class path", "selected"];
+  const cells = families.map(({ selected, components }) =>
+    components.map((c) => [
+      mark(c.available),
+      c.name,
+      c.classPath,
+      selected.includes(c.classPath) ? "yes" : "",
+    ])
+  );
+  // One set of widths for every table, so that they line up under each other.
+  const widths = header.map((title, column) =>
+    Math.max(width(title), ...cells.flat().map((row) => width(row[column]!)))
+  );
+  const line = (row: readonly string[]) =>
+    `  ${row.map((cell, column) => pad(cell, widths[column]!)).join("  ")}`.trimEnd() + "\n";
+  const detail = (text: string) =>
+    text.split("\n").map((part) => `${" ".repeat(2 + widths[0]! + 4)}${part}\n`).join("");
+
+  let text = "";
+  const unavailable: string[] = [];
+  families.forEach(({ family, selected, components }, index) => {
+    text += `${family.title}\n${line(header)}`;
+    components.forEach((component, row) => {
+      text += line(cells[index]![row]!);
+      if (component.problem) text += detail(component.problem);
+      if (!selected.includes(component.classPath)) return;
+      if (!component.available) unavailable.push(component.name);
+      if (!component.problem && component.requirements.length === 0) {
+        text += detail("needs nothing");
+      }
+      for (const status of component.requirements) {
+        text += detail(`${mark(status.met)} ${describeStatus(status)}`);
+      }
+    });
+    text += "\n";
+  });
+  text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
+  return { text, unavailable };
+}
+
+/** The width of a text in a terminal: one column per code point, which holds for ✓, ✗ and ASCII. */
+function width(text: string): number {
+  return [...text].length;
+}
+
+function pad(text: string, columns: number): string {
+  return text + " ".repeat(Math.max(0, columns - width(text)));
+}
