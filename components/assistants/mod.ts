@@ -3,3 +3,5 @@
  * @module
  */
 export { SvcDemoAssistant } from "./demo.ts";
+export { OpenAI, OpenAICompatible } from "./openai.ts";
+export { Ollama } from "./ollama.ts";

@@ -1,0 +1,167 @@
+/**
+ * The base of every assistant that calls a model, hosted or local.
+ * @module
+ */
+import { z } from "zod";
+import { Assistant } from "../core/component.ts";
+import { quote, SvcError } from "../core/errors.ts";
+import type { ChatParams, ParamSchema } from "../core/params.ts";
+import { envVar, EnvVarRequirement, type Requirement } from "../core/requirements.ts";
+import type { Source } from "../core/source.ts";
+import { type PromptParts, promptParts } from "./_prompt.ts";
+import { streamAnswer } from "./_stream.ts";
+
+/** What a model assistant asks its provider for. */
+export interface ModelRequest {
+  /** The model, as the provider names it. */
+  model: string;
+  /** The instruction, and the sources with the question. */
+  prompt: PromptParts;
+  /** The most tokens the answer may have: the `max_new_tokens` parameter. */
+  maxNewTokens: number;
+  /** Aborted when the call must stop at once: timeout, or the client went away. */
+  signal: AbortSignal;
+}
+
+/** The environment variable of the time limit, in seconds. */
+export const TIMEOUT_ENV = "SVC_ASSISTANT_TIMEOUT";
+
+/**
+ * An assistant that calls a model. A provider's subclass sets `provider`,
+ * `modelEnv` and `defaultModel`, lists its `requirements`, and implements
+ * `stream()`: one call to the provider that yields the answer's texts (`""`
+ * for an event without text) and throws a `ProviderError` for the provider's
+ * errors (see `_http.ts` and `_errors.ts`). The base builds the prompt and
+ * adds the time limit, the retries and the cancellation; the display name is
+ * `<provider>/<model>`.
+ *
+ * A user pins another model with a subclass:
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { OpenAI } from "@svc/svc/assistants";
+ * class Gpt41 extends OpenAI {
+ *   static override model = "gpt-4.1";
+ * }
+ * assert.equal(Gpt41.displayName, "OpenAI/gpt-4.1");
+ * ```
+ */
+export abstract class ModelAssistant extends Assistant {
+  /** The provider, as display names and messages name it: `OpenAI`. */
+  static provider = "Model";
+  /** The environment variable that names the model. */
+  static modelEnv?: string;
+  /** The model when neither `model` nor `modelEnv` names one. */
+  static defaultModel = "";
+  /** A model pinned by a subclass; it wins over `modelEnv`. */
+  static model?: string;
+  /** How many times to call the provider when it answers 429 or 5xx before any text. */
+  static tries = 3;
+  /** The first wait between two tries, in milliseconds, doubled after each; `Retry-After` wins. */
+  static retryDelay = 1000;
+  static override params: ParamSchema = { max_new_tokens: z.int().positive().default(256) };
+
+  /** `<provider>/<model>`, with the model this class uses now. */
+  static override get displayName(): string {
+    const model = this.modelName();
+    return model ? `${this.provider}/${model}` : this.provider;
+  }
+
+  /**
+   * A configuration value: the environment variable `name`, blank counting as
+   * unset. All configuration is read through here, when it is used; a test
+   * subclass overrides this instead of changing the process's environment.
+   */
+  static env(name: string): string | undefined {
+    return envVar(name)?.trim() || undefined;
+  }
+
+  /** The model this class uses: `model`, else the variable `modelEnv`, else `defaultModel`. */
+  static modelName(): string {
+    return this.model ?? (this.modelEnv && this.env(this.modelEnv)) ?? this.defaultModel;
+  }
+
+  /**
+   * How long to wait for the first text and between two texts, in
+   * milliseconds: `SVC_ASSISTANT_TIMEOUT` seconds, 60 by default.
+   *
+   * @throws {SvcError} when the variable is not a positive number
+   */
+  static timeout(): number {
+    const value = this.env(TIMEOUT_ENV);
+    if (value === undefined) return 60_000;
+    const seconds = Number(value);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      throw new SvcError(
+        `The environment variable ${quote(TIMEOUT_ENV)} must be a positive number of seconds, ` +
+          `not ${quote(value)}`,
+      );
+    }
+    return seconds * 1000;
+  }
+
+  /** A requirement of the variable `name`, read through {@linkcode ModelAssistant.env}. */
+  protected static envRequirement(name: string): Requirement {
+    return new ConfiguredEnvRequirement(name, this);
+  }
+
+  /** This assistant's class, for its configuration. */
+  protected get config(): typeof ModelAssistant {
+    return this.constructor as typeof ModelAssistant;
+  }
+
+  /**
+   * The value of a variable this assistant cannot work without.
+   *
+   * @throws {SvcError} when it is unset
+   */
+  protected required(name: string): string {
+    const value = this.config.env(name);
+    if (value === undefined) {
+      throw new SvcError(
+        `${this.config.provider} needs the environment variable ${quote(name)}, which is unset`,
+      );
+    }
+    return value;
+  }
+
+  /** One call to the provider: the answer's texts as they come. */
+  protected abstract stream(request: ModelRequest): AsyncIterable<string>;
+
+  /**
+   * The answer, streamed: see {@linkcode streamAnswer} for the time limit,
+   * the retries and the cancellation by `params.signal`.
+   */
+  override async *answer(
+    prompt: string,
+    sources: Source[],
+    params: ChatParams,
+  ): AsyncGenerator<string> {
+    const { config } = this;
+    const model = config.modelName();
+    const parts = promptParts(prompt, sources);
+    const maxNewTokens = typeof params.max_new_tokens === "number" ? params.max_new_tokens : 256;
+    yield* streamAnswer(
+      (signal) => this.stream({ model, prompt: parts, maxNewTokens, signal }),
+      {
+        provider: config.provider,
+        signal: params.signal,
+        timeout: config.timeout(),
+        tries: config.tries,
+        retryDelay: config.retryDelay,
+      },
+    );
+  }
+}
+
+/** An environment variable as a model assistant's class reads it. */
+class ConfiguredEnvRequirement extends EnvVarRequirement {
+  constructor(name: string, private readonly owner: typeof ModelAssistant) {
+    super(name);
+  }
+
+  override isAvailable(): Promise<boolean> {
+    return Promise.resolve(this.owner.env(this.name) !== undefined);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * What svc tells a model: one instruction, then the numbered sources and the
+ * question. Each assistant maps the parts to its provider's message format.
+ * @module
+ */
+import type { Source } from "../core/source.ts";
+
+/** A prompt in two parts: the standing instruction and this turn's text. */
+export interface PromptParts {
+  /** The instruction: how to answer. */
+  system: string;
+  /** The numbered sources, then the question. */
+  user: string;
+}
+
+/** The standing instruction, in svc's own words. */
+export const INSTRUCTION: string = [
+  "You answer questions about a user's documents.",
+  "Each question comes with numbered sources: passages taken from those documents.",
+  "Answer only from these sources, not from what you know otherwise.",
+  "Cite the sources a statement rests on by their numbers in square brackets, like [1] or [2][3].",
+  "When the sources do not hold the answer, say so plainly instead of guessing.",
+  "Answer in the language of the question.",
+].join(" ");
+
+/**
+ * The parts of the prompt for a question and its sources: each source
+ * numbered from 1, with its document's name and location, then its passage.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalDocument } from "@svc/svc";
+ * import { promptParts } from "./_prompt.ts";
+ * const document = LocalDocument.fromPath("/docs/report.pdf");
+ * const { user } = promptParts("What grew?", [
+ *   { id: "a", document, location: "1-3", content: "Sales grew.", numTokens: 3 },
+ * ]);
+ * assert.equal(user, "Sources:\n\n[1] report.pdf, pages 1-3:\nSales grew.\n\nQuestion: What grew?");
+ * ```
+ */
+export function promptParts(prompt: string, sources: readonly Source[]): PromptParts {
+  const listed = sources.length === 0
+    ? "Sources: none were found for this question."
+    : ["Sources:", ...sources.map((source, index) => numbered(index + 1, source))].join("\n\n");
+  return { system: INSTRUCTION, user: `${listed}\n\nQuestion: ${prompt}` };
+}
+
+function numbered(number: number, source: Source): string {
+  const where = place(source.location.trim());
+  const heading = where ? `${source.document.name}, ${where}` : source.document.name;
+  return `[${number}] ${heading}:\n${source.content.trim()}`;
+}
+
+/** `2` is "page 2", `1-3, 5` is "pages 1-3, 5"; a location in words is kept as it is. */
+function place(location: string): string {
+  if (/^\d+$/.test(location)) return `page ${location}`;
+  if (/^\d[\d\s,-]*$/.test(location)) return `pages ${location}`;
+  return location;
+}

@@ -1,0 +1,81 @@
+import { quote } from "../core/errors.ts";
+import { type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { ModelAssistant, type ModelRequest } from "./_base.ts";
+import { excerpt, malformed, streamError } from "./_errors.ts";
+import { jsonLines, postJson } from "./_http.ts";
+
+/**
+ * A model served by a local Ollama server, through its native chat API,
+ * streamed as JSON Lines. `OLLAMA_HOST` is the server (default
+ * `http://127.0.0.1:11434`), `SVC_OLLAMA_MODEL` the model (default
+ * `llama3.2`); the server must answer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Ollama } from "@svc/svc/assistants";
+ * assert.match(Ollama.displayName, /^Ollama\//);
+ * ```
+ */
+export class Ollama extends ModelAssistant {
+  static override provider = "Ollama";
+  static override modelEnv = "SVC_OLLAMA_MODEL";
+  static override defaultModel = "llama3.2";
+
+  /** The server's URL, from `OLLAMA_HOST` read as Ollama itself reads it. */
+  static host(): string {
+    return ollamaUrl(this.env("OLLAMA_HOST"));
+  }
+
+  static override get requirements(): readonly Requirement[] {
+    const host = this.host();
+    return [new ServerRequirement(`Ollama at ${quote(host)}`, () => host)];
+  }
+
+  protected override async *stream(request: ModelRequest): AsyncGenerator<string> {
+    const { provider } = this.config;
+    const host = (this.config as typeof Ollama).host();
+    const response = await postJson(`${host}/api/chat`, {
+      model: request.model,
+      messages: [
+        { role: "system", content: request.prompt.system },
+        { role: "user", content: request.prompt.user },
+      ],
+      stream: true,
+      options: { num_predict: request.maxNewTokens, temperature: 0 },
+    }, { provider, signal: request.signal });
+    for await (const line of jsonLines(response.body, provider)) {
+      if (typeof line !== "object" || line === null) {
+        throw malformed(provider, `a line is not an object: ${excerpt(line)}`);
+      }
+      const { error, message, done } = line as Record<string, unknown>;
+      if (typeof error === "string") throw streamError(provider, error);
+      const content = (message as { content?: unknown } | undefined)?.content;
+      if (message !== undefined && typeof content !== "string") {
+        throw malformed(provider, `a line's message has no text: ${excerpt(line)}`);
+      }
+      if (message === undefined && done !== true) {
+        throw malformed(provider, `a line has neither "message" nor "done": ${excerpt(line)}`);
+      }
+      yield (content as string | undefined) ?? "";
+      if (done === true) return;
+    }
+    throw malformed(provider, 'the stream ended before its last line ("done": true)');
+  }
+}
+
+/**
+ * The URL of `OLLAMA_HOST` as Ollama reads it: `http://` when no scheme is
+ * given, then port 11434 when none is given.
+ */
+function ollamaUrl(host: string | undefined): string {
+  if (!host) return "http://127.0.0.1:11434";
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(host);
+  try {
+    const url = new URL(schemeless ? `http://${host}` : host);
+    if (schemeless && !url.port) url.port = "11434";
+    return url.href.replace(/\/+$/, "");
+  } catch {
+    return host;
+  }
+}

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { INSTRUCTION, promptParts } from "../../components/assistants/_prompt.ts";
+import { LocalDocument } from "../../components/core/document.ts";
+import type { Source } from "../../components/core/source.ts";
+import { SOURCES } from "./_providers.ts";
+
+const slides = LocalDocument.fromPath("/nowhere/deck.pptx");
+const source = (location: string, content = "A passage."): Source => ({
+  id: location,
+  document: slides,
+  location,
+  content,
+  numTokens: 2,
+});
+
+Deno.test("promptParts() numbers the sources with their document and location, then asks", () => {
+  const { system, user } = promptParts("What grew?", SOURCES);
+  assert.equal(system, INSTRUCTION);
+  assert.equal(
+    user,
+    [
+      "Sources:",
+      "",
+      "[1] report.pdf, pages 1-3:",
+      "Revenue grew by 42 %.",
+      "",
+      "[2] notes.md:",
+      "Costs stayed flat.",
+      "",
+      "Question: What grew?",
+    ].join("\n"),
+  );
+});
+
+Deno.test("promptParts() says page for one page and keeps a location in words", () => {
+  const { user } = promptParts("?", [source("7"), source("1-3, 5, 7"), source("slide 4")]);
+  assert.match(user, /\[1\] deck\.pptx, page 7:\n/);
+  assert.match(user, /\[2\] deck\.pptx, pages 1-3, 5, 7:\n/);
+  assert.match(user, /\[3\] deck\.pptx, slide 4:\n/);
+});
+
+Deno.test("promptParts() trims a passage's surrounding blank lines", () => {
+  const { user } = promptParts("?", [source("", "\n\n  Indented text.\n\n")]);
+  assert.match(user, /\[1\] deck\.pptx:\nIndented text\.\n\nQuestion: \?$/);
+});
+
+Deno.test("promptParts() says when no source was found", () => {
+  assert.equal(
+    promptParts("Why?", []).user,
+    "Sources: none were found for this question.\n\nQuestion: Why?",
+  );
+});
+
+Deno.test("the instruction asks to answer only from the sources, cite them, and admit gaps", () => {
+  assert.match(INSTRUCTION, /only from these sources/);
+  assert.match(INSTRUCTION, /\[1\] or \[2\]\[3\]/);
+  assert.match(INSTRUCTION, /do not hold the answer, say so/);
+});
