@@ -131,11 +131,12 @@ export async function componentStatus(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeStatus } from "./check.ts";
  * import { EnvVarRequirement } from "../components/core/requirements.ts";
  * const requirement = new EnvVarRequirement("OPENAI_API_KEY");
  * const text = describeStatus({ requirement, met: false });
- * console.assert(text === "environment variable OPENAI_API_KEY is not set");
+ * assert(text === "environment variable OPENAI_API_KEY is not set");
  * ```
  */
 export function describeStatus({ requirement, met }: RequirementStatus): string {
@@ -173,6 +174,7 @@ export interface CheckCommandOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkCommand } from "./check.ts";
  * import { Config } from "../server/config.ts";
  * const file = `${await Deno.makeTempDir()}/svc.toml`;
@@ -182,7 +184,7 @@ export interface CheckCommandOptions {
  * const io = { out: (t: string) => text += t, err: (t: string) => text += t };
  * await checkCommand({ io, exit: (c) => code = c, env: {} })
  *   .parseAsync(["-c", file], { from: "user" });
- * console.assert(code === 0 && text.includes("All selected components are available"));
+ * assert(code === 0 && text.includes("All selected components are available"));
  * ```
  */
 export function checkCommand(context: CommandContext, options: CheckCommandOptions = {}): Command {

@@ -73,12 +73,13 @@ type Mode = "demo" | "builtin" | "common";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { initCommand } from "./init.ts";
  * const cwd = await Deno.makeTempDir();
  * const io = { out: () => {}, err: () => {} };
  * await initCommand({ io, exit: () => {}, env: {} }, { cwd })
  *   .parseAsync(["--yes"], { from: "user" });
- * console.assert((await Deno.stat(`${cwd}/svc.toml`)).isFile);
+ * assert((await Deno.stat(`${cwd}/svc.toml`)).isFile);
  * ```
  */
 export function initCommand(context: CommandContext, options: InitCommandOptions = {}): Command {

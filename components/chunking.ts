@@ -39,9 +39,10 @@ export interface ChunkOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { chunkPages } from "@svc/svc";
  * const chunks = chunkPages([{ text: "one two three", number: 1 }], { chunkSize: 2, chunkOverlap: 1 });
- * console.assert(chunks[0]?.pageNumbers[0] === 1);
+ * assert(chunks[0]?.pageNumbers[0] === 1);
  * ```
  *
  * @throws {SvcError} 422 when `chunkSize` is not a positive integer, or

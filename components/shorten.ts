@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { shorten } from "@svc/svc";
- * console.assert(shorten("a  b\nc", 100) === "a b c");
+ * assert(shorten("a  b\nc", 100) === "a b c");
  * ```
  */
 export function shorten(text: string, width: number): string {

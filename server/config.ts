@@ -103,10 +103,11 @@ const MINIMAL_ORDER = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Config } from "./config.ts";
  * const config = Config.from({ api: { port: 8000 } }, { env: {} });
- * console.assert(config.api.url === "http://127.0.0.1:8000");
- * console.assert(config.ui.port === 31477);
+ * assert(config.api.url === "http://127.0.0.1:8000");
+ * assert(config.ui.port === 31477);
  * ```
  */
 export class Config {
@@ -276,10 +277,11 @@ export interface FindConfigPathOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { findConfigPath } from "./config.ts";
  * const cwd = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${cwd}/svc.toml`, "");
- * console.assert(findConfigPath({ cwd, env: {} }) === `${cwd}/svc.toml`);
+ * assert(findConfigPath({ cwd, env: {} }) === `${cwd}/svc.toml`);
  * ```
  *
  * @throws {SvcError} when no configuration is found, or the given one does not exist
@@ -310,9 +312,10 @@ export function findConfigPath(options: FindConfigPathOptions = {}): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { withLocalhostTwins } from "./config.ts";
  * const origins = withLocalhostTwins(["http://127.0.0.1:31477", "https://example.com"]);
- * console.assert(origins.join() === "http://127.0.0.1:31477,http://localhost:31477,https://example.com");
+ * assert(origins.join() === "http://127.0.0.1:31477,http://localhost:31477,https://example.com");
  * ```
  */
 export function withLocalhostTwins(origins: readonly string[]): string[] {

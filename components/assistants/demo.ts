@@ -10,8 +10,9 @@ import { shorten } from "../shorten.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SvcDemoAssistant } from "@svc/svc/assistants";
- * console.assert(new SvcDemoAssistant().displayName === "Svc/DemoAssistant");
+ * assert(new SvcDemoAssistant().displayName === "Svc/DemoAssistant");
  * ```
  */
 export class SvcDemoAssistant extends Assistant {

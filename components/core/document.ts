@@ -79,9 +79,10 @@ export class LocalDocument extends Document {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { LocalDocument } from "@svc/svc";
    * const document = LocalDocument.fromPath("report.pdf");
-   * console.assert(document.name === "report.pdf");
+   * assert(document.name === "report.pdf");
    * ```
    */
   static fromPath(

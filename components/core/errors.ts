@@ -5,9 +5,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SvcError } from "@svc/svc";
  * const error = new SvcError('Cannot read "report.pdf": the file is encrypted', { status: 422 });
- * console.assert(error.status === 422);
+ * assert(error.status === 422);
  * ```
  */
 export class SvcError extends Error {

@@ -11,9 +11,10 @@ let current = resolve(envVar("SVC_LOCAL_ROOT") ?? join(homedir(), ".cache", "svc
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { localRoot } from "@svc/svc";
  * const folder = localRoot(await Deno.makeTempDir());
- * console.assert(localRoot() === folder);
+ * assert(localRoot() === folder);
  * ```
  */
 export function localRoot(path?: string): string {

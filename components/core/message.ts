@@ -32,11 +32,12 @@ type State = "waiting" | "reading" | "done" | "failed" | "abandoned";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Message } from "@svc/svc";
  * async function* words() { yield "Hello, "; yield "world"; }
  * const message = new Message(words(), { role: "assistant" });
  * for await (const chunk of message) console.log(chunk);
- * console.assert(message.content === "Hello, world");
+ * assert(message.content === "Hello, world");
  * ```
  */
 export class Message implements AsyncIterable<string> {

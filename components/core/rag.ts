@@ -31,6 +31,7 @@ export interface LoadComponentOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Rag } from "@svc/svc";
  * import { SvcDemoSourceStorage } from "@svc/svc/source_storages";
  * import { SvcDemoAssistant } from "@svc/svc/assistants";
@@ -39,7 +40,7 @@ export interface LoadComponentOptions {
  *   sourceStorage: SvcDemoSourceStorage,
  *   assistant: SvcDemoAssistant,
  * });
- * console.assert(!chat.prepared);
+ * assert(!chat.prepared);
  * ```
  */
 export class Rag {

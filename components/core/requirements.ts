@@ -19,9 +19,10 @@ export interface Requirement {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { EnvVarRequirement } from "@svc/svc";
  * const key = new EnvVarRequirement("OPENAI_API_KEY");
- * console.assert(key.name === "OPENAI_API_KEY");
+ * assert(key.name === "OPENAI_API_KEY");
  * ```
  */
 export class EnvVarRequirement implements Requirement {

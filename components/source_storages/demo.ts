@@ -11,8 +11,9 @@ import { shorten } from "../shorten.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SvcDemoSourceStorage } from "@svc/svc/source_storages";
- * console.assert(new SvcDemoSourceStorage().displayName === "Svc/DemoSourceStorage");
+ * assert(new SvcDemoSourceStorage().displayName === "Svc/DemoSourceStorage");
  * ```
  */
 export class SvcDemoSourceStorage extends SourceStorage {

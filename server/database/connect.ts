@@ -48,9 +48,10 @@ const BUSY_TIMEOUT_MS = 5000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openDatabase } from "./mod.ts";
  * const db = await openDatabase("sqlite://", { localRoot: "." });
- * console.assert((await db.listChats("ada")).length === 0);
+ * assert((await db.listChats("ada")).length === 0);
  * await db.close();
  * ```
  */

@@ -30,10 +30,11 @@ export interface DatabaseOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openDatabase } from "./mod.ts";
  * const db = await openDatabase("sqlite://", { localRoot: "." });
  * await db.addDocument("ada", { id: "d1", name: "notes.md", metadata: {} });
- * console.assert((await db.getDocument("ada", "d1")).name === "notes.md");
+ * assert((await db.getDocument("ada", "d1")).name === "notes.md");
  * await db.close();
  * ```
  */

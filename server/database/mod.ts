@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openDatabase } from "./mod.ts";
  * const db = await openDatabase("sqlite://", { localRoot: "." });
  * await db.addDocument("ada", { id: "d1", name: "notes.md", metadata: {} });
@@ -19,7 +20,7 @@
  *   messages: [],
  *   prepared: false,
  * });
- * console.assert((await db.getChat("ada", "c1")).metadata.documents[0]?.id === "d1");
+ * assert((await db.getChat("ada", "c1")).metadata.documents[0]?.id === "d1");
  * await db.close();
  * ```
  * @module

@@ -34,9 +34,10 @@ const FORMS = '"sqlite://" (in memory), "sqlite:///relative/path", "sqlite:////a
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseDatabaseUrl } from "./url.ts";
  * const location = parseDatabaseUrl("sqlite:///data/svc.db", { base: "/srv" });
- * console.assert(location.kind === "file" && location.path === "/srv/data/svc.db");
+ * assert(location.kind === "file" && location.path === "/srv/data/svc.db");
  * ```
  */
 export function parseDatabaseUrl(
