@@ -252,6 +252,350 @@ export const ollamaFake: ProviderFake = {
   },
 };
 
+/** Every message's text of a request, joined: the system's, then each message's. */
+function joined(...texts: unknown[]): string {
+  return texts.filter((text) => typeof text === "string").join("\n");
+}
+
+/** A JSON error response of a provider. */
+function jsonError(status: number, body: unknown, headers: HeadersInit = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** An Anthropic server-sent event: its type is both the event name and the data's `type`. */
+function anthropicEvent(data: { type: string } & Record<string, unknown>): string {
+  return sse(data, data.type);
+}
+
+/**
+ * An Anthropic Messages stream, as the API documents it: `message_start`, a
+ * text block opened with a `ping` after it, a `text_delta` per text, the
+ * block's end, `message_delta` with the stop reason, `message_stop`.
+ */
+export function anthropicEvents(texts: readonly string[], hold = false): string[] {
+  const events = [
+    anthropicEvent({
+      type: "message_start",
+      message: {
+        id: "msg_test",
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "claude-test",
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 25, output_tokens: 1 },
+      },
+    }),
+    anthropicEvent({
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "text", text: "" },
+    }),
+    anthropicEvent({ type: "ping" }),
+    ...texts.map((text) =>
+      anthropicEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
+    ),
+  ];
+  if (hold) return events;
+  return [
+    ...events,
+    anthropicEvent({ type: "content_block_stop", index: 0 }),
+    anthropicEvent({
+      type: "message_delta",
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: texts.length },
+    }),
+    anthropicEvent({ type: "message_stop" }),
+  ];
+}
+
+/** Anthropic's error body: `{"type":"error","error":{"type","message"}}`. */
+export function anthropicErrorBody(status: number, message: string): unknown {
+  const type = status === 401
+    ? "authentication_error"
+    : status === 429
+    ? "rate_limit_error"
+    : status === 529
+    ? "overloaded_error"
+    : status >= 500
+    ? "api_error"
+    : status === 404
+    ? "not_found_error"
+    : "invalid_request_error";
+  return { type: "error", error: { type, message } };
+}
+
+/** The fake Anthropic API. */
+export const anthropicFake: ProviderFake = {
+  env: (url) => ({
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    ANTHROPIC_BASE_URL: url,
+    SVC_ANTHROPIC_MODEL: "claude-test",
+  }),
+  path: "/v1/messages",
+  answer: (server, texts, options = {}) =>
+    server.feed(anthropicEvents(texts, options.hold), { headers: SSE_HEADERS, ...options }),
+  error: (status, message, headers) =>
+    jsonError(status, anthropicErrorBody(status, message), headers),
+  badJson: (server) =>
+    server.feed([
+      ...anthropicEvents(["ok"], true),
+      "event: content_block_delta\ndata: {not json\n\n",
+    ], {
+      headers: SSE_HEADERS,
+      hold: true,
+    }),
+  unexpected: (server) =>
+    server.feed(
+      [...anthropicEvents(["ok"], true), sse({ surprise: true }, "content_block_delta")],
+      {
+        headers: SSE_HEADERS,
+        hold: true,
+      },
+    ),
+  asked: ({ body }) => {
+    const request = body as Record<string, unknown>;
+    const messages = request.messages as { content: string }[];
+    return {
+      model: request.model,
+      maxTokens: request.max_tokens,
+      text: joined(request.system, ...messages.map((message) => message.content)),
+      stream: request.stream,
+    };
+  },
+};
+
+/**
+ * A Gemini `streamGenerateContent?alt=sse` stream: a GenerateContentResponse
+ * per text, the last with `finishReason` and the full usage, each event ended
+ * by CRLF CRLF as Google's servers send them.
+ */
+export function geminiEvents(
+  texts: readonly string[],
+  options: { hold?: boolean; finishReason?: string } = {},
+): string[] {
+  const { hold = false, finishReason = "STOP" } = options;
+  const response = (text: string | undefined, finish?: string) => ({
+    candidates: [{
+      ...(text === undefined ? {} : { content: { parts: [{ text }], role: "model" } }),
+      ...(finish ? { finishReason: finish } : {}),
+      index: 0,
+    }],
+    usageMetadata: {
+      promptTokenCount: 20,
+      ...(finish ? { candidatesTokenCount: texts.length } : {}),
+      totalTokenCount: 20 + texts.length,
+    },
+    modelVersion: "gemini-test",
+    responseId: "resp-test",
+  });
+  const events = texts.map((text, index) =>
+    response(text, !hold && index === texts.length - 1 ? finishReason : undefined)
+  );
+  if (!hold && texts.length === 0) events.push(response(undefined, finishReason));
+  return events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`);
+}
+
+/** Google's error body: `{"error":{"code","message","status"}}`. */
+export function geminiErrorBody(status: number, message: string): unknown {
+  const reason = status === 400
+    ? "INVALID_ARGUMENT"
+    : status === 403
+    ? "PERMISSION_DENIED"
+    : status === 404
+    ? "NOT_FOUND"
+    : status === 429
+    ? "RESOURCE_EXHAUSTED"
+    : status === 503
+    ? "UNAVAILABLE"
+    : "INTERNAL";
+  return { error: { code: status, message, status: reason } };
+}
+
+/** The fake Gemini API. */
+export const geminiFake: ProviderFake = {
+  env: (url) => ({
+    GOOGLE_API_KEY: "AIza-test",
+    GOOGLE_GEMINI_BASE_URL: url,
+    SVC_GEMINI_MODEL: "gemini-test",
+  }),
+  path: "/v1beta/models/gemini-test:streamGenerateContent",
+  answer: (server, texts, options = {}) =>
+    server.feed(geminiEvents(texts, { hold: options.hold }), {
+      headers: SSE_HEADERS,
+      ...options,
+    }),
+  error: (status, message, headers) => jsonError(status, geminiErrorBody(status, message), headers),
+  badJson: (server) =>
+    server.feed([...geminiEvents(["ok"], { hold: true }), "data: {not json\r\n\r\n"], {
+      headers: SSE_HEADERS,
+      hold: true,
+    }),
+  unexpected: (server) =>
+    server.feed([...geminiEvents(["ok"], { hold: true }), sse({ surprise: true })], {
+      headers: SSE_HEADERS,
+      hold: true,
+    }),
+  asked: ({ path, body }) => {
+    const request = body as {
+      systemInstruction?: { parts: { text: string }[] };
+      contents: { parts: { text: string }[] }[];
+      generationConfig: { maxOutputTokens: unknown };
+    };
+    const texts = [request.systemInstruction, ...request.contents]
+      .flatMap((content) => content?.parts ?? [])
+      .map((part) => part.text);
+    return {
+      model: /^\/v1beta\/models\/(.+):streamGenerateContent$/.exec(path)?.[1],
+      maxTokens: request.generationConfig.maxOutputTokens,
+      text: joined(...texts),
+      // The stream is asked for by the method and `alt=sse`, not by the body.
+      stream: path.endsWith(":streamGenerateContent"),
+    };
+  },
+};
+
+/** A Cohere server-sent event: its type is both the event name and the data's `type`. */
+function cohereEvent(data: { type: string } & Record<string, unknown>): string {
+  return sse(data, data.type);
+}
+
+/**
+ * A Cohere Chat API v2 stream: `message-start`, `content-start`, a
+ * `content-delta` per text, `content-end`, a citation, `message-end` with its
+ * finish reason and usage, then `[DONE]`.
+ */
+export function cohereEvents(
+  texts: readonly string[],
+  options: { hold?: boolean; end?: Record<string, unknown> } = {},
+): string[] {
+  const events = [
+    cohereEvent({
+      id: "cohere-test",
+      type: "message-start",
+      delta: {
+        message: { role: "assistant", content: [], tool_plan: "", tool_calls: [], citations: [] },
+      },
+    }),
+    cohereEvent({
+      type: "content-start",
+      index: 0,
+      delta: { message: { content: { type: "text", text: "" } } },
+    }),
+    ...texts.map((text) =>
+      cohereEvent({ type: "content-delta", index: 0, delta: { message: { content: { text } } } })
+    ),
+  ];
+  if (options.hold) return events;
+  return [
+    ...events,
+    cohereEvent({ type: "content-end", index: 0 }),
+    cohereEvent({
+      type: "citation-start",
+      index: 0,
+      delta: {
+        message: {
+          citations: { start: 0, end: 4, text: texts[0] ?? "", sources: [], type: "TEXT_CONTENT" },
+        },
+      },
+    }),
+    cohereEvent({ type: "citation-end", index: 0 }),
+    cohereEvent({
+      type: "message-end",
+      delta: options.end ?? {
+        finish_reason: "COMPLETE",
+        usage: {
+          billed_units: { input_tokens: 20, output_tokens: texts.length },
+          tokens: { input_tokens: 120, output_tokens: texts.length },
+        },
+      },
+    }),
+    sse("[DONE]"),
+  ];
+}
+
+/** The fake Cohere API, whose error body is `{"message"}`. */
+export const cohereFake: ProviderFake = {
+  env: (url) => ({
+    COHERE_API_KEY: "co-test",
+    CO_API_URL: url,
+    SVC_COHERE_MODEL: "command-test",
+  }),
+  path: "/v2/chat",
+  answer: (server, texts, options = {}) =>
+    server.feed(cohereEvents(texts, { hold: options.hold }), { headers: SSE_HEADERS, ...options }),
+  error: (status, message, headers) => jsonError(status, { message }, headers),
+  badJson: (server) =>
+    server.feed(
+      [...cohereEvents(["ok"], { hold: true }), "event: content-delta\ndata: {oops\n\n"],
+      {
+        headers: SSE_HEADERS,
+        hold: true,
+      },
+    ),
+  unexpected: (server) =>
+    server.feed(
+      [...cohereEvents(["ok"], { hold: true }), sse({ surprise: true }, "content-delta")],
+      {
+        headers: SSE_HEADERS,
+        hold: true,
+      },
+    ),
+  asked: ({ body }) => {
+    const request = body as Record<string, unknown>;
+    const messages = request.messages as { content: string }[];
+    return {
+      model: request.model,
+      maxTokens: request.max_tokens,
+      text: joined(...messages.map((message) => message.content)),
+      stream: request.stream,
+    };
+  },
+};
+
+function ai21Chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    id: "chat-test",
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...(finishReason
+      ? { usage: { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 } }
+      : {}),
+  };
+}
+
+/** An AI21 chat completions stream: the role, each text, the finish with the usage, `[DONE]`. */
+export function ai21Events(texts: readonly string[], hold = false): string[] {
+  const events = [
+    sse(ai21Chunk({ role: "assistant" })),
+    ...texts.map((text) => sse(ai21Chunk({ content: text }))),
+  ];
+  return hold ? events : [...events, sse(ai21Chunk({ content: "" }, "stop")), sse("[DONE]")];
+}
+
+/** The fake AI21 Studio API, whose error body is `{"detail"}`. */
+export const ai21Fake: ProviderFake = {
+  env: (url) => ({ AI21_API_KEY: "ai21-test", AI21_BASE_URL: url, SVC_AI21_MODEL: "jamba-test" }),
+  path: "/studio/v1/chat/completions",
+  answer: (server, texts, options = {}) =>
+    server.feed(ai21Events(texts, options.hold), { headers: SSE_HEADERS, ...options }),
+  error: (status, message, headers) => jsonError(status, { detail: message }, headers),
+  badJson: (server) =>
+    server.feed([...ai21Events(["ok"], true), "data: {not json\n\n"], {
+      headers: SSE_HEADERS,
+      hold: true,
+    }),
+  unexpected: (server) =>
+    server.feed([...ai21Events(["ok"], true), sse({ object: "surprise" })], {
+      headers: SSE_HEADERS,
+      hold: true,
+    }),
+  asked: openaiCompatibleFake.asked,
+};
+
 /**
  * The fake server of each model assistant, by its export name in
  * `components/assistants/mod.ts`. A new provider adds its entry here; the
@@ -261,4 +605,8 @@ export const FAKES: Readonly<Record<string, ProviderFake>> = {
   OpenAI: openaiFake,
   OpenAICompatible: openaiCompatibleFake,
   Ollama: ollamaFake,
+  Anthropic: anthropicFake,
+  Gemini: geminiFake,
+  Cohere: cohereFake,
+  AI21: ai21Fake,
 };
