@@ -1,47 +1,14 @@
 import assert from "node:assert/strict";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
+import {
+  freePort,
+  loginHeaders,
+  startApi,
+  stopApi as stop,
+  uploadDocument,
+} from "./_api_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
-}
-
-/** Starts `svc api` as a process and waits until it answers. */
-async function startApi(config: string, port: number) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "api", "-c", config],
-    env: {
-      SVC_API_DOCUMENT_UPLOAD_SECRET: "s".repeat(32),
-      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
-    },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      const response = await fetch(`${base}/health`);
-      await response.body?.cancel();
-      if (response.ok) return { child, base };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  child.kill();
-  throw new Error(
-    `svc api did not answer: ${new TextDecoder().decode((await child.output()).stderr)}`,
-  );
-}
-
-async function stop(child: Deno.ChildProcess) {
-  child.kill("SIGTERM");
-  const { code, stderr } = await child.output();
-  return { code, stderr: new TextDecoder().decode(stderr) };
-}
 
 Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
   await using dir = await tmpDir();
@@ -50,11 +17,7 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
   await Deno.writeTextFile(config, `local_root = "root"\n[api]\nport = ${port}\n`);
 
   let { child, base } = await startApi(config, port);
-  const token = await (await fetch(`${base}/token`, {
-    method: "POST",
-    body: new URLSearchParams({ username: "ada", password: "ada" }),
-  })).json();
-  const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const auth = await loginHeaders(base);
   const post = async (path: string, body?: unknown) =>
     await (await fetch(`${base}${path}`, {
       method: "POST",
