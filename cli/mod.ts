@@ -9,6 +9,7 @@ import { VERSION } from "../components/version.ts";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
 import { initCommand } from "./init.ts";
+import { uiCommand } from "./ui.ts";
 import type { CommandContext, Io } from "./context.ts";
 
 export type { CommandContext, Io } from "./context.ts";
@@ -20,7 +21,12 @@ export const consoleIo: Io = {
 };
 
 /** Each subcommand, made for a context. */
-const COMMANDS: ((context: CommandContext) => Command)[] = [initCommand, checkCommand, apiCommand];
+const COMMANDS: ((context: CommandContext) => Command)[] = [
+  initCommand,
+  checkCommand,
+  apiCommand,
+  uiCommand,
+];
 
 const REMOVED: Readonly<Record<string, string>> = {
   config: "`svc config` was replaced by `svc init` (write a configuration) and `svc check`",

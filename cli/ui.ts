@@ -1,0 +1,107 @@
+import { Command, Option } from "commander";
+import { Config, findConfigPath } from "../server/config.ts";
+import { serveApi } from "../server/serve.ts";
+import { serveUi } from "../server/ui_server.ts";
+import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
+
+/** The flags; `undefined` is the default of each pair, which is on. */
+interface UiOptions {
+  config?: string;
+  openBrowser?: boolean;
+  browser?: boolean;
+  startApi?: boolean;
+  ignoreUnavailableComponents?: boolean;
+}
+
+/**
+ * `svc ui`: serves the web UI until SIGINT or SIGTERM, with the API in the
+ * same process when `api.url` does not answer.
+ */
+export function uiCommand(context: CommandContext): Command {
+  return new Command("ui")
+    .description("start the web UI (and the REST API, when it is not running)")
+    .addOption(configOption())
+    .option("--open-browser", "open the UI in a browser (default)")
+    .option("--no-open-browser", "do not open a browser")
+    .addOption(new Option("--no-browser", "same as --no-open-browser"))
+    .option("--start-api", "start the REST API when api.url does not answer (default)")
+    .option("--no-start-api", "never start the REST API; use the one at api.url")
+    .addOption(ignoreUnavailableOption())
+    .action(async (options: UiOptions) => {
+      const log = (line: string) => context.io.err(`${line}\n`);
+      const config = await Config.fromFile(
+        findConfigPath({ config: options.config, env: context.env }),
+        { env: context.env },
+      );
+      // Both servers stop together: on SIGINT/SIGTERM, or when one of them fails to start.
+      const stop = new AbortController();
+      const onAbort = () => stop.abort();
+      if (context.signal?.aborted) stop.abort();
+      context.signal?.addEventListener("abort", onAbort, { once: true });
+      const running: Promise<void>[] = [];
+      try {
+        if (await answers(config.api.url)) {
+          log(`Using the API that answers at ${config.api.url}`);
+        } else if (options.startApi !== false) {
+          const api = await serveApi(config, {
+            ignoreUnavailableComponents: options.ignoreUnavailableComponents,
+            log,
+            signal: stop.signal,
+          });
+          running.push(api.finished);
+        } else {
+          log(
+            `The API at ${config.api.url} does not answer; the UI will say so until it does ` +
+              `(start it with "svc api", or run "svc ui" without --no-start-api)`,
+          );
+        }
+        const ui = serveUi(config, { log, signal: stop.signal });
+        running.push(ui.finished);
+        context.io.out(`svc UI: ${ui.url}\n`);
+        if (options.openBrowser !== false && options.browser !== false) openBrowser(ui.url, log);
+        await Promise.all(running);
+      } catch (error) {
+        stop.abort();
+        await Promise.allSettled(running);
+        throw error;
+      } finally {
+        context.signal?.removeEventListener("abort", onAbort);
+      }
+    });
+}
+
+/** Whether an API answers its health check at the URL, within a second. */
+async function answers(apiUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${apiUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens the URL in the default browser without waiting for it; when that
+ * fails, says so, and the UI goes on.
+ */
+function openBrowser(url: string, log: (line: string) => void): void {
+  const [command, ...args] = Deno.build.os === "windows"
+    ? ["cmd", "/c", "start", '""', url]
+    : Deno.build.os === "darwin"
+    ? ["open", url]
+    : ["xdg-open", url];
+  const failed = () => log(`Cannot open a browser here: open ${url} yourself`);
+  try {
+    const child = new Deno.Command(command!, {
+      args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    child.unref();
+    child.status.then((status) => status.success || failed(), failed);
+  } catch {
+    failed();
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Helpers of the browser tests: Debian's Chromium driven by playwright-core,
+ * and a real `svc ui` (with its API) started as a process on free ports.
+ * @module
+ */
+import { type Browser, chromium, type Page } from "playwright-core";
+import { tmpDir } from "../test_utils.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const SLOW_ASSISTANT = new URL("./slow_assistant.ts", import.meta.url).href;
+
+/** Where each step's screenshot goes (git-ignored; CI keeps it as an artifact). */
+export const SCREENSHOTS: string = new URL("./screenshots/", import.meta.url).pathname;
+
+/** Chromium's path: env `SVC_CHROMIUM`, else Debian's. */
+export function findChromium(): string | undefined {
+  const candidates = [
+    Deno.env.get("SVC_CHROMIUM"),
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+  ];
+  return candidates.find((path) => {
+    if (!path) return false;
+    try {
+      return Deno.statSync(path).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * A test that needs a browser: skipped when there is none, unless env
+ * `SVC_REQUIRE_BROWSER=1` (CI) makes that a failure.
+ */
+export function browserTest(name: string, fn: (browser: Browser) => Promise<void>): void {
+  const executablePath = findChromium();
+  const required = Deno.env.get("SVC_REQUIRE_BROWSER") === "1";
+  if (!executablePath && !required) {
+    console.warn(
+      `Skipping "${name}": no Chromium at /usr/bin/chromium (apt-get install chromium, or set ` +
+        `SVC_CHROMIUM); set SVC_REQUIRE_BROWSER=1 to make this a failure`,
+    );
+  }
+  Deno.test({
+    name,
+    ignore: !executablePath && !required,
+    // playwright-core keeps its connection's timers and streams to itself.
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      if (!executablePath) {
+        throw new Error(
+          "SVC_REQUIRE_BROWSER=1 but no Chromium was found at /usr/bin/chromium: " +
+            "apt-get install -y --no-install-recommends chromium fonts-dejavu-core",
+        );
+      }
+      const browser = await chromium.launch({
+        executablePath,
+        headless: true,
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      try {
+        await fn(browser);
+      } finally {
+        await browser.close();
+      }
+    },
+  });
+}
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close();
+  return port;
+}
+
+/** A running `svc ui`. */
+export interface RunningSvc extends AsyncDisposable {
+  /** The UI's address. */
+  url: string;
+  /** The API's address. */
+  apiUrl: string;
+  /** Stops it with SIGTERM and returns its exit code and what it wrote to stderr. */
+  stop(): Promise<{ code: number; stderr: string }>;
+}
+
+/** Options of {@linkcode startSvcUi}. */
+export interface StartSvcUiOptions {
+  /**
+   * Pass `--no-start-api`, so that the UI talks to an API that is not there.
+   * @default {false}
+   */
+  noApi?: boolean;
+}
+
+/**
+ * Starts `svc ui --no-open-browser` on free ports, with a temporary local
+ * root and a configuration that offers the slow test assistant first.
+ */
+export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<RunningSvc> {
+  const dir = await tmpDir();
+  const apiPort = freePort();
+  const uiPort = freePort();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(
+    config,
+    [
+      `local_root = "root"`,
+      `source_storages = ["svc.source_storages.SvcDemoSourceStorage"]`,
+      `assistants = ["${SLOW_ASSISTANT}#SlowAssistant", "svc.assistants.SvcDemoAssistant"]`,
+      `[api]`,
+      `port = ${apiPort}`,
+      `[ui]`,
+      `port = ${uiPort}`,
+      "",
+    ].join("\n"),
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "ui", "--no-open-browser", "-c", config].concat(
+      options.noApi ? ["--no-start-api"] : [],
+    ),
+    env: {
+      SVC_API_DOCUMENT_UPLOAD_SECRET: "s".repeat(32),
+      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  // Read all the time: the API logs every request, and a full pipe would stall it.
+  let stderr = "";
+  const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (text) => void (stderr += text) }),
+  );
+  const url = `http://127.0.0.1:${uiPort}`;
+  let stopped: Promise<{ code: number; stderr: string }> | undefined;
+  const stop = () =>
+    stopped ??= (async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // It has already exited.
+      }
+      const { code } = await child.status;
+      await reading;
+      await dir[Symbol.asyncDispose]();
+      return { code, stderr };
+    })();
+
+  for (let i = 0; i < 150; i++) {
+    try {
+      const response = await fetch(`${url}/health`);
+      await response.body?.cancel();
+      if (response.ok) {
+        return {
+          url,
+          apiUrl: `http://127.0.0.1:${apiPort}`,
+          stop,
+          [Symbol.asyncDispose]: async () => void await stop(),
+        };
+      }
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const { stderr: log } = await stop();
+  throw new Error(`svc ui did not answer at ${url}:\n${log}`);
+}
+
+/** Saves a screenshot of the page as `screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await Deno.mkdir(SCREENSHOTS, { recursive: true });
+  // Transitions are finished first, so that a picture never catches a half-moved drawer.
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, animations: "disabled" });
+}
+
+/** Waits until the condition holds, polling; fails with the message after the timeout. */
+export async function until(
+  condition: () => Promise<boolean>,
+  message: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Timed out: ${message}`);
+}
+
+/** A logged-in user of the API, as a plain HTTP client. */
+export interface ApiUser {
+  token: string;
+  post<T>(path: string, body?: unknown): Promise<T>;
+  /** Registers and uploads a text document. */
+  upload(name: string, text: string): Promise<{ id: string; name: string }>;
+}
+
+/** Logs in to the API of a running svc, with the demo rule (the name is the password). */
+export async function apiUser(apiUrl: string, user: string): Promise<ApiUser> {
+  const response = await fetch(`${apiUrl}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ username: user, password: user }),
+  });
+  const token: string = await response.json();
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  async function post<T>(path: string, body?: unknown): Promise<T> {
+    const answer = await fetch(`${apiUrl}${path}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    });
+    if (!answer.ok) throw new Error(`POST ${path}: ${answer.status} ${await answer.text()}`);
+    return await answer.json();
+  }
+  async function upload(name: string, text: string): Promise<{ id: string; name: string }> {
+    const { document, parameters } = await post<{
+      document: { id: string; name: string };
+      parameters: { url: string; method: string; data: Record<string, string> };
+    }>("/document", { name });
+    const form = new FormData();
+    for (const [key, value] of Object.entries(parameters.data)) form.set(key, value);
+    form.set("file", new Blob([text]), name);
+    const sent = await fetch(parameters.url, { method: parameters.method, body: form });
+    if (!sent.ok) throw new Error(`Uploading ${name}: ${sent.status} ${await sent.text()}`);
+    await sent.body?.cancel();
+    return document;
+  }
+  return { token, post, upload };
+}

@@ -1,0 +1,46 @@
+/**
+ * An assistant for the browser tests: it answers in several chunks with a
+ * pause before each, so that a test can watch the answer grow, and it
+ * declares parameters of each type so that the new chat dialog has some to
+ * render.
+ * @module
+ */
+import { z } from "zod";
+import { Assistant } from "../../components/core/component.ts";
+import type { ChatParams, ParamSchema } from "../../components/core/params.ts";
+import type { Source } from "../../components/core/source.ts";
+
+/** The chunks of every answer, in order. */
+export const CHUNKS: readonly string[] = [
+  "Here is what the documents say:\n\n",
+  "- the report has **three** pages\n",
+  "- the notes list the ingredients\n\n",
+  "```ts\nconst answer = 42;\n```\n\n",
+  "| Document | Mood |\n|---|---|\n",
+  "| report.pdf | :rocket: |\n",
+  "| notes.docx | :books: |\n",
+];
+
+/** Answers with {@linkcode CHUNKS}, `delay_ms` apart. */
+export class SlowAssistant extends Assistant {
+  static override displayName = "Test/SlowAssistant";
+  static override params: ParamSchema = {
+    delay_ms: z.int().min(0).max(5000).default(300),
+    tone: z.string().default("plain"),
+    shout: z.boolean().default(false),
+  };
+
+  override async *answer(
+    _prompt: string,
+    _sources: Source[],
+    params: ChatParams,
+  ): AsyncGenerator<string> {
+    const delay = typeof params.delay_ms === "number" ? params.delay_ms : 300;
+    for (const chunk of CHUNKS) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      // As a real assistant's aborted request would, rather than end as if complete.
+      params.signal.throwIfAborted();
+      yield params.shout ? chunk.toUpperCase() : chunk;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * What a chat was made with: its components, parameters and documents.
+ * @module
+ */
+import type { JSX } from "preact";
+import type { ViewChat } from "./chat_store.ts";
+import { Icon } from "./Icons.tsx";
+import { SidePanel } from "./SidePanel.tsx";
+
+/** The chat's settings, and its deletion. */
+export function ChatInfoPanel(
+  props: { chat: ViewChat; onClose: () => void; onDelete: () => void },
+): JSX.Element {
+  const { metadata } = props.chat;
+  const params = Object.entries(metadata.params);
+  return (
+    <SidePanel id="info" title="Chat info" onClose={props.onClose}>
+      <p class="panel-intro">
+        A chat keeps the settings it was made with; for others, start a new chat.
+      </p>
+      <dl class="facts">
+        <dt>Assistant</dt>
+        <dd>{metadata.assistant}</dd>
+        <dt>Source storage</dt>
+        <dd>{metadata.source_storage}</dd>
+        <dt>Messages</dt>
+        <dd>{props.chat.messages.length}</dd>
+      </dl>
+      <h3 class="panel-subhead">Parameters</h3>
+      {params.length === 0
+        ? <p class="muted">The components' defaults.</p>
+        : (
+          <dl class="facts params">
+            {params.map(([name, value]) => [
+              <dt key={`${name}-name`}>
+                <code>{name}</code>
+              </dt>,
+              <dd key={`${name}-value`}>
+                {typeof value === "string" ? value : JSON.stringify(value)}
+              </dd>,
+            ])}
+          </dl>
+        )}
+      <h3 class="panel-subhead">Documents ({metadata.documents.length})</h3>
+      <ul class="document-list">
+        {metadata.documents.map((document) => (
+          <li key={document.id}>
+            <Icon name="file" /> {document.name}
+          </li>
+        ))}
+      </ul>
+      <button type="button" class="button danger-solid" onClick={props.onDelete}>
+        <Icon name="trash" /> Delete this chat…
+      </button>
+    </SidePanel>
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * The login page (`/auth/`): it says how the configured authentication
+ * works, and why a login failed.
+ * @module
+ */
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { type ApiClient, ApiError, describeError } from "./api_client.ts";
+import type { UiSettings } from "./api_types.ts";
+import { Icon, Logo } from "./Icons.tsx";
+import type { LoginReason } from "./paths.ts";
+import { saveSession } from "./session.ts";
+
+const REASONS: Record<string, string> = {
+  expired: "Your session has ended. Log in again to go on.",
+  "logged-out": "You are logged out.",
+};
+
+/** The login form. */
+export function LoginPage(
+  props: { api: ApiClient; settings: UiSettings; reason: LoginReason },
+): JSX.Element {
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  const demo = props.settings.demoAuthentication;
+  useEffect(() => {
+    document.title = "Log in · svc";
+  }, []);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const token = await props.api.login(username, password);
+      saveSession({ user: username, token });
+      location.replace("/");
+    } catch (error) {
+      // The API's own sentence says it best: a wrong password (401), or that it cannot be reached.
+      setFailure(
+        error instanceof ApiError ? error.message : `Cannot log in: ${describeError(error)}`,
+      );
+      setBusy(false);
+    }
+  }
+
+  const reason = props.reason && REASONS[props.reason];
+  return (
+    <main class="login-page">
+      <form class="login-card" onSubmit={submit} aria-labelledby="login-title">
+        <div class="login-brand">
+          <Logo />
+          <span class="brand-name">svc</span>
+        </div>
+        <h1 id="login-title">Log in</h1>
+        {reason && <p class="login-reason" role="status">{reason}</p>}
+        {demo && (
+          <div class="demo-rule">
+            <Icon name="info" />
+            <p>
+              This svc uses demo authentication: anyone can log in with any username,{" "}
+              {demo.sharedPassword
+                ? "using the password its administrator set (SVC_DEMO_AUTHENTICATION_PASSWORD)."
+                : "using the username itself as the password."}{" "}
+              Each username sees only its own chats.
+            </p>
+          </div>
+        )}
+        <div class="field">
+          <label for="username">Username</label>
+          <input
+            id="username"
+            name="username"
+            autoComplete="username"
+            value={username}
+            onInput={(event) => setUsername(event.currentTarget.value)}
+            autofocus
+          />
+        </div>
+        <div class="field">
+          <label for="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
+        </div>
+        {failure && (
+          <p class="login-error" role="alert">
+            <Icon name="alert" /> {failure}
+          </p>
+        )}
+        <button type="submit" class="button primary wide" disabled={busy}>
+          {busy ? "Logging in…" : "Log in"}
+        </button>
+        <p class="login-foot">svc {props.settings.version} · API at {props.api.baseUrl}</p>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * One message: who wrote it and when, its text (Markdown for the assistant),
+ * and for an answer its state, copy button and sources.
+ * @module
+ */
+import type { JSX } from "preact";
+import type { ViewMessage } from "./chat_store.ts";
+import { CopyButton } from "./CopyButton.tsx";
+import { Icon, Logo } from "./Icons.tsx";
+import { Markdown } from "./Markdown.tsx";
+import { initial } from "./Sidebar.tsx";
+import { formatMessageTime } from "./time.ts";
+
+/** A message of the open chat. */
+export function MessageItem(props: {
+  message: ViewMessage;
+  assistant: string;
+  /** The logged-in user, whose initial marks their messages. */
+  user: string;
+  onShowSources: () => void;
+}): JSX.Element {
+  const { message } = props;
+  const who = message.role === "user"
+    ? "You"
+    : message.role === "assistant"
+    ? props.assistant
+    : "svc";
+  const sources = message.sources ?? [];
+  const waiting = message.state === "waiting";
+  const streaming = message.state === "streaming";
+  return (
+    <article
+      class={`message ${message.role}${streaming ? " streaming" : ""}`}
+      aria-label={`${who}, ${formatMessageTime(message.timestamp)}`}
+      aria-busy={waiting || streaming}
+    >
+      <span class={`avatar ${message.role}`} aria-hidden="true">
+        {message.role === "system"
+          ? <Logo />
+          : message.role === "user"
+          ? initial(props.user)
+          : initial(who.split("/").at(-1) ?? who)}
+      </span>
+      <div class="message-body">
+        <header class="message-head">
+          <span class="message-who">{who}</span>
+          <time dateTime={message.timestamp}>{formatMessageTime(message.timestamp)}</time>
+        </header>
+        {message.role === "user"
+          ? <p class="message-text">{message.content}</p>
+          : <Markdown text={message.content} />}
+        {waiting && (
+          <p class="typing">
+            <span class="dots" aria-hidden="true">
+              <span />
+              <span />
+              <span />
+            </span>
+            Looking through the documents…
+          </p>
+        )}
+        {message.state === "stopped" && (
+          <p class="message-note">
+            Stopped.{" "}
+            {message.content ? "The answer above is incomplete." : "No answer was written."}
+          </p>
+        )}
+        {message.state === "failed" && (
+          <p class="message-error" role="alert">
+            <Icon name="alert" /> The answer failed: {message.error}
+          </p>
+        )}
+        {message.role === "assistant" && !waiting && (
+          <div class="message-actions">
+            {message.content && <CopyButton text={message.content} label="Copy" />}
+            {sources.length > 0 && (
+              <button type="button" class="button ghost small" onClick={props.onShowSources}>
+                <Icon name="book" /> Sources ({sources.length})
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+    </article>
+  );
+}

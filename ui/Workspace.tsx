@@ -1,0 +1,251 @@
+/**
+ * The logged-in page: the chat list, the open chat, its side panel, and the
+ * dialogs to create and delete chats.
+ * @module
+ */
+import type { JSX } from "preact";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { type ApiClient, describeError } from "./api_client.ts";
+import type { Components, UiSettings } from "./api_types.ts";
+import { useChatStore, type ViewChat } from "./chat_store.ts";
+import { byActivity } from "./chats.ts";
+import { ChatInfoPanel } from "./ChatInfoPanel.tsx";
+import { ChatView } from "./ChatView.tsx";
+import { ConfirmDialog } from "./ConfirmDialog.tsx";
+import { Icon, Logo } from "./Icons.tsx";
+import { NewChatDialog } from "./NewChatDialog.tsx";
+import { Notice } from "./Notice.tsx";
+import type { Session } from "./session.ts";
+import { Sidebar } from "./Sidebar.tsx";
+import { SourcesPanel } from "./SourcesPanel.tsx";
+
+/** What the side panel shows. */
+type Panel = { kind: "sources"; messageKey: string } | { kind: "info" };
+
+function chatFromUrl(): string | undefined {
+  return new URLSearchParams(location.search).get("chat") ?? undefined;
+}
+
+/** The page of a logged-in user. */
+export function Workspace(
+  props: { api: ApiClient; session: Session; settings: UiSettings },
+): JSX.Element {
+  const { api } = props;
+  const store = useChatStore(api);
+  const [components, setComponents] = useState<Components | undefined>(undefined);
+  const [componentsError, setComponentsError] = useState<string | undefined>(undefined);
+  const [selectedId, setSelectedId] = useState<string | undefined>(chatFromUrl);
+  const [panel, setPanel] = useState<Panel | undefined>(undefined);
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<ViewChat | undefined>(undefined);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+
+  const loadComponents = useCallback(async () => {
+    try {
+      setComponents(await api.components());
+      setComponentsError(undefined);
+    } catch (error) {
+      setComponentsError(describeError(error));
+    }
+  }, [api]);
+
+  const load = useCallback(
+    () => Promise.all([loadComponents(), store.reload()]),
+    [loadComponents, store.reload],
+  );
+  useEffect(() => {
+    load();
+  }, []);
+
+  const chats = useMemo(() => store.chats && byActivity(store.chats), [store.chats]);
+  const selected = chats?.find((chat) => chat.id === selectedId) ?? chats?.[0];
+
+  // The open chat is in the address, so a reload or a shared link opens it again.
+  useEffect(() => {
+    if (!chats) return;
+    const url = new URL(location.href);
+    if (selected) url.searchParams.set("chat", selected.id);
+    else url.searchParams.delete("chat");
+    if (url.href !== location.href) history.replaceState(null, "", url);
+    document.title = selected ? `${selected.metadata.name} · svc` : "svc";
+  }, [chats && selected?.id, selected?.metadata.name]);
+
+  // The drawer of a phone takes the focus when it opens; Escape closes it and gives the focus back.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const opener = document.activeElement as HTMLElement | null;
+    document.querySelector<HTMLElement>("#sidebar .new-chat")?.focus();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") setMenuOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      if (opener?.isConnected && document.activeElement?.closest("#sidebar")) opener.focus();
+    };
+  }, [menuOpen]);
+
+  function select(chatId: string) {
+    setSelectedId(chatId);
+    setPanel(undefined);
+    setMenuOpen(false);
+  }
+
+  async function confirmDelete() {
+    const chat = deleting;
+    if (!chat) return;
+    try {
+      await store.remove(chat.id);
+      setPanel(undefined);
+      setNotice(undefined);
+      if (selected?.id === chat.id) setSelectedId(undefined);
+    } catch (error) {
+      setNotice(`Cannot delete "${chat.metadata.name}": ${describeError(error)}`);
+    } finally {
+      setDeleting(undefined);
+    }
+  }
+
+  const failure = store.loadError ?? componentsError;
+  const loading = !failure && (!chats || !components);
+  const answerOf = panel?.kind === "sources"
+    ? selected?.messages.find((message) => message.key === panel.messageKey)
+    : undefined;
+
+  let content: JSX.Element;
+  if (failure) {
+    content = (
+      <div class="state-card" role="alert">
+        <Icon name="alert" class="state-icon" />
+        <h1>The chats cannot be shown</h1>
+        <p>{failure}</p>
+        <button type="button" class="button primary" onClick={load}>
+          <Icon name="refresh" /> Try again
+        </button>
+      </div>
+    );
+  } else if (loading) {
+    content = (
+      <div class="state-card" aria-busy="true">
+        <span class="spinner" aria-hidden="true" />
+        <p>Loading your chats…</p>
+      </div>
+    );
+  } else if (!selected) {
+    content = (
+      <div class="state-card welcome">
+        <Logo />
+        <h1>Ask your documents</h1>
+        <p>
+          Start a chat over your PDF, Word, PowerPoint, Markdown or text files. Every answer shows
+          the passages it was written from.
+        </p>
+        <button type="button" class="button primary" onClick={() => setCreating(true)}>
+          <Icon name="plus" /> New chat
+        </button>
+      </div>
+    );
+  } else {
+    content = (
+      <ChatView
+        key={selected.id}
+        chat={selected}
+        user={props.session.user}
+        answering={store.isAnswering(selected.id)}
+        onAsk={(prompt) => store.ask(selected.id, prompt)}
+        onStop={() => store.stop(selected.id)}
+        onPrepare={() => store.prepare(selected.id)}
+        onShowSources={(messageKey) => setPanel({ kind: "sources", messageKey })}
+        onShowInfo={() => setPanel(panel?.kind === "info" ? undefined : { kind: "info" })}
+        onDelete={() => setDeleting(selected)}
+        infoOpen={panel?.kind === "info"}
+      />
+    );
+  }
+
+  return (
+    <div
+      class={`workspace${panel && selected ? " with-panel" : ""}${menuOpen ? " menu-open" : ""}`}
+    >
+      <a class="skip-link" href="#prompt">Skip to the question box</a>
+      <header class="topbar">
+        <button
+          type="button"
+          class="button icon-only ghost"
+          aria-label="Show the chats"
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <Icon name="menu" />
+        </button>
+        <span class="topbar-title">{selected?.metadata.name ?? "svc"}</span>
+        <button
+          type="button"
+          class="button icon-only primary"
+          aria-label="New chat"
+          onClick={() => setCreating(true)}
+        >
+          <Icon name="plus" />
+        </button>
+      </header>
+      <Sidebar
+        chats={chats ?? []}
+        selectedId={selected?.id}
+        isAnswering={store.isAnswering}
+        user={props.session.user}
+        version={props.settings.version}
+        onSelect={select}
+        onNew={() => {
+          setMenuOpen(false);
+          setCreating(true);
+        }}
+      />
+      <div class="backdrop" onClick={() => setMenuOpen(false)} aria-hidden="true" />
+      <main class="main" id="main">
+        {notice && <Notice message={notice} onDismiss={() => setNotice(undefined)} />}
+        {content}
+      </main>
+      {selected && panel?.kind === "info" && (
+        <ChatInfoPanel
+          chat={selected}
+          onClose={() => setPanel(undefined)}
+          onDelete={() => setDeleting(selected)}
+        />
+      )}
+      {selected && panel?.kind === "sources" && answerOf && (
+        <SourcesPanel
+          sources={answerOf.sources ?? []}
+          onClose={() => setPanel(undefined)}
+        />
+      )}
+      {creating && components && (
+        <NewChatDialog
+          api={api}
+          components={components}
+          onCreate={store.create}
+          onCreated={(chat) => {
+            select(chat.id);
+            // After the dialog has given the focus back to its opener: the next thing is a question.
+            requestAnimationFrame(() => document.getElementById("prompt")?.focus());
+          }}
+          onClose={() => setCreating(false)}
+        />
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete "${deleting.metadata.name}"?`}
+          confirm="Delete chat"
+          working="Deleting…"
+          onConfirm={confirmDelete}
+          onClose={() => setDeleting(undefined)}
+        >
+          <p>
+            Its messages, and what its source storage kept of its documents, are removed for good.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

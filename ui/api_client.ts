@@ -1,0 +1,196 @@
+/**
+ * The REST API from the browser: JSON requests with the bearer token, the
+ * document upload with its progress, and answers read as they stream.
+ * @module
+ */
+import type {
+  Chat,
+  ChatMetadata,
+  Components,
+  Document,
+  DocumentUpload,
+  Message,
+} from "./api_types.ts";
+import { jsonLines } from "./json_lines.ts";
+
+/** A failed request, with the API's own message when it gave one; status 0 when unreachable. */
+export class ApiError extends Error {
+  status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+  }
+}
+
+/** Options of {@linkcode ApiClient}. */
+export interface ApiClientOptions {
+  /** The bearer token of the user, if logged in. */
+  token?: () => string | undefined;
+  /** Called on a 401 from a protected route: the session ended. */
+  onUnauthorized?: () => void;
+}
+
+/** A client of one svc REST API. */
+export class ApiClient {
+  readonly baseUrl: string;
+  #options: ApiClientOptions;
+
+  constructor(baseUrl: string, options: ApiClientOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.#options = options;
+  }
+
+  /** Logs in and returns the bearer token. */
+  async login(username: string, password: string): Promise<string> {
+    const response = await this.#fetch("/token", {
+      method: "POST",
+      body: new URLSearchParams({ username, password }),
+    });
+    if (!response.ok) throw await errorOf(response);
+    return await response.json();
+  }
+
+  components(): Promise<Components> {
+    return this.#json("GET", "/components");
+  }
+
+  chats(): Promise<Chat[]> {
+    return this.#json("GET", "/chats");
+  }
+
+  createChat(metadata: ChatMetadata): Promise<Chat> {
+    return this.#json("POST", "/chats", metadata);
+  }
+
+  prepare(chatId: string): Promise<Message> {
+    return this.#json("POST", `/chats/${encodeURIComponent(chatId)}/prepare`);
+  }
+
+  deleteChat(chatId: string): Promise<null> {
+    return this.#json("DELETE", `/chats/${encodeURIComponent(chatId)}`);
+  }
+
+  registerDocument(name: string): Promise<DocumentUpload> {
+    return this.#json("POST", "/document", { name });
+  }
+
+  /**
+   * Sends a file where `POST /document` said, reporting progress from 0 to 1.
+   * XMLHttpRequest, because fetch reports no upload progress.
+   */
+  upload(
+    target: DocumentUpload,
+    file: Blob,
+    options: { onProgress?: (fraction: number) => void; signal?: AbortSignal } = {},
+  ): Promise<Document> {
+    const form = new FormData();
+    for (const [key, value] of Object.entries(target.parameters.data)) form.set(key, value);
+    form.set("file", file, target.document.name);
+    return new Promise((resolve, reject) => {
+      const request = new XMLHttpRequest();
+      request.open(target.parameters.method, target.parameters.url);
+      request.responseType = "text";
+      request.upload.onprogress = (event) => {
+        if (event.lengthComputable) options.onProgress?.(event.loaded / event.total);
+      };
+      request.onload = () => {
+        const response = new Response(request.responseText || null, {
+          status: request.status,
+          statusText: request.statusText,
+        });
+        if (request.status >= 200 && request.status < 300) {
+          options.onProgress?.(1);
+          response.json().then(resolve, reject);
+        } else {
+          errorOf(response).then(reject, reject);
+        }
+      };
+      request.onerror = () => reject(this.#unreachable());
+      request.onabort = () => reject(new DOMException("The upload was cancelled", "AbortError"));
+      options.signal?.addEventListener("abort", () => request.abort(), { once: true });
+      request.send(form);
+    });
+  }
+
+  /**
+   * Asks a question and yields the answer's lines as they arrive: the first
+   * with all sources, each later one with its chunk of text. Aborting the
+   * signal ends the request.
+   */
+  async *answer(chatId: string, prompt: string, signal?: AbortSignal): AsyncGenerator<Message> {
+    const response = await this.#fetch(`/chats/${encodeURIComponent(chatId)}/answer`, {
+      method: "POST",
+      headers: this.#headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ prompt, stream: true }),
+      signal,
+    });
+    if (!response.ok) throw await this.#failed(response);
+    if (!response.body) throw new ApiError("The API sent an empty answer", response.status);
+    for await (const line of jsonLines(response.body)) {
+      const failure = (line as { error?: { message?: string } }).error;
+      if (failure) {
+        throw new ApiError(failure.message || "The answer broke off", 502);
+      }
+      yield line as Message;
+    }
+  }
+
+  async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.#fetch(path, {
+      method,
+      headers: this.#headers(body === undefined ? {} : { "content-type": "application/json" }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw await this.#failed(response);
+    return await response.json();
+  }
+
+  #headers(extra: Record<string, string>): Record<string, string> {
+    const token = this.#options.token?.();
+    return token ? { ...extra, authorization: `Bearer ${token}` } : extra;
+  }
+
+  async #fetch(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(`${this.baseUrl}${path}`, init);
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      throw this.#unreachable();
+    }
+  }
+
+  async #failed(response: Response): Promise<ApiError> {
+    if (response.status === 401) this.#options.onUnauthorized?.();
+    return await errorOf(response);
+  }
+
+  #unreachable(): ApiError {
+    return new ApiError(
+      `Cannot reach the svc API at ${this.baseUrl}. Check that it is running ` +
+        `("svc ui" starts it, or "svc api"), then try again`,
+      0,
+    );
+  }
+}
+
+/** The error of a failed response, in the API's words when it gave them. */
+export async function errorOf(response: Response): Promise<ApiError> {
+  let message = "";
+  try {
+    const body = await response.json();
+    message = typeof body?.error?.message === "string" ? body.error.message : "";
+  } catch {
+    // Not the API's JSON error: a proxy's page, say. The status line says enough.
+  }
+  const fallback = `The API answered ${response.status}${
+    response.statusText ? ` ${response.statusText}` : ""
+  }`;
+  return new ApiError(message || fallback, response.status);
+}
+
+/** Any error in words, for the page. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}

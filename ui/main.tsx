@@ -1,0 +1,61 @@
+/**
+ * The entry of the web UI: reads the settings the server put in the page,
+ * picks the page for the address, and renders it.
+ * @module
+ */
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/// <reference lib="dom.asynciterable" />
+import { render } from "preact";
+import { ApiClient } from "./api_client.ts";
+import type { UiSettings } from "./api_types.ts";
+import { App, Crash, type Page } from "./App.tsx";
+import { AUTH_PATH, browserApiUrl, type LoginReason, loginUrl, LOGOUT_PATH } from "./paths.ts";
+import { clearSession, loadSession } from "./session.ts";
+
+function readSettings(): UiSettings {
+  const element = document.getElementById("svc-settings");
+  return JSON.parse(element?.textContent ?? "{}");
+}
+
+function start(root: HTMLElement) {
+  const settings = readSettings();
+  const api = new ApiClient(browserApiUrl(settings.apiUrl, location.hostname), {
+    token: () => loadSession()?.token,
+    onUnauthorized() {
+      clearSession();
+      location.replace(loginUrl("expired"));
+    },
+  });
+  const path = location.pathname;
+  let page: Page;
+  if (path === LOGOUT_PATH) {
+    // Logging out forgets the token here; the demo tokens cannot be revoked on the server.
+    clearSession();
+    location.replace(loginUrl("logged-out"));
+    return;
+  } else if (path === AUTH_PATH) {
+    if (loadSession()) {
+      location.replace("/");
+      return;
+    }
+    const reason = new URLSearchParams(location.search).get("reason") ?? undefined;
+    page = { name: "login", reason: reason as LoginReason };
+  } else {
+    const session = loadSession();
+    if (!session) {
+      location.replace(AUTH_PATH);
+      return;
+    }
+    page = { name: "workspace", session };
+  }
+  root.textContent = "";
+  render(<App api={api} settings={settings} page={page} />, root);
+}
+
+const root = document.getElementById("app")!;
+try {
+  start(root);
+} catch (error) {
+  render(<Crash error={error} />, root);
+}
