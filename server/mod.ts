@@ -19,3 +19,7 @@ export type { ApiDeps, ApiOptions } from "./api/app.ts";
 export { openDatabase } from "./database/mod.ts";
 export type { Database } from "./database/mod.ts";
 export { UploadTokens } from "./upload_token.ts";
+export { serveApi } from "./serve.ts";
+export type { RunningApi, ServeApiOptions } from "./serve.ts";
+export { createUiApp, serveUi } from "./ui_server.ts";
+export type { RunningUi, ServeUiOptions, UiAppOptions } from "./ui_server.ts";
