@@ -25,12 +25,9 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
       body: JSON.stringify(body),
     })).json();
 
-  const { document, parameters } = await post("/document", { name: "report.pdf" });
-  const form = new FormData();
-  for (const [key, value] of Object.entries(parameters.data)) form.set(key, value as string);
-  form.set("file", new Blob([await Deno.readFile(`${FIXTURES}report.pdf`)]), "report.pdf");
-  const uploaded = await fetch(parameters.url, { method: parameters.method, body: form });
-  assert.deepEqual(await uploaded.json(), document);
+  const bytes = await Deno.readFile(`${FIXTURES}report.pdf`);
+  const document = await uploadDocument(base, auth, "report.pdf", bytes);
+  assert.equal(document.name, "report.pdf");
 
   const chat = await post("/chats", {
     name: "restart",
