@@ -3,15 +3,19 @@
  * database opened, its port bound.
  * @module
  */
-import { SvcError } from "../components/core/errors.ts";
+import { join } from "node:path";
+import { quote, SvcError } from "../components/core/errors.ts";
 import { envVar } from "../components/core/requirements.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { createApi } from "./api/app.ts";
 import type { Log } from "./api/errors.ts";
+import { jsonLines, logLine } from "./api/log.ts";
+import { UPLOAD_PREFIX } from "./api/upload.ts";
 import { SvcDemoAuthentication } from "./auth.ts";
 import { loadComponents } from "./components.ts";
 import { type Config, withLocalhostTwins } from "./config.ts";
 import { openDatabase } from "./database/mod.ts";
+import { shutdownTimeout, Streams } from "./shutdown.ts";
 import { UploadTokens } from "./upload_token.ts";
 
 /** The default upload limit: 100 MiB. */
@@ -23,17 +27,29 @@ export interface ServeApiOptions {
   ignoreUnavailableComponents?: boolean;
   /** Where log lines go; standard error by default. */
   log?: Log;
-  /** Stops the server: it finishes the requests in flight, then closes the database. */
+  /**
+   * Stops the server: it stops accepting connections, lets the requests in
+   * flight finish for up to `shutdownTimeout` seconds, cuts off the answers
+   * still streaming, then closes the database.
+   */
   signal?: AbortSignal;
+  /**
+   * How long a stopping server waits for requests in flight, in seconds.
+   * @default {env SVC_SHUTDOWN_TIMEOUT, else 10}
+   */
+  shutdownTimeout?: number;
 }
 
 /** A running REST API. */
 export interface RunningApi {
   /** Where it listens. */
   url: string;
-  /** Settles when the server has stopped and the database is closed. */
+  /** Settles when the server has stopped (see `signal`) and the database is closed. */
   finished: Promise<void>;
 }
+
+/** How long cut-off streams get to end before the database closes regardless, in milliseconds. */
+const CUT_OFF_GRACE_MS = 2000;
 
 /**
  * Starts the REST API of a configuration.
@@ -42,18 +58,22 @@ export interface RunningApi {
  * port that cannot be bound
  */
 export async function serveApi(config: Config, options: ServeApiOptions = {}): Promise<RunningApi> {
-  const log = options.log ?? ((line: string) => console.error(line));
+  // Every line JSON, notices written as plain text included (see api/log.ts).
+  const log = jsonLines(options.log ?? ((line: string) => console.error(line)));
+  const warn = (message: string) => log(logLine("warn", message));
+  const timeout = options.shutdownTimeout ?? shutdownTimeout();
   localRoot(config.localRoot);
+  await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
   const components = await loadComponents(config, {
     ignoreUnavailable: options.ignoreUnavailableComponents,
-    warn: log,
+    warn,
   });
   if (components.authentication instanceof SvcDemoAuthentication) {
-    log(components.authentication.notice);
+    warn(components.authentication.notice);
   }
   const uploadTokens = new UploadTokens();
   if (uploadTokens.randomSecret) {
-    log(
+    warn(
       "SVC_API_DOCUMENT_UPLOAD_SECRET is not set: upload tokens are signed with a random " +
         "secret and stop working when the API restarts",
     );
@@ -72,14 +92,16 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     log,
   }, { rootPath: config.api.rootPath, origins: withLocalhostTwins(config.api.origins) });
 
+  // No `signal` for Deno.serve: aborting it drops the connections in flight at
+  // once, where `shutdown()` lets them finish.
+  const streams = new Streams();
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     server = Deno.serve({
       hostname: config.api.hostname,
       port: config.api.port,
-      signal: options.signal,
       onListen() {},
-    }, app.fetch);
+    }, async (request, info) => streams.track(await app.fetch(request, info)));
   } catch (error) {
     await database.close();
     throw new SvcError(
@@ -91,8 +113,70 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   }
   const url = `http://${server.addr.hostname}:${server.addr.port}${config.api.rootPath}`;
   log(`svc API at ${url} (docs at ${url}/docs)`);
-  const finished = server.finished.then(() => database.close());
+  const finished = (async () => {
+    await aborted(options.signal);
+    log(`svc API stopping: waiting up to ${timeout} s for the requests in flight`);
+    const stopped = server.shutdown();
+    // Capped at what setTimeout takes (about 24 days), which is forever here.
+    if (!await settles(stopped, Math.min(timeout * 1000, 2 ** 31 - 1))) {
+      log(
+        `Stopped waiting after ${timeout} s (SVC_SHUTDOWN_TIMEOUT): cutting off ` +
+          `${streams.size} ${streams.size === 1 ? "answer" : "answers"} still streaming`,
+      );
+      streams.cutOff();
+      // A request other than a stream (an upload, a whole answer) is left
+      // behind: the process ends without it, as after a crash, which loses
+      // nothing that was confirmed.
+      await settles(stopped, CUT_OFF_GRACE_MS);
+    }
+    await database.close();
+    log("svc API stopped");
+  })();
   return { url, finished };
+}
+
+/**
+ * Removes the temporary files of uploads that a crash cut off. Only a running
+ * upload writes one, and one API serves a local root, so at start-up every
+ * such file is left over.
+ */
+async function removeUnfinishedUploads(folder: string, log: Log): Promise<void> {
+  let removed = 0;
+  try {
+    for await (const entry of Deno.readDir(folder)) {
+      if (!entry.isFile || !entry.name.startsWith(UPLOAD_PREFIX)) continue;
+      await Deno.remove(join(folder, entry.name));
+      removed++;
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw new SvcError(`Cannot clean up unfinished uploads in ${quote(folder)}: ${error}`, {
+      cause: error,
+    });
+  }
+  if (removed > 0) {
+    log(`Removed ${removed} unfinished uploads that a crash left in ${quote(folder)}`);
+  }
+}
+
+/** Settles when the signal aborts; never without a signal. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+}
+
+/** Whether the promise settles within `ms` milliseconds. */
+async function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function maxUploadSize(): number {

@@ -77,3 +77,27 @@ export function decodeEntities(text: string): string {
     },
   );
 }
+
+/** The deepest nesting of elements {@linkcode xmlShapeProblem} accepts. */
+export const MAX_XML_DEPTH = 1_000;
+
+/**
+ * What is wrong with the shape of an XML document, if anything: a start tag without its end tag
+ * (or the other way round), or elements nested deeper than {@linkcode MAX_XML_DEPTH}. Checked in
+ * one pass before a library parses the XML, since some parse unclosed elements in quadratic time
+ * and recurse once per level of nesting.
+ */
+export function xmlShapeProblem(xml: string): string | undefined {
+  const open: string[] = [];
+  for (const match of xml.matchAll(MARKUP)) {
+    const [, , slash, name, attributes = ""] = match;
+    if (name === undefined || attributes.endsWith("/")) continue;
+    if (!slash) {
+      open.push(name);
+      if (open.length > MAX_XML_DEPTH) {
+        return `nests elements more than ${MAX_XML_DEPTH.toLocaleString("en-US")} deep`;
+      }
+    } else if (open.pop() !== name) return "is not well-formed XML";
+  }
+  return open.length ? "is not well-formed XML" : undefined;
+}

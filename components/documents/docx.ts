@@ -3,9 +3,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { unreadable } from "../core/errors.ts";
+import { quote, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { localName, xmlTokens } from "./_xml.ts";
+import { localName, xmlShapeProblem, xmlTokens } from "./_xml.ts";
 import type { DocumentHandler } from "./handler.ts";
 import { checkZip } from "./zip.ts";
 
@@ -34,7 +34,14 @@ type Mammoth = typeof import("mammoth");
 let mammoth: Promise<Mammoth> | undefined;
 
 async function extractDocxPages(bytes: Uint8Array, name: string): Promise<Page[]> {
-  const entries = checkZip(bytes, name, { suffix: ".docx" });
+  const entries = checkZip(bytes, name, {
+    suffix: ".docx",
+    inspect(entry, content) {
+      if (!/\.(xml|rels)$/i.test(entry.name)) return;
+      const problem = xmlShapeProblem(decodeXml(content));
+      if (problem) throw unreadable(name, `the part ${quote(entry.name)} ${problem}`);
+    },
+  });
   if (!entries.some((entry) => entry.name === "word/document.xml")) {
     throw unreadable(name, "the file is not a Word document");
   }
@@ -49,6 +56,16 @@ async function extractDocxPages(bytes: Uint8Array, name: string): Promise<Page[]
     throw unreadable(name, "the file is not a valid Word document", error);
   }
   return [{ text: htmlText(html), number: null }];
+}
+
+/** The text of an XML part: UTF-8, or UTF-16 when it starts with that byte order mark. */
+function decodeXml(bytes: Uint8Array): string {
+  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe
+    ? "utf-16le"
+    : bytes[0] === 0xfe && bytes[1] === 0xff
+    ? "utf-16be"
+    : "utf-8";
+  return new TextDecoder(encoding).decode(bytes);
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
 import { unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
+import { checkPdfStreams } from "./_pdf_streams.ts";
 import type { DocumentHandler } from "./handler.ts";
 
 /**
@@ -12,8 +13,8 @@ import type { DocumentHandler } from "./handler.ts";
  *
  * A file is refused with a 422 when it does not start with `%PDF-` within its first 1024 bytes
  * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
- * password ("the file is encrypted"), or pdfjs cannot read its structure ("the file is not a valid
- * PDF").
+ * password ("the file is encrypted"), has a stream that inflates too far (see
+ * `checkPdfStreams`), or pdfjs cannot read its structure ("the file is not a valid PDF").
  *
  * @example
  * ```ts
@@ -36,8 +37,46 @@ let pdfjs: Promise<Pdfjs> | undefined;
  * literal specifier, so that `deno compile` still includes it.
  */
 function loadPdfjs(): Promise<Pdfjs> {
-  pdfjs ??= import("pdfjs-dist/legacy/build/pdf.mjs");
+  if (!pdfjs) {
+    globalThis.addEventListener("unhandledrejection", ignorePdfjsLeak);
+    pdfjs = import("pdfjs-dist/legacy/build/pdf.mjs");
+  }
   return pdfjs;
+}
+
+/** The exceptions of pdfjs's worker code: its `BaseException` subclasses. */
+const PDFJS_EXCEPTIONS = new Set([
+  "PasswordException",
+  "UnknownErrorException",
+  "InvalidPDFException",
+  "ResponseException",
+  "FormatError",
+  "AbortException",
+  "MissingDataException",
+  "ParserEOFException",
+  "XRefEntryException",
+  "XRefParseException",
+  "JpegError",
+  "DNLMarkerError",
+  "EOIMarkerError",
+  "Jbig2Error",
+  "JpxError",
+]);
+
+/**
+ * Keeps a rejection that pdfjs leaves unhandled from ending the process. pdfjs 6.5 fetches the
+ * kids of the page tree ahead (`pageDictCache` in `Catalog.getPageDict`) and never awaits those
+ * it does not need, so a damaged kid rejects with nobody listening, after the read that caused it
+ * ended as it should. Only pdfjs's own exceptions are let go; any other stays fatal.
+ */
+function ignorePdfjsLeak(event: PromiseRejectionEvent): void {
+  const reason = event.reason;
+  if (
+    reason instanceof Error && PDFJS_EXCEPTIONS.has(reason.name) &&
+    /pdf\.js|pdfjs|pdf\.worker/.test(String(reason.stack))
+  ) {
+    event.preventDefault();
+  }
 }
 
 async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]> {
@@ -51,6 +90,7 @@ async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]>
   if (!latin1(bytes.subarray(-1024)).includes("%%EOF")) {
     throw unreadable(name, "the file is truncated");
   }
+  await checkPdfStreams(bytes, name);
   const { getDocument } = await loadPdfjs();
   // A copy, because pdfjs may transfer (detach) the buffer it is given; verbosity 0 keeps its
   // warnings about fonts and recovered errors off the console.

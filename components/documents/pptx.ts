@@ -77,7 +77,9 @@ function slidePaths(presentation: string, relationships: string): string[] {
       targets.set(id, target.startsWith("/") ? target.slice(1) : posix.join("ppt", target));
     }
   }
-  const paths: string[] = [];
+  // A slide part listed twice is read once: otherwise a small file that lists one slide a
+  // hundred thousand times makes as many pages, and minutes of work.
+  const paths = new Set<string>();
   let inList = false;
   for (const token of xmlTokens(presentation)) {
     if (token.kind === "text" || !["sldIdLst", "sldId"].includes(localName(token.name))) continue;
@@ -85,10 +87,10 @@ function slidePaths(presentation: string, relationships: string): string[] {
     else if (inList && token.kind === "open") {
       const id = attribute(token.attributes, "r:id");
       const path = id && targets.get(id);
-      if (path) paths.push(path);
+      if (path) paths.add(path);
     }
   }
-  return paths;
+  return [...paths];
 }
 
 /** The text of a slide: paragraphs as lines, table rows as lines of cells joined by " | ". */

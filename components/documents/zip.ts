@@ -37,6 +37,11 @@ export interface ZipEntry {
 export interface CheckZipOptions {
   /** The suffix of the format the archive should be, for messages: `".docx"`. */
   suffix: string;
+  /**
+   * Called with each entry's content once it is verified, so that a handler can check parts
+   * without inflating them twice; it throws to refuse the file.
+   */
+  inspect?: (entry: ZipEntry, content: Uint8Array) => void;
 }
 
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -83,7 +88,10 @@ export function checkZip(bytes: Uint8Array, name: string, options: CheckZipOptio
       );
     }
   }
-  for (const entry of entries) verifyEntry(bytes, entry, name);
+  for (const entry of entries) {
+    const content = verifyEntry(bytes, entry, name);
+    options.inspect?.(entry, content);
+  }
   return entries;
 }
 
@@ -188,7 +196,8 @@ function readZip64Extra(view: DataView, at: number, length: number, entry: ZipEn
   }
 }
 
-function verifyEntry(bytes: Uint8Array, entry: ZipEntry, name: string): void {
+/** The content of an entry, once its data is where it says and inflates to its declared size. */
+function verifyEntry(bytes: Uint8Array, entry: ZipEntry, name: string): Uint8Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (!(entry.offset + 30 <= bytes.length)) throw truncated(name);
   if (view.getUint32(entry.offset, true) !== LOCAL_HEADER) throw damaged(name);
@@ -200,7 +209,7 @@ function verifyEntry(bytes: Uint8Array, entry: ZipEntry, name: string): void {
     unreadable(name, `the entry ${quote(entry.name)} does not inflate to its declared size`);
   if (entry.method === 0) {
     if (entry.compressedSize !== entry.uncompressedSize) throw mismatch();
-    return;
+    return bytes.subarray(start, end);
   }
   if (entry.method !== 8) {
     throw unreadable(name, `the entry ${quote(entry.name)} uses an unsupported compression method`);
@@ -215,6 +224,7 @@ function verifyEntry(bytes: Uint8Array, entry: ZipEntry, name: string): void {
     throw unreadable(name, `the entry ${quote(entry.name)} is damaged`, error);
   }
   if (inflated.length !== entry.uncompressedSize) throw mismatch();
+  return inflated;
 }
 
 function truncated(name: string): SvcError {

@@ -11,12 +11,12 @@ import { SvcError } from "../../components/core/errors.ts";
 import type { Message } from "../../components/core/message.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
+import { logLine } from "./log.ts";
 import { messageRecord } from "./records.ts";
 
 /** What {@linkcode streamAnswer} streams and stores. */
 export interface StreamedAnswer {
   answer: Message;
-  question: Message;
   chat: Chat;
   user: string;
   /** Aborts the assistant's work when the client leaves. */
@@ -24,24 +24,18 @@ export interface StreamedAnswer {
 }
 
 /**
- * Streams an answer, storing it with its question when it is complete; a
- * failure before the first chunk is an ordinary error response, one after it
- * ends the stream with an error line. Only the question is kept of an answer
- * that failed or that the client left.
+ * Streams an answer, storing it when it is complete; a failure before the
+ * first chunk is an ordinary error response, one after it ends the stream
+ * with an error line. The question was stored before: nothing is added for an
+ * answer that failed or that the client left.
  */
 export async function streamAnswer(
   c: Context<ApiEnv>,
-  { answer, question, chat, user, cancel }: StreamedAnswer,
+  { answer, chat, user, cancel }: StreamedAnswer,
 ): Promise<Response> {
   const { deps, requestId } = c.var;
   const chunks = answer[Symbol.asyncIterator]();
-  let first: IteratorResult<string>;
-  try {
-    first = await chunks.next();
-  } catch (error) {
-    await keepPrompt(deps, user, chat);
-    throw error;
-  }
+  const first = await chunks.next();
   const head = messageRecord(answer, first.done ? "" : first.value);
   c.header("Content-Type", "application/x-ndjson");
   return stream(c, async (out) => {
@@ -63,23 +57,30 @@ export async function streamAnswer(
       const message = error instanceof SvcError
         ? error.message
         : `Something went wrong on the server (request ${requestId}); it has been logged`;
-      if (!(error instanceof SvcError) || error.status >= 500) {
-        deps.log(`${requestId} stream failed: ${(error as Error).stack ?? error}`);
+      // Once the stream is aborted (the client left, or the server stopped),
+      // the error is the abort that followed, not a failure to log.
+      if (!out.aborted && (!(error instanceof SvcError) || error.status >= 500)) {
+        deps.log(
+          logLine("error", `The answer stream failed: ${(error as Error).message ?? error}`, {
+            request_id: requestId,
+            stack: (error as Error).stack ?? String(error),
+          }),
+        );
       }
       if (!out.aborted) await out.write(`${JSON.stringify(errorBody(message))}\n`);
     } finally {
-      if (complete) {
+      // An assistant that ends quietly when told to stop has not finished its answer.
+      if (complete && !cancel.signal.aborted) {
         const reply = { ...head, content: contents.join("") };
-        await deps.database.addMessages(user, chat.id, [messageRecord(question), reply]);
+        await deps.database.addMessages(user, chat.id, [reply]);
       } else {
         await chunks.return?.();
-        await keepPrompt(deps, user, chat);
       }
     }
   });
 }
 
-/** Stores the user's prompt of an answer that failed, so nothing the user wrote is lost. */
+/** Stores the user's prompt of an answer, so that nothing the user wrote is lost. */
 export async function keepPrompt(deps: ApiDeps, user: string, chat: Chat): Promise<void> {
   const question = chat.messages.findLast((message) => message.role === "user");
   if (question) await deps.database.addMessages(user, chat.id, [messageRecord(question)]);

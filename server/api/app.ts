@@ -5,15 +5,20 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
+import { matchedRoutes } from "hono/route";
 import { supportedSuffixes } from "../../components/documents/mod.ts";
 import { type ComponentClass, displayNameOf } from "../../components/core/component.ts";
 import { paramsJsonSchema } from "../../components/core/params.ts";
 import { VERSION } from "../../components/version.ts";
+import { SvcError } from "../../components/core/errors.ts";
+import { limitBodies, mediaType } from "./body.ts";
 import { chatRoutes } from "./chats.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody, onError } from "./errors.ts";
+import { requestLine } from "./log.ts";
 import { allowedMethods, docsRoutes } from "./openapi.ts";
+import { requestUser } from "./user.ts";
 
 export type { ApiDeps } from "./env.ts";
 
@@ -25,6 +30,8 @@ export interface ApiOptions {
   origins?: string[];
 }
 
+const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+
 /** The REST API of svc. */
 export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv> {
   const rootPath = options.rootPath ?? "";
@@ -35,18 +42,36 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
     const requestId = crypto.randomUUID().slice(0, 8);
     c.set("deps", deps);
     c.set("requestId", requestId);
+    c.header("X-Request-Id", requestId);
     await next();
-    const ms = Math.round(performance.now() - start);
-    deps.log(`${requestId} ${c.req.method} ${c.req.path} ${c.res.status} ${ms} ms`);
+    // A stream's line is written when its headers are sent: its duration is the time to them.
+    deps.log(requestLine({
+      request_id: requestId,
+      user: c.var.user,
+      method: c.req.method,
+      // The pattern of the route that matched, not the middleware that answered (a 413).
+      route: matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path ?? null,
+      status: c.res.status,
+      duration_ms: Math.round(performance.now() - start),
+    }));
   });
   app.use(cors({ origin: options.origins ?? [], credentials: true }));
+  app.use(limitBodies());
   app.onError(onError(deps.log));
 
   app.get("/", (c) => c.json(VERSION));
   app.get("/health", (c) => c.json({ status: "ok" }));
-  app.post("/token", async (c) => c.json(await deps.authentication.createToken(c.req.raw)));
+  app.post("/token", async (c) => {
+    if (!FORM_TYPES.includes(mediaType(c))) {
+      throw new SvcError(
+        `The login must be a form, sent with "Content-Type: ${FORM_TYPES.join('" or "')}"`,
+        { status: 415 },
+      );
+    }
+    return c.json(await deps.authentication.createToken(c.req.raw));
+  });
   app.get("/components", async (c) => {
-    await deps.authentication.getUser(c.req.raw);
+    await requestUser(c);
     const schema = (component: object) => {
       const type = component.constructor as ComponentClass;
       return paramsJsonSchema(displayNameOf(type), type.params);

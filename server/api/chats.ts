@@ -16,6 +16,7 @@ import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { messageRecord } from "./records.ts";
 import { AnswerBody, ChatMetadata } from "./schemas.ts";
+import { requestUser } from "./user.ts";
 
 /** The routes of `/chats`, with `/chat/{id}/prepare` and `/chat/{id}/answer` as aliases. */
 export function chatRoutes(): Hono<ApiEnv> {
@@ -23,7 +24,7 @@ export function chatRoutes(): Hono<ApiEnv> {
 
   app.post("/chats", async (c) => {
     const { deps } = c.var;
-    const user = await deps.authentication.getUser(c.req.raw);
+    const user = await requestUser(c);
     const metadata = await jsonBody(c, ChatMetadata);
     for (const name of SPECIAL_PARAMS) {
       if (name in metadata.params) {
@@ -45,19 +46,19 @@ export function chatRoutes(): Hono<ApiEnv> {
 
   app.get("/chats", async (c) => {
     const { deps } = c.var;
-    const user = await deps.authentication.getUser(c.req.raw);
+    const user = await requestUser(c);
     return c.json(await deps.database.listChats(user));
   });
 
   app.get("/chats/:id", async (c) => {
     const { deps } = c.var;
-    const user = await deps.authentication.getUser(c.req.raw);
+    const user = await requestUser(c);
     return c.json(await deps.database.getChat(user, c.req.param("id")));
   });
 
   app.delete("/chats/:id", async (c) => {
     const { deps } = c.var;
-    const user = await deps.authentication.getUser(c.req.raw);
+    const user = await requestUser(c);
     const record = await deps.database.getChat(user, c.req.param("id"));
     const storage = deps.sourceStorages.find((s) =>
       s.displayName === record.metadata.source_storage
@@ -76,7 +77,7 @@ export function chatRoutes(): Hono<ApiEnv> {
   for (const prefix of ["/chats", "/chat"]) {
     app.post(`${prefix}/:id/prepare`, async (c) => {
       const { deps } = c.var;
-      const user = await deps.authentication.getUser(c.req.raw);
+      const user = await requestUser(c);
       const record = await deps.database.getChat(user, c.req.param("id"));
       const chat = await coreChat(deps, user, record);
       const welcome = messageRecord(await chat.prepare());
@@ -86,7 +87,7 @@ export function chatRoutes(): Hono<ApiEnv> {
 
     app.post(`${prefix}/:id/answer`, async (c) => {
       const { deps } = c.var;
-      const user = await deps.authentication.getUser(c.req.raw);
+      const user = await requestUser(c);
       const { prompt, stream } = await jsonBody(c, AnswerBody);
       const record = await deps.database.getChat(user, c.req.param("id"));
       const chat = await coreChat(deps, user, record);
@@ -98,16 +99,13 @@ export function chatRoutes(): Hono<ApiEnv> {
           throw error;
         },
       );
-      const [question] = chat.messages.slice(-2);
-      if (stream) return streamAnswer(c, { answer, question: question!, chat, user, cancel });
-      try {
-        await answer.read();
-      } catch (error) {
-        await keepPrompt(deps, user, chat);
-        throw error;
-      }
+      // The prompt is stored before the answer is written, in its own write,
+      // so that it is kept whatever becomes of the answer, a crash included.
+      await keepPrompt(deps, user, chat);
+      if (stream) return streamAnswer(c, { answer, chat, user, cancel });
+      await answer.read();
       const reply = messageRecord(answer);
-      await deps.database.addMessages(user, chat.id, [messageRecord(question!), reply]);
+      await deps.database.addMessages(user, chat.id, [reply]);
       return c.json(reply);
     });
   }

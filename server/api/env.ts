@@ -26,5 +26,10 @@ export interface ApiDeps {
 
 /** The Hono environment of the API's routes. */
 export interface ApiEnv {
-  Variables: { deps: ApiDeps; requestId: string };
+  Variables: {
+    deps: ApiDeps;
+    requestId: string;
+    /** The user, once the request has shown who it is: for its log line. */
+    user?: string;
+  };
 }

@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";
+import { logLine } from "./log.ts";
 
-/** What is logged: one line per event, with the request id. */
+/** Where log lines go: one JSON line per event (see `log.ts`). */
 export type Log = (line: string) => void;
 
 /** The body of every error: `{"error": {"message": "..."}}`. */
@@ -11,20 +12,27 @@ export function errorBody(message: string): { error: { message: string } } {
 }
 
 /**
- * Turns any error into the one error response. A 5xx that is not an
- * `SvcError` is a bug: it is logged with the request id, which the body carries.
+ * Turns any error into the one error response. A 5xx is logged as an error
+ * line with the request id; one that is not an `SvcError` is a bug, logged with
+ * its stack, and its body carries the request id.
  */
 export function onError(log: Log): (error: Error, c: Context) => Response {
   return (error: Error, c: Context): Response => {
     const requestId = c.get("requestId") as string;
     if (error instanceof SvcError) {
-      if (error.status >= 500) log(`${requestId} ${error.status} ${describe(error)}`);
+      if (error.status >= 500) {
+        log(logLine("error", describe(error), { request_id: requestId, status: error.status }));
+      }
       return c.json(errorBody(error.message), error.status as 500);
     }
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(errorBody(error.message || "The request was refused"), error.status);
     }
-    log(`${requestId} 500 ${error.stack ?? error}`);
+    log(logLine("error", `${error.name}: ${error.message}`, {
+      request_id: requestId,
+      status: 500,
+      stack: error.stack ?? String(error),
+    }));
     return c.json(
       errorBody(`Something went wrong on the server (request ${requestId}); it has been logged`),
       500,

@@ -5,7 +5,25 @@
  */
 import { z } from "zod";
 
-export const Document = z.object({ id: z.string(), name: z.string() }).meta({ id: "Document" });
+/** The longest document name, in characters: what most file systems take. */
+export const MAX_NAME_LENGTH = 255;
+
+// The database cannot keep U+0000 (it would cut the text there), so no text field takes it.
+const Text = z.string().refine((text) => !text.includes("\0"), {
+  error: "must not contain the character U+0000",
+});
+
+/** A document's name: 1 to 255 characters, none of them a control character. */
+const DocumentName = z.string().min(1).refine((name) => [...name].length <= MAX_NAME_LENGTH, {
+  error: `must be at most ${MAX_NAME_LENGTH} characters`,
+}).refine((name) => !/\p{Cc}/u.test(name), {
+  error: "must not contain control characters",
+}).meta({
+  description: `At most ${MAX_NAME_LENGTH} characters, no control characters`,
+  maxLength: MAX_NAME_LENGTH,
+});
+
+export const Document = z.object({ id: Text, name: Text }).meta({ id: "Document" });
 
 export const Source = z.object({
   id: z.string(),
@@ -26,9 +44,9 @@ export const Message = z.object({
 }).meta({ id: "Message" });
 
 export const ChatMetadata = z.strictObject({
-  name: z.string(),
-  source_storage: z.string().meta({ description: "The display name of a source storage" }),
-  assistant: z.string().meta({ description: "The display name of an assistant" }),
+  name: Text,
+  source_storage: Text.meta({ description: "The display name of a source storage" }),
+  assistant: Text.meta({ description: "The display name of an assistant" }),
   params: z.record(z.string(), z.unknown()),
   documents: z.array(Document),
 }).meta({ id: "ChatMetadata" });
@@ -40,7 +58,7 @@ export const Chat = z.object({
   prepared: z.boolean(),
 }).meta({ id: "Chat" });
 
-export const Registration = z.strictObject({ name: z.string().min(1) });
+export const Registration = z.strictObject({ name: DocumentName });
 
 export const DocumentUpload = z.object({
   document: Document,
@@ -59,7 +77,7 @@ export const UploadForm = z.object({
 export const LoginForm = z.object({ username: z.string(), password: z.string() });
 
 export const AnswerBody = z.strictObject({
-  prompt: z.string(),
+  prompt: Text,
   stream: z.boolean().default(false),
 });
 

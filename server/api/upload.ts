@@ -8,6 +8,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { SvcError } from "../../components/core/errors.ts";
 
+/** The start of the name of an upload's temporary file; only a crash leaves one behind. */
+export const UPLOAD_PREFIX = ".upload-";
+
 /** What a multipart upload held. */
 export interface Upload extends AsyncDisposable {
   /** The form fields other than the file. */
@@ -31,13 +34,15 @@ export interface ReceiveUploadOptions {
  * written to a temporary file that is removed when the upload is disposed
  * (unless it was moved away).
  *
- * @throws {SvcError} 413 when the declared length is over the limit; 422 for a
- * body that is not multipart
+ * @throws {SvcError} 413 when the declared length is over the limit; 415 for a
+ * body that is not multipart; 422 for a multipart body that cannot be read
  */
 export async function receiveUpload(
   request: Request,
   options: ReceiveUploadOptions,
 ): Promise<Upload> {
+  const type = request.headers.get("content-type")?.split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "multipart/form-data") throw notMultipart(undefined, 415);
   const declared = Number(request.headers.get("content-length"));
   if (declared > options.maxSize + 64 * 1024) throw tooLarge(options.maxSize);
   let parser: busboy.Busboy;
@@ -64,7 +69,7 @@ export async function receiveUpload(
       stream.resume();
       return;
     }
-    const path = join(options.folder, `.upload-${crypto.randomUUID()}`);
+    const path = join(options.folder, `${UPLOAD_PREFIX}${crypto.randomUUID()}`);
     upload.file = path;
     writing = (async () => {
       await Deno.mkdir(options.folder, { recursive: true });
@@ -105,9 +110,10 @@ export function tooLarge(maxSize: number): SvcError {
   );
 }
 
-function notMultipart(cause: unknown): SvcError {
+/** 415 for a body of another type, 422 for a multipart body that cannot be read. */
+function notMultipart(cause: unknown, status = 422): SvcError {
   return new SvcError(
     'The upload must be multipart/form-data with the "token" field and a file part named "file"',
-    { status: 422, cause },
+    { status, cause },
   );
 }

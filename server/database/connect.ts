@@ -10,6 +10,7 @@ import { envVar } from "../../components/core/requirements.ts";
 import { Database } from "./database.ts";
 import { migrate } from "./migrations.ts";
 import { reason } from "./steps.ts";
+import { DatabaseThread } from "./thread.ts";
 import { type DatabaseLocation, parseDatabaseUrl, redact } from "./url.ts";
 
 /** Options of {@linkcode openDatabase}. */
@@ -32,6 +33,12 @@ export interface OpenDatabaseOptions {
    * @default {10000}
    */
   timeout?: number;
+  /**
+   * Whether SQLite runs on a worker thread, so that its queries and its waits
+   * for the disk never hold up the event loop (see `DatabaseThread`).
+   * @default {true for a file, false otherwise}
+   */
+  thread?: boolean;
 }
 
 /**
@@ -60,6 +67,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   // A file is named by its absolute URL: what the user wrote when it was
   // absolute, and the file it resolved to when it was relative.
   const name = location.kind === "file" ? `sqlite:///${location.path}` : redact(url);
+  if (options.thread ?? location.kind === "file") return await openThread(name, options);
   let client: Client;
   try {
     client = await createFor(location, options);
@@ -85,6 +93,17 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     clearTimeout(timer);
   }
   return new Database(client, { name, singleConnection: location.kind === "memory" });
+}
+
+async function openThread(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const thread = new DatabaseThread();
+  try {
+    const name = await thread.call("open", [url, { ...options, thread: false }]) as string;
+    return new Database(thread, { name });
+  } catch (error) {
+    thread.terminate();
+    throw error;
+  }
 }
 
 async function createFor(location: DatabaseLocation, options: OpenDatabaseOptions) {

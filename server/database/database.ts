@@ -8,7 +8,9 @@ import { assembleChats, chatQueries, findChat, insertChat, noChat, removeChat } 
 import { documentSeqs, documentsInOrder, insertDocument, selectDocuments } from "./documents.ts";
 import { appendSteps, sourceDocumentIds } from "./messages.ts";
 import type { ChatRecord, MessageRecord, StoredDocument } from "./records.ts";
+import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
+import type { DatabaseThread } from "./thread.ts";
 
 /** How {@linkcode Database} was opened; see `openDatabase`. */
 export interface DatabaseOptions {
@@ -25,7 +27,7 @@ export interface DatabaseOptions {
 /**
  * A user's documents and chats. Users are created on first use; every method
  * sees only the given user's data and answers 404 for another user's, as for
- * a missing one. Every write is one transaction: a failure leaves nothing of it.
+ * a missing one. Every write is all or nothing: a failure leaves nothing of it.
  * Open one with `openDatabase`.
  *
  * @example
@@ -39,17 +41,25 @@ export interface DatabaseOptions {
  * ```
  */
 export class Database {
-  readonly #client: Client;
+  readonly #client: Client | undefined;
+  // Set when SQLite runs on a worker thread: every call goes there.
+  readonly #thread: DatabaseThread | undefined;
   readonly #name: string;
   readonly #singleConnection: boolean;
   // Writes run one at a time: SQLite takes one writer anyway, and a
   // single-connection client refuses a call while a transaction holds it.
   #queue: Promise<unknown> = Promise.resolve();
+  #pending: PendingWrite[] = [];
   #closed = false;
 
-  /** Wraps an open, migrated client; use `openDatabase` rather than this. */
-  constructor(client: Client, options: DatabaseOptions) {
-    this.#client = client;
+  /**
+   * Wraps an open, migrated client, or the thread of one; use `openDatabase`
+   * rather than this.
+   */
+  constructor(client: Client | DatabaseThread, options: DatabaseOptions) {
+    const threaded = "call" in client;
+    this.#client = threaded ? undefined : client;
+    this.#thread = threaded ? client : undefined;
     this.#name = options.name;
     this.#singleConnection = options.singleConnection ?? false;
   }
@@ -61,6 +71,7 @@ export class Database {
 
   /** Stores an uploaded document of the user; 409 if its id is taken. */
   addDocument(user: string, document: StoredDocument): Promise<void> {
+    if (this.#thread) return this.#forward("addDocument", user, document);
     return this.#write(async (tx) => {
       await insertDocument(tx, await userSeq(tx, user), document);
     });
@@ -73,6 +84,7 @@ export class Database {
 
   /** The user's documents in the order of `ids`; 404 naming every id that is missing or another user's. */
   async getDocuments(user: string, ids: string[]): Promise<StoredDocument[]> {
+    if (this.#thread) return this.#forward("getDocuments", user, ids);
     if (ids.length === 0) return [];
     const [result] = await this.#read([selectDocuments(user, ids)]);
     return documentsInOrder(result!, ids);
@@ -84,6 +96,7 @@ export class Database {
    * that is missing or another user's; 409 if the chat's id is taken.
    */
   addChat(user: string, chat: ChatRecord): Promise<void> {
+    if (this.#thread) return this.#forward("addChat", user, chat);
     return this.#write(async (tx) => {
       await insertChat(tx, await userSeq(tx, user), chat);
     });
@@ -91,6 +104,7 @@ export class Database {
 
   /** The user's chat with all its messages; 404 `No chat "<id>"` when it is missing or another user's. */
   async getChat(user: string, id: string): Promise<ChatRecord> {
+    if (this.#thread) return this.#forward("getChat", user, id);
     const chat = assembleChats(await this.#read(chatQueries(user, id)))[0];
     if (chat === undefined) throw noChat(id);
     return chat;
@@ -98,6 +112,7 @@ export class Database {
 
   /** The user's chats, oldest first, each with all its messages in order. */
   async listChats(user: string): Promise<ChatRecord[]> {
+    if (this.#thread) return this.#forward("listChats", user);
     return assembleChats(await this.#read(chatQueries(user)));
   }
 
@@ -106,6 +121,7 @@ export class Database {
    * 404 for a missing or another user's chat; 400 if it is prepared already.
    */
   setPrepared(user: string, chatId: string, welcome: MessageRecord): Promise<void> {
+    if (this.#thread) return this.#forward("setPrepared", user, chatId, welcome);
     return this.#write(async (tx) => {
       const chat = await findChat(tx, user, chatId);
       if (chat.prepared) {
@@ -129,6 +145,7 @@ export class Database {
    * user's chat, and for a source whose document is missing or another user's.
    */
   addMessages(user: string, chatId: string, messages: MessageRecord[]): Promise<void> {
+    if (this.#thread) return this.#forward("addMessages", user, chatId, messages);
     return this.#write(async (tx) => {
       const chat = await findChat(tx, user, chatId);
       const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds(messages));
@@ -142,6 +159,7 @@ export class Database {
    * user's chat.
    */
   deleteChat(user: string, id: string): Promise<void> {
+    if (this.#thread) return this.#forward("deleteChat", user, id);
     return this.#write(async (tx) => {
       await removeChat(tx, await findChat(tx, user, id));
     });
@@ -151,35 +169,45 @@ export class Database {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#thread) {
+      // A worker that failed has nothing left to close.
+      await this.#thread.call("close").catch(() => {});
+      this.#thread.terminate();
+      return;
+    }
     await this.#queue;
-    this.#client.close();
+    this.#client!.close();
   }
 
-  /** Runs `work` in a write transaction, after the writes before it. */
+  /** Calls the method of the database on the worker thread. */
+  #forward<T>(method: string, ...args: unknown[]): Promise<T> {
+    if (this.#closed) return Promise.reject(this.#closedError());
+    return this.#thread!.call(method, args) as Promise<T>;
+  }
+
+  /**
+   * Runs `work` in a write transaction, after the writes before it; it is
+   * confirmed once committed. The writes that wait meanwhile are committed
+   * together (see `commitTogether`), each still all or nothing.
+   */
   #write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.#serial(async () => {
-      let tx: Transaction | undefined;
-      try {
-        tx = await this.#client.transaction("write");
-        const result = await work(tx);
-        await tx.commit();
-        return result;
-      } catch (error) {
-        // A failed rollback changes nothing for the caller: the write failed,
-        // and `close` below drops the transaction either way.
-        await tx?.rollback().catch(() => {});
-        throw databaseError(`Cannot write to the database ${quote(this.#name)}`, error);
-      } finally {
-        tx?.close();
-      }
-    });
+    if (this.#closed) return Promise.reject(this.#closedError());
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    // The first write to wait schedules the commit that takes all that wait by then.
+    if (this.#pending.length === 1) {
+      const refusal = (error: unknown) =>
+        databaseError(`Cannot write to the database ${quote(this.#name)}`, error);
+      void this.#serial(() => commitTogether(this.#client!, this.#pending.splice(0), refusal));
+    }
+    return promise;
   }
 
   /** Runs the queries in one read transaction, so that they see one state of the database. */
   #read(statements: InStatement[]): Promise<ResultSet[]> {
     const read = async () => {
       try {
-        return await this.#client.batch(statements, "read");
+        return await this.#client!.batch(statements, "read");
       } catch (error) {
         throw databaseError(`Cannot read from the database ${quote(this.#name)}`, error);
       }

@@ -47,7 +47,8 @@ const TABLES = [
 
 /** The number of rows of each table of a file database, read with a client of its own. */
 export async function countRows(path: string): Promise<Record<string, number>> {
-  const client = createClient({ url: `file:${path}` });
+  // See `sql()` in connect_test.ts: the locks of a closed database go a moment later.
+  const client = createClient({ url: `file:${path}`, timeout: 5000 });
   try {
     const counts: Record<string, number> = {};
     for (const table of TABLES) {

@@ -9,7 +9,9 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function sql(path: string, statements: string[]): Promise<void> {
-  const client = createClient({ url: `file:${path}` });
+  // A closed database's connections end on its worker thread a moment later,
+  // checkpointing as they go: wait for their locks as svc itself would.
+  const client = createClient({ url: `file:${path}`, timeout: 5000 });
   try {
     for (const statement of statements) await client.execute(statement);
   } finally {
@@ -61,7 +63,7 @@ Deno.test("openDatabase() turns on WAL and foreign keys for a file", async () =>
   await using dir = await tmpDir();
   const db = await openDatabase(`sqlite:///${dir.path}/svc.db`, { localRoot: dir.path });
   await db.close();
-  const client = createClient({ url: `file:${dir.path}/svc.db` });
+  const client = createClient({ url: `file:${dir.path}/svc.db`, timeout: 5000 });
   try {
     assert.equal((await client.execute("PRAGMA journal_mode")).rows[0]!.journal_mode, "wal");
     assert.equal((await client.execute("PRAGMA foreign_keys")).rows[0]!.foreign_keys, 1);
@@ -177,7 +179,7 @@ Deno.test("openDatabase() refuses a database with tables but no svc schema versi
     ),
   );
   // Refusing it changed nothing.
-  const client = createClient({ url: `file:${path}` });
+  const client = createClient({ url: `file:${path}`, timeout: 5000 });
   const { rows } = await client.execute("SELECT name FROM sqlite_master ORDER BY name");
   client.close();
   assert.deepEqual(rows.map((row) => row.name), [

@@ -1,0 +1,65 @@
+/**
+ * Structured logs: every line is one JSON object with `time`, `level` and either a `message` or
+ * the fields of a request, so that a log collector can read them without parsing prose.
+ * @module
+ */
+import type { Log } from "./errors.ts";
+
+/** How much a line matters. */
+export type LogLevel = "info" | "warn" | "error";
+
+/** One log line: `{"time", "level", "message", ...fields}`. */
+export function logLine(
+  level: LogLevel,
+  message: string,
+  fields: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
+}
+
+/** What the line of one request says. */
+export interface RequestFields {
+  request_id: string;
+  /** The user, once the request has shown who it is. */
+  user?: string;
+  method: string;
+  /** The route's pattern (`/chats/:id`), never the path with its ids; null when none matched. */
+  route: string | null;
+  status: number;
+  duration_ms: number;
+}
+
+/** The line of one request; a 5xx is an error, anything else is info. */
+export function requestLine(fields: RequestFields): string {
+  const level: LogLevel = fields.status >= 500 ? "error" : "info";
+  const message = `${fields.method} ${fields.route ?? "(no route)"} ${fields.status}`;
+  return logLine(level, message, { ...fields });
+}
+
+/**
+ * A log whose every line is JSON: a line that is not a JSON object already (a notice written as
+ * plain text) becomes the message of an info line.
+ *
+ * @example
+ * ```ts
+ * import { jsonLines } from "./log.ts";
+ * const lines: string[] = [];
+ * jsonLines((line) => lines.push(line))("svc API at http://127.0.0.1:31415");
+ * console.assert(JSON.parse(lines[0]!).message === "svc API at http://127.0.0.1:31415");
+ * ```
+ */
+export function jsonLines(sink: Log): Log {
+  return (line) => sink(isJsonObject(line) ? line : logLine("info", line));
+}
+
+function isJsonObject(line: string): boolean {
+  // The lines of logLine() start so; only other lines are parsed to be sure.
+  if (line.startsWith('{"time":')) return true;
+  if (!line.startsWith("{")) return false;
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The worker of `DatabaseThread`: it opens the database with `open`, then
+ * runs each call on it and answers with its result or its error.
+ * @module
+ */
+import { SvcError } from "../../components/core/errors.ts";
+import { openDatabase, type OpenDatabaseOptions } from "./connect.ts";
+import type { Database } from "./database.ts";
+import type { Reply } from "./thread.ts";
+
+const scope = globalThis as unknown as {
+  onmessage: ((event: MessageEvent) => void) | null;
+  postMessage(data: Reply): void;
+};
+
+let database: Database | undefined;
+
+scope.onmessage = async (event: MessageEvent<{ id: number; method: string; args: unknown[] }>) => {
+  const { id, method, args } = event.data;
+  try {
+    let value: unknown;
+    if (method === "open") {
+      const [url, options] = args as [string, OpenDatabaseOptions];
+      database = await openDatabase(url, { ...options, thread: false });
+      value = database.name;
+    } else {
+      const call =
+        (database as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!;
+      value = await call.apply(database, args);
+    }
+    scope.postMessage({ id, value });
+  } catch (error) {
+    // Every failure of the database is an SvcError; anything else is a bug,
+    // which the main thread reports as a 500 like any other.
+    const status = error instanceof SvcError ? error.status : 500;
+    scope.postMessage({
+      id,
+      error: { message: (error as Error).message ?? String(error), status },
+    });
+  }
+};

@@ -1,0 +1,242 @@
+/**
+ * `svc api` as a separate process for the reliability tests and the load
+ * benchmark, configured with the test components of `_components.ts`, and a
+ * client that speaks its REST API.
+ * @module
+ */
+import { join } from "node:path";
+
+const REPOSITORY = new URL("../../", import.meta.url).pathname;
+const MAIN = `${REPOSITORY}main.ts`;
+const COMPONENTS = new URL("./_components.ts", import.meta.url).href;
+
+/** Fixed secrets, so that bearer and upload tokens survive a restart. */
+export const SECRETS = {
+  SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
+  SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
+};
+
+/** A running `svc api` process. */
+export interface Svc extends AsyncDisposable {
+  child: Deno.ChildProcess;
+  /** The API's URL. */
+  base: string;
+  /** The local root: `svc.db` and `documents/` are in it. */
+  root: string;
+  /** What the process wrote to standard error so far. */
+  stderr(): string;
+  /** Sends a signal and waits for the process to end. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/** Options of {@linkcode startSvc}. */
+export interface StartSvcOptions {
+  /** Extra environment variables of the process. */
+  env?: Record<string, string>;
+  /**
+   * The port; pass the one of an earlier run to restart on the same URL.
+   * @default {a free port}
+   */
+  port?: number;
+}
+
+/**
+ * Starts `svc api` on loopback with its configuration and local root in
+ * `dir`, the test assistant `./slow.ts#Slow` and source storage
+ * `./slow.ts#SlowStorage`, and waits until `/health` answers. Starting again
+ * in the same `dir` reuses the same database and documents.
+ */
+export async function startSvc(dir: string, options: StartSvcOptions = {}): Promise<Svc> {
+  const port = options.port ?? freePort();
+  await Deno.writeTextFile(
+    join(dir, "slow.ts"),
+    `export { Numbered as Slow, SlowStorage } from ${JSON.stringify(COMPONENTS)};\n`,
+  );
+  const config = join(dir, "svc.toml");
+  await Deno.writeTextFile(
+    config,
+    [
+      'local_root = "root"',
+      'source_storages = ["./slow.ts#SlowStorage"]',
+      'assistants = ["./slow.ts#Slow"]',
+      "[api]",
+      'hostname = "127.0.0.1"',
+      `port = ${port}`,
+      "",
+    ].join("\n"),
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "api", "-c", config],
+    // The repository's deno.json maps the imports, wherever the tests run from.
+    cwd: REPOSITORY,
+    env: { ...SECRETS, ...options.env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  // Read all along: a full pipe would block the server's log lines.
+  let stderr = "";
+  const drained = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (text) => void (stderr += text) }),
+  ).catch(() => {});
+  const svc: Svc = {
+    child,
+    base: `http://127.0.0.1:${port}`,
+    root: join(dir, "root"),
+    stderr: () => stderr,
+    async stop(signal = "SIGTERM") {
+      try {
+        child.kill(signal);
+      } catch {
+        // It ended already.
+      }
+      const status = await child.status;
+      await drained;
+      return status;
+    },
+    async [Symbol.asyncDispose]() {
+      await svc.stop("SIGKILL");
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${svc.base}/health`);
+      await response.body?.cancel();
+      if (response.ok) return svc;
+    } catch {
+      // Not listening yet.
+    }
+    const exited = await Promise.race([child.status, pause(100)]);
+    if (exited) break;
+  }
+  await svc.stop("SIGKILL");
+  throw new Error(`svc api did not start:\n${stderr}`);
+}
+
+/** A port that was free a moment ago. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close();
+  return port;
+}
+
+/** The resident memory of a process, in bytes, from `/proc`. */
+export async function rss(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`No VmRSS for process ${pid}`);
+  return Number(kb) * 1024;
+}
+
+/** Waits `ms` milliseconds, then settles with `undefined`. */
+export function pause(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
+}
+
+/** Polls `probe` every 20 ms until it returns a value, for at most `ms` milliseconds. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await pause(20);
+  }
+  throw new Error(`Gave up waiting for ${what}`);
+}
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** A client of the REST API logged in as one user. */
+export class Client {
+  readonly base: string;
+  readonly #token: string;
+
+  private constructor(base: string, token: string) {
+    this.base = base;
+    this.#token = token;
+  }
+
+  /** Logs in to the API at `base` as `user` (the demo authentication takes the name as password). */
+  static async login(base: string, user = "ada"): Promise<Client> {
+    const response = await fetch(`${base}/token`, {
+      method: "POST",
+      body: new URLSearchParams({ username: user, password: user }),
+    });
+    if (!response.ok) throw new Error(`Login failed: ${await response.text()}`);
+    return new Client(base, await response.json());
+  }
+
+  /** The same user on another base URL (after a restart on another port). */
+  at(base: string): Client {
+    return new Client(base, this.#token);
+  }
+
+  /** A request as this user; a body is sent as JSON. Throws on a status other than 2xx. */
+  async call(method: string, path: string, body?: unknown): Promise<Json> {
+    const response = await this.request(method, path, body);
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  }
+
+  /** A request as this user, whatever its status. */
+  request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return fetch(`${this.base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  }
+
+  /** Registers a document and uploads its content; returns the `Document`. */
+  async upload(name: string, content: string | Uint8Array<ArrayBuffer>): Promise<Json> {
+    const { parameters } = await this.call("POST", "/document", { name });
+    const form = new FormData();
+    for (const [key, value] of Object.entries(parameters.data)) form.set(key, value as string);
+    form.set("file", new Blob([content]), name);
+    const response = await fetch(parameters.url, { method: parameters.method, body: form });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`Upload of ${name}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  }
+
+  /** Creates a chat over the documents with the test components. */
+  createChat(name: string, documents: Json[], params: Record<string, unknown> = {}): Promise<Json> {
+    return this.call("POST", "/chats", {
+      name,
+      source_storage: "Test/SlowStorage",
+      assistant: "Test/Numbered",
+      params,
+      documents,
+    });
+  }
+
+  /** Asks for a streamed answer and returns the response, whose lines come as they are written. */
+  ask(chatId: string, prompt: string, signal?: AbortSignal): Promise<Response> {
+    return this.request("POST", `/chats/${chatId}/answer`, { prompt, stream: true }, signal);
+  }
+}
+
+/** The JSON lines of a streamed answer, as they arrive. */
+export async function* lines(response: Response): AsyncGenerator<Json> {
+  let buffer = "";
+  for await (const text of response.body!.pipeThrough(new TextDecoderStream())) {
+    buffer += text;
+    let end: number;
+    while ((end = buffer.indexOf("\n")) >= 0) {
+      yield JSON.parse(buffer.slice(0, end));
+      buffer = buffer.slice(end + 1);
+    }
+  }
+  if (buffer.trim() !== "") yield JSON.parse(buffer);
+}
