@@ -24,3 +24,4 @@ export type { LoadClassOptions } from "./registry.ts";
 export { supportedSuffixes } from "./documents/mod.ts";
 export type { DocumentHandler } from "./documents/mod.ts";
 export { shorten } from "./shorten.ts";
+export * from "./embeddings/mod.ts";

@@ -1,5 +1,29 @@
 /**
- * The deploy side of svc: configuration, authentication, the REST API.
+ * The deploy side of svc: configuration, authentication, the REST API and the
+ * web UI, served from a script with your own components.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Config, serveApi, serveUi } from "@svc/svc/deploy";
+ *
+ * // Like svc.toml; relative paths and "./module.ts#Export" class paths are relative to `base`.
+ * const config = Config.from({
+ *   local_root: await Deno.makeTempDir(),
+ *   assistants: ["svc.assistants.SvcDemoAssistant"],
+ *   api: { port: 31576 },
+ *   ui: { port: 31577 },
+ * }, { base: Deno.cwd(), env: {} });
+ * const stop = new AbortController();
+ * const log = () => {}; // log lines go to standard error when left out
+ * const api = await serveApi(config, { signal: stop.signal, log });
+ * const ui = serveUi(config, { signal: stop.signal, log });
+ * assert.equal((await fetch(`${api.url}/health`).then((r) => r.json())).status, "ok");
+ * assert.equal((await fetch(`${ui.url}/`)).status, 200);
+ * stop.abort();
+ * await Promise.all([api.finished, ui.finished]);
+ * await Deno.remove(config.localRoot, { recursive: true });
+ * ```
  * @module
  */
 export { Authentication, SvcDemoAuthentication } from "./auth.ts";

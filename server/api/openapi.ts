@@ -4,10 +4,9 @@
  * @module
  */
 import { Hono } from "hono";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { z } from "zod";
 import { VERSION } from "../../components/version.ts";
+import { SWAGGER_UI_ASSETS } from "../swagger_ui_assets.ts";
 import * as schemas from "./schemas.ts";
 
 interface Operation {
@@ -176,21 +175,29 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return json as Record<string, unknown>;
 }
 
-const ASSETS = ["swagger-ui.css", "swagger-ui-bundle.js"] as const;
-
 /** `/openapi.json`, `/docs` and its assets. */
 export function docsRoutes(serverUrl: string): Hono {
   const app = new Hono();
   const document = openApiDocument(serverUrl);
   app.get("/openapi.json", (c) => c.json(document));
   app.get("/docs", (c) => c.html(DOCS_PAGE));
-  const folder = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
-  for (const asset of ASSETS) {
-    const type = asset.endsWith(".css") ? "text/css" : "text/javascript";
-    app.get(`/docs/${asset}`, async (c) => {
-      c.header("Content-Type", `${type}; charset=utf-8`);
+  // Swagger UI's files are embedded (see server/swagger_ui_assets.ts), gzipped: sent as they are
+  // to a client that takes gzip, inflated once for any other.
+  for (const asset of SWAGGER_UI_ASSETS) {
+    const gzipped = Uint8Array.fromBase64(asset.gzipBase64);
+    let inflated: Promise<ArrayBuffer> | undefined;
+    app.get(`/docs/${asset.name}`, async (c) => {
+      c.header("Content-Type", asset.contentType);
       c.header("Cache-Control", "public, max-age=86400");
-      return c.body(await Deno.readFile(join(folder, asset)));
+      c.header("Vary", "Accept-Encoding");
+      if (/\bgzip\b/.test(c.req.header("Accept-Encoding") ?? "")) {
+        c.header("Content-Encoding", "gzip");
+        return c.body(gzipped);
+      }
+      inflated ??= new Response(
+        new Blob([gzipped]).stream().pipeThrough(new DecompressionStream("gzip")),
+      ).arrayBuffer();
+      return c.body(await inflated);
     });
   }
   return app;

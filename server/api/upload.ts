@@ -3,6 +3,7 @@
  * that no upload is ever whole in memory.
  * @module
  */
+// @ts-types="@types/busboy"
 import busboy from "busboy";
 import { join } from "node:path";
 import { Readable } from "node:stream";

@@ -1,0 +1,37 @@
+/**
+ * The contract of embedders: a batch of texts in, one vector per text out.
+ * @module
+ */
+
+/** Options of {@linkcode Embedder.embed}. */
+export interface EmbedOptions {
+  /** Aborts the request when the vectors are no longer wanted. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Turns texts into vectors for similarity search. `id` names the model that
+ * made the vectors: vectors of different ids (or dimensions) are never
+ * compared, so an index records both and a change of embedder re-embeds.
+ *
+ * @example
+ * ```ts
+ * import type { Embedder } from "./embedder.ts";
+ * const constant: Embedder = {
+ *   id: "example/constant-2",
+ *   dimension: 2,
+ *   embed: (texts) => Promise.resolve(texts.map(() => new Float32Array([1, 0]))),
+ * };
+ * console.assert((await constant.embed(["a", "b"])).length === 2);
+ * ```
+ */
+export interface Embedder {
+  /** The model that makes the vectors, as `provider/model`: `svc/hash-v1-512`. */
+  readonly id: string;
+  /** The length of every vector. */
+  readonly dimension: number;
+  /** What a user should know about it, for `svc check`: where it runs, what it finds. */
+  readonly description?: string;
+  /** One vector of `dimension` numbers per text, in the order of `texts`. */
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}

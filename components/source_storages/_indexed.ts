@@ -1,0 +1,351 @@
+/**
+ * The shared half of the chunking source storages (LibSQL, LanceDB, Chroma):
+ * chat parameters, indexing each document once per content and settings,
+ * links from chats to the indexes they use, hybrid retrieval with reciprocal
+ * rank fusion, and the token budget. A storage supplies an
+ * {@linkcode IndexBackend}: where indexes live and how they are searched.
+ * @module
+ */
+import { z } from "zod";
+import { type Chunk, pageNumbersToLocation } from "../chunking.ts";
+import { SourceStorage } from "../core/component.ts";
+import type { Document } from "../core/document.ts";
+import { quote, SvcError } from "../core/errors.ts";
+import type { ChatParams, ParamSchema } from "../core/params.ts";
+import type { Source } from "../core/source.ts";
+import type { Embedder } from "../embeddings/embedder.ts";
+import { embedderFromEnv } from "../embeddings/mod.ts";
+import { fillBudget } from "./_budget.ts";
+import { fuseRankings } from "./_fusion.ts";
+import { chunkAndEmbed, contentHash, holdIndexingWorker } from "./_indexing.ts";
+
+/** The chat parameters of every chunking source storage. */
+export const INDEX_PARAMS: ParamSchema = {
+  chunk_size: z.int().positive().default(500),
+  chunk_overlap: z.int().nonnegative().default(250),
+  num_tokens: z.int().positive().default(1024),
+};
+
+/** What an index was made from; two documents with equal settings share one index. */
+export interface IndexSettings {
+  /** The SHA-256 of the document's bytes, in hex. */
+  contentHash: string;
+  chunkSize: number;
+  chunkOverlap: number;
+  /** The embedder's id. */
+  embedder: string;
+  /** The embedder's dimension. */
+  dimension: number;
+}
+
+/** An index as stored: its settings and `key`, a hex digest of them. */
+export interface IndexInfo extends IndexSettings {
+  key: string;
+}
+
+/** A complete index to store. */
+export interface NewIndex extends IndexInfo {
+  /** The chunks, in document order; a chunk's position is its `ordinal`. */
+  chunks: readonly Chunk[];
+  /** One vector per chunk. */
+  vectors: readonly Float32Array[];
+}
+
+/** A document of a chat, and the index that holds it. */
+export interface IndexLink {
+  chatId: string;
+  documentId: string;
+  key: string;
+}
+
+/** What {@linkcode IndexBackend.search} looks for. */
+export interface SearchQuery {
+  /** The prompt, for a text arm (full-text search). */
+  text: string;
+  /** The prompt's vector, for a vector arm. */
+  vector: Float32Array;
+  /** The most chunks each ranking holds. */
+  limit: number;
+  signal?: AbortSignal;
+}
+
+/** A chunk as a backend finds it. */
+export interface StoredChunk {
+  /** The key of its index. */
+  key: string;
+  /** Its position in its document, from 0. */
+  ordinal: number;
+  text: string;
+  pageNumbers: number[];
+  numTokens: number;
+}
+
+/**
+ * Where a storage keeps its indexes. An index is immutable once stored, and
+ * is removed when no chat links to it any more.
+ */
+export interface IndexBackend {
+  /**
+   * Links a chat's document to the stored index under `link.key`, replacing
+   * the document's earlier link (and removing the index it pointed to when no
+   * chat links to that any more). Changes nothing and gives false when no
+   * index is stored under the key.
+   */
+  link(link: IndexLink): Promise<boolean>;
+  /**
+   * Stores a complete index and links it as {@linkcode IndexBackend.link}
+   * does, in one step, so that no other chat's deletion removes it in between.
+   * When the same key was stored meanwhile (by another process), one of the
+   * two is kept.
+   */
+  add(index: NewIndex, link: IndexLink): Promise<void>;
+  /** The indexes a chat links to, by document id. */
+  links(chatId: string): Promise<Map<string, IndexInfo>>;
+  /** Removes a chat's links, and every index that no chat links to any more. */
+  unlink(chatId: string): Promise<void>;
+  /**
+   * Ranks the chunks of the indexes under `keys`, and only those: one ranking
+   * per arm, best first, the vector arm last (LibSQL: full-text, then vector).
+   */
+  search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]>;
+}
+
+/** Options of the chunking source storages. */
+export interface IndexedSourceStorageOptions {
+  /**
+   * What makes the vectors.
+   * @default {embedderFromEnv()}
+   */
+  embedder?: Embedder;
+}
+
+/** The rankings behind an answer's sources, for evaluation and debugging. */
+export interface Rankings {
+  /** Each arm's ranking, as the backend gives them: the vector arm last. */
+  arms: Source[][];
+  /** The arms fused, before the token budget. */
+  fused: Source[];
+}
+
+/**
+ * A source storage that cuts documents into token windows and finds them by
+ * several rankings fused. A document is indexed once per content, chunk
+ * settings and embedder, and every chat over it shares the index; a chat
+ * links to the indexes of its documents, and an index goes when its last
+ * chat does. Changing the embedder or the chunk settings makes new indexes:
+ * vectors of different embedders are never mixed.
+ */
+export abstract class IndexedSourceStorage extends SourceStorage {
+  static override params: ParamSchema = INDEX_PARAMS;
+  #embedder?: Embedder;
+  // Builds in progress, so that chats storing the same new document at once
+  // index it once.
+  #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
+
+  constructor(options: IndexedSourceStorageOptions = {}) {
+    super();
+    this.#embedder = options.embedder;
+  }
+
+  /** The embedder: the one given, else the environment's, chosen on first use. */
+  get embedder(): Embedder {
+    return this.#embedder ??= embedderFromEnv();
+  }
+
+  /**
+   * The backend to use now. Called by every method; a storage resolves its
+   * location (the local root, the environment) here, not at construction, and
+   * keeps what it opened.
+   */
+  protected abstract backend(): Promise<IndexBackend>;
+
+  override async store(documents: Document[], params: ChatParams): Promise<void> {
+    const settings = settingsOf(params);
+    const backend = await this.backend();
+    using _worker = holdIndexingWorker();
+    // Two lanes: the worker parses and embeds one document while this thread
+    // writes the other's index. After a failure, the other lane finishes its
+    // document and stops.
+    let next = 0;
+    let failed = false;
+    const lane = async () => {
+      while (!failed && next < documents.length) {
+        const document = documents[next++]!;
+        try {
+          params.signal?.throwIfAborted();
+          await this.#storeOne(backend, document, { ...settings, chatId: params.chat_id, params });
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
+    };
+    const lanes = await Promise.allSettled([lane(), lane()]);
+    const failure = lanes.find((lane) => lane.status === "rejected");
+    if (failure) throw failure.reason;
+  }
+
+  override async retrieve(
+    documents: Document[],
+    prompt: string,
+    params: ChatParams,
+  ): Promise<Source[]> {
+    const { fused } = await this.rankings(documents, prompt, params);
+    return fillBudget(fused, settingsOf(params).numTokens);
+  }
+
+  override async delete(params: ChatParams): Promise<void> {
+    await (await this.backend()).unlink(params.chat_id);
+  }
+
+  /**
+   * What {@linkcode IndexedSourceStorage.retrieve} ranks, arm by arm and
+   * fused, before the token budget. Documents not stored yet for the chat, or
+   * stored with other settings or another embedder, are stored first.
+   */
+  async rankings(documents: Document[], prompt: string, params: ChatParams): Promise<Rankings> {
+    const settings = settingsOf(params);
+    const backend = await this.backend();
+    const embedder = this.embedder;
+    const current = (info: IndexInfo | undefined) =>
+      info !== undefined && info.chunkSize === settings.chunkSize &&
+      info.chunkOverlap === settings.chunkOverlap && info.embedder === embedder.id &&
+      info.dimension === embedder.dimension;
+
+    let links = await backend.links(params.chat_id);
+    const missing = documents.filter((document) => !current(links.get(document.id)));
+    if (missing.length > 0) {
+      await this.store(missing, params);
+      links = await backend.links(params.chat_id);
+    }
+
+    const documentOf = new Map<string, Document>();
+    for (const document of documents) {
+      const info = links.get(document.id);
+      if (!current(info)) {
+        throw new SvcError(
+          `The document ${quote(document.name)} was stored, but its index is gone: ` +
+            `was the chat deleted meanwhile?`,
+          { status: 409 },
+        );
+      }
+      if (!documentOf.has(info!.key)) documentOf.set(info!.key, document);
+    }
+    if (documentOf.size === 0) return { arms: [], fused: [] };
+
+    const [vector] = await embedder.embed([prompt], { signal: params.signal });
+    const limit = Math.max(100, Math.ceil((2 * settings.numTokens) / settings.chunkSize));
+    const rankings = await backend.search([...documentOf.keys()], {
+      text: prompt,
+      vector: vector!,
+      limit,
+      signal: params.signal,
+    });
+
+    const sources = new Map<string, Source>();
+    const sourceOf = (chunk: StoredChunk): Source => {
+      const id = `${chunk.key.slice(0, 32)}-${chunk.ordinal}`;
+      let source = sources.get(id);
+      if (!source) {
+        source = {
+          id,
+          document: documentOf.get(chunk.key)!,
+          location: pageNumbersToLocation(chunk.pageNumbers),
+          content: chunk.text,
+          numTokens: chunk.numTokens,
+        };
+        sources.set(id, source);
+      }
+      return source;
+    };
+    const arms = rankings.map((ranking) => ranking.map(sourceOf));
+    return { arms, fused: fuseRankings(arms) };
+  }
+
+  async #storeOne(
+    backend: IndexBackend,
+    document: Document,
+    options: Settings & { chatId: string; params: ChatParams },
+  ): Promise<void> {
+    const { chatId, params, ...settings } = options;
+    const embedder = this.embedder;
+    const bytes = await document.read();
+    const info = await indexInfo({
+      contentHash: await contentHash(bytes),
+      chunkSize: settings.chunkSize,
+      chunkOverlap: settings.chunkOverlap,
+      embedder: embedder.id,
+      dimension: embedder.dimension,
+    });
+    const link = { chatId, documentId: document.id, key: info.key };
+    let building = this.#building.get(backend);
+    if (!building) this.#building.set(backend, building = new Map());
+
+    // Another chat may be building the same index: wait for it once, then
+    // build it here if it still is not there (that build may have been aborted).
+    for (let waited = false;; waited = true) {
+      if (await backend.link(link)) return;
+      const other = building.get(info.key);
+      if (other && !waited) {
+        await other.catch(() => {});
+        continue;
+      }
+      const build = (async () => {
+        const { chunks, vectors } = await chunkAndEmbed(document, {
+          chunkSize: settings.chunkSize,
+          chunkOverlap: settings.chunkOverlap,
+          embedder,
+          bytes,
+          signal: params.signal,
+        });
+        params.signal?.throwIfAborted();
+        await backend.add({ ...info, chunks, vectors }, link);
+      })();
+      building.set(info.key, build);
+      try {
+        return await build;
+      } finally {
+        if (building.get(info.key) === build) building.delete(info.key);
+      }
+    }
+  }
+}
+
+interface Settings {
+  chunkSize: number;
+  chunkOverlap: number;
+  numTokens: number;
+}
+
+const SETTINGS = z.object(INDEX_PARAMS);
+
+function settingsOf(params: ChatParams): Settings {
+  const parsed = SETTINGS.safeParse(params);
+  if (!parsed.success) {
+    throw new SvcError(`The chat parameters are not valid: ${z.prettifyError(parsed.error)}`, {
+      status: 422,
+    });
+  }
+  const { chunk_size, chunk_overlap, num_tokens } = parsed.data as Record<string, number>;
+  if (chunk_overlap! >= chunk_size!) {
+    throw new SvcError(
+      `chunk_overlap must be less than chunk_size (${chunk_size}), not ${chunk_overlap}`,
+      { status: 422 },
+    );
+  }
+  return { chunkSize: chunk_size!, chunkOverlap: chunk_overlap!, numTokens: num_tokens! };
+}
+
+/** An index's settings with its key: the SHA-256 of the settings, in hex. */
+export async function indexInfo(settings: IndexSettings): Promise<IndexInfo> {
+  // The "v1" names the chunking; change it when chunks of the same settings change.
+  const text = JSON.stringify([
+    "svc-index-v1",
+    settings.contentHash,
+    settings.chunkSize,
+    settings.chunkOverlap,
+    settings.embedder,
+    settings.dimension,
+  ]);
+  return { ...settings, key: await contentHash(new TextEncoder().encode(text)) };
+}

@@ -1,0 +1,114 @@
+import { dirname, join } from "node:path";
+import type { Client } from "@libsql/client";
+import { quote, SvcError } from "../core/errors.ts";
+import { localRoot } from "../core/local_root.ts";
+import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
+import {
+  type IndexBackend,
+  IndexedSourceStorage,
+  type IndexedSourceStorageOptions,
+} from "./_indexed.ts";
+import { LibSQLBackend } from "./_libsql_backend.ts";
+
+/** Options of {@linkcode LibSQL}; it is constructed without any in a chat. */
+export interface LibSQLOptions extends IndexedSourceStorageOptions {
+  /**
+   * The database: a libSQL server (`libsql://`, `https://`, `http://`) or a
+   * `file:` URL.
+   * @default {Deno.env.get("SVC_LIBSQL_URL") ?? `file:${localRoot()}/libsql/sources.db`}
+   */
+  url?: string;
+  /**
+   * The token for a libSQL server.
+   * @default {Deno.env.get("SVC_LIBSQL_AUTH_TOKEN")}
+   */
+  authToken?: string;
+}
+
+/**
+ * Hybrid search in a libSQL database, the embedded default: full-text (FTS5,
+ * BM25) and vector similarity over the chat's chunks, fused by reciprocal
+ * rank, then as many sources as fit in `num_tokens`. Works offline with the
+ * default embedder, which is lexical, not semantic (see `HashEmbedder`).
+ *
+ * The database is `<local root>/libsql/sources.db` unless env `SVC_LIBSQL_URL`
+ * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). Each document is
+ * indexed once per content, chunk settings and embedder, and shared by every
+ * chat over it; a chat's deletion removes the indexes no other chat uses.
+ * Parsing and embedding run in a worker, off the main thread.
+ *
+ * @example
+ * ```ts
+ * import { LibSQL } from "@svc/svc/source_storages";
+ * console.assert(new LibSQL().displayName === "LibSQL");
+ * ```
+ */
+export class LibSQL extends IndexedSourceStorage {
+  static override displayName = "LibSQL";
+  static override requirements: readonly Requirement[] = [
+    new PackageRequirement("@libsql/client", () => import("@libsql/client")),
+  ];
+  readonly #url?: string;
+  readonly #authToken?: string;
+  readonly #backends = new Map<string, Promise<LibSQLBackend>>();
+
+  constructor(options: LibSQLOptions = {}) {
+    super(options);
+    this.#url = options.url;
+    this.#authToken = options.authToken;
+  }
+
+  protected override backend(): Promise<IndexBackend> {
+    const url = this.#url ?? envVar("SVC_LIBSQL_URL") ??
+      fileUrl(join(localRoot(), "libsql", "sources.db"));
+    let backend = this.#backends.get(url);
+    if (!backend) {
+      const path = url.startsWith("file:") ? filePath(url) : undefined;
+      backend = open(url, { path, authToken: this.#authToken ?? envVar("SVC_LIBSQL_AUTH_TOKEN") });
+      this.#backends.set(url, backend);
+      backend.catch(() => this.#backends.delete(url));
+    }
+    return backend;
+  }
+}
+
+async function open(
+  url: string,
+  options: { path?: string; authToken?: string },
+): Promise<LibSQLBackend> {
+  const name = options.path ?? url.replace(/\?.*$/, "");
+  let client: Client | undefined;
+  try {
+    const { createClient } = await import("@libsql/client");
+    if (options.path) {
+      await Deno.mkdir(dirname(options.path), { recursive: true });
+      // Writers from other processes wait for the lock rather than fail.
+      client = createClient({ url, timeout: 5000 });
+      // WAL lets searches read while an index is written. Memory-mapped reads
+      // make the exact vector scan about 3.5 times faster (130 against 470 ms
+      // over 100,000 vectors of 512 dimensions); the client keeps one connection
+      // while no transaction is open, so the setting holds for every query.
+      await client.execute("PRAGMA journal_mode = WAL");
+      await client.execute("PRAGMA mmap_size = 1073741824");
+    } else {
+      client = createClient({ url, authToken: options.authToken });
+    }
+    return await LibSQLBackend.open(client);
+  } catch (error) {
+    client?.close();
+    throw new SvcError(
+      `Cannot open the LibSQL database ${quote(name)}: ${(error as Error).message}`,
+      { status: 503, cause: error },
+    );
+  }
+}
+
+/** A `file:` URL of an absolute path, percent-encoded because the client decodes it. */
+function fileUrl(path: string): string {
+  return `file:${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** The path of a `file:` URL as the client reads it: `file:///a/b.db`, `file:/a/b.db`, `file:b.db`. */
+function filePath(url: string): string {
+  return decodeURIComponent(url.slice("file:".length).replace(/\?.*$/, "").replace(/^\/\//, ""));
+}

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { HashEmbedder } from "../../components/embeddings/hash.ts";
+
+const dot = (a: Float32Array, b: Float32Array) =>
+  a.reduce((sum, value, i) => sum + value * b[i]!, 0);
+const norm = (a: Float32Array) => Math.sqrt(dot(a, a));
+
+Deno.test("HashEmbedder gives unit vectors of its dimension, named by it", async () => {
+  for (const dimension of [512, 384, 100]) {
+    const embedder = new HashEmbedder({ dimension });
+    assert.equal(embedder.id, `svc/hash-v1-${dimension}`);
+    const vectors = await embedder.embed(["Rye bread from a wood-fired oven.", "", "?!"]);
+    assert.equal(vectors.length, 3);
+    for (const vector of vectors) {
+      assert.equal(vector.length, dimension);
+      assert.ok(Math.abs(norm(vector) - 1) < 1e-5, `norm ${norm(vector)}`);
+    }
+  }
+});
+
+Deno.test("HashEmbedder is the same on every run: a change of features needs a new id", () => {
+  // If this fails, stored indexes no longer match new vectors: bump the "v1" in the id.
+  const [vector] = new HashEmbedder().embedSync(["The secret ingredient is cardamom."]);
+  const top = [...vector!].map((value, i) => [i, value] as const)
+    .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 5)
+    .map(([i, value]) => [i, Number(value.toFixed(4))]);
+  assert.deepEqual(top, [[176, 0.3582], [380, 0.3582], [480, -0.3582], [103, 0.2508], [
+    444,
+    0.2508,
+  ]]);
+  const [other] = new HashEmbedder({ dimension: 384 }).embedSync(["Größe café"]);
+  const large = [...other!].map((value, i) => [i, Number(value.toFixed(4))])
+    .filter(([, value]) => Math.abs(value!) > 0.2);
+  assert.deepEqual(large, [[105, 0.365], [152, 0.5215], [268, 0.5215]]);
+});
+
+Deno.test("HashEmbedder ignores case, diacritics, function words and punctuation", () => {
+  const embedder = new HashEmbedder();
+  const [a, b] = embedder.embedSync(["The CAFÉ's crème!", "cafe s creme"]);
+  assert.ok(dot(a!, b!) > 0.999, `similarity ${dot(a!, b!)}`);
+});
+
+Deno.test("HashEmbedder puts texts that share words, stems and spellings near", () => {
+  const embedder = new HashEmbedder();
+  const [query, answer, other, inflected] = embedder.embedSync([
+    "What is the secret?",
+    "The secret is Svc!",
+    "This is irrelevant for the 3-th time.",
+    "She bakes braided loaves",
+  ]);
+  assert.ok(dot(query!, answer!) > 0.4, `shared word: ${dot(query!, answer!)}`);
+  assert.ok(dot(query!, other!) < 0.15, `no shared word: ${dot(query!, other!)}`);
+  const [baked] = embedder.embedSync(["baked braid loaf"]);
+  assert.ok(dot(inflected!, baked!) > 0.3, `stems and n-grams: ${dot(inflected!, baked!)}`);
+});
+
+Deno.test("HashEmbedder is lexical, not semantic: synonyms are unrelated", () => {
+  const [car, automobile] = new HashEmbedder().embedSync(["car", "automobile"]);
+  assert.ok(Math.abs(dot(car!, automobile!)) < 0.2, `similarity ${dot(car!, automobile!)}`);
+});
+
+Deno.test("HashEmbedder refuses a dimension below 2 and an aborted signal", async () => {
+  assert.throws(() => new HashEmbedder({ dimension: 1 }), RangeError);
+  const controller = new AbortController();
+  controller.abort(new Error("gone"));
+  await assert.rejects(new HashEmbedder().embed(["a"], { signal: controller.signal }), /gone/);
+});
+
+Deno.test("HashEmbedder says that it is lexical, not semantic", () => {
+  assert.match(new HashEmbedder().description, /^offline, lexical not semantic/);
+});

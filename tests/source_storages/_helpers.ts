@@ -1,0 +1,139 @@
+/**
+ * Helpers shared by the source storage tests: chat parameters, copies of
+ * fixtures, and a small labelled set of questions over the fixtures.
+ * @module
+ */
+import { copyFile } from "node:fs/promises";
+import { LocalDocument } from "../../components/core/document.ts";
+import type { ChatParams } from "../../components/core/params.ts";
+import type { Source } from "../../components/core/source.ts";
+import { FIXTURES } from "../test_utils.ts";
+
+/** The parameters of a chat, with the storage parameters given (defaults otherwise). */
+export function chatParams(chatId: string, params: Record<string, unknown> = {}): ChatParams {
+  return {
+    user: "ada",
+    chat_id: chatId,
+    chat_name: `Chat ${chatId}`,
+    signal: new AbortController().signal,
+    ...params,
+  };
+}
+
+/** A document of a copy of a fixture in `folder`, so that a test may delete it. */
+export async function copiedFixture(folder: string, name: string): Promise<LocalDocument> {
+  await copyFile(`${FIXTURES}${name}`, `${folder}/${name}`);
+  return LocalDocument.fromPath(`${folder}/${name}`, { id: `id-of-${name}` });
+}
+
+/** A question, the fixture that answers it, and words of the answer. */
+export interface Labelled {
+  question: string;
+  document: string;
+  answer: string;
+}
+
+/**
+ * Questions over the fixtures, each with the document and the words that
+ * answer it. Some share words with their answer, some only stems or spellings
+ * ("founded", "founder"), some hinge on a rare word ("120", "Oduya").
+ */
+export const LABELLED: readonly Labelled[] = [
+  { question: "When did the Lindenbaum Bakery open?", document: "report.pdf", answer: "1952" },
+  { question: "Who founded the bakery?", document: "report.pdf", answer: "Greta" },
+  {
+    question: "What kind of oven does the bakery use?",
+    document: "report.pdf",
+    answer: "wood-fired",
+  },
+  { question: "Where is the bakery located?", document: "report.pdf", answer: "Mill" },
+  {
+    question: "How many loaves does the bakery sell each morning?",
+    document: "report.pdf",
+    answer: "four hundred",
+  },
+  { question: "What bread did the founder bake?", document: "report.pdf", answer: "rye" },
+  {
+    question: "Which spice is the secret ingredient of the winter loaf?",
+    document: "report.pdf",
+    answer: "cardamom",
+  },
+  {
+    question: "In which month is the winter loaf baked?",
+    document: "report.pdf",
+    answer: "December",
+  },
+  {
+    question: "How long does the dough rest before braiding?",
+    document: "report.pdf",
+    answer: "twelve hours",
+  },
+  {
+    question: "On which day of the week is the bakery closed?",
+    document: "report.pdf",
+    answer: "Mondays",
+  },
+  {
+    question: "How far ahead must wedding orders be placed?",
+    document: "report.pdf",
+    answer: "three weeks",
+  },
+  {
+    question: "What time does the bakery open in the morning?",
+    document: "report.pdf",
+    answer: "six in the morning",
+  },
+  { question: "Until when is the bakery open?", document: "report.pdf", answer: "two in the" },
+  { question: "When does the catalogue ship?", document: "notes.docx", answer: "first of April" },
+  { question: "Where does the printing move to?", document: "notes.docx", answer: "Riverside" },
+  { question: "Where are the photos taken?", document: "notes.docx", answer: "new studio" },
+  { question: "Who owns the cover design?", document: "notes.docx", answer: "Ana" },
+  { question: "When is the price list due?", document: "notes.docx", answer: "March 10" },
+  { question: "Who is responsible for the price list?", document: "notes.docx", answer: "Ben" },
+  { question: "On which day did the team meet?", document: "notes.docx", answer: "Tuesday" },
+  { question: "How many decisions were made?", document: "notes.docx", answer: "Three decisions" },
+  {
+    question: "How many kilograms of tomatoes were harvested?",
+    document: "slides.pptx",
+    answer: "120",
+  },
+  { question: "Which bed grew the beans?", document: "slides.pptx", answer: "South" },
+  { question: "When should garlic be planted?", document: "slides.pptx", answer: "October" },
+  {
+    question: "Who led the quarterly review of the garden project?",
+    document: "slides.pptx",
+    answer: "Oduya",
+  },
+  { question: "What has to be repaired?", document: "slides.pptx", answer: "greenhouse roof" },
+  { question: "How do I start the service?", document: "guide.md", answer: "svc api" },
+  { question: "How do I stop the service?", document: "guide.md", answer: "Ctrl+C" },
+];
+
+/** The fixtures the labelled set asks about. */
+export const LABELLED_FIXTURES: readonly string[] = [
+  "report.pdf",
+  "notes.docx",
+  "slides.pptx",
+  "guide.md",
+];
+
+/** Whether a source answers a labelled question: the right document, holding the answer. */
+export function answers(source: Source, labelled: Labelled): boolean {
+  return source.document.name === labelled.document &&
+    source.content.replace(/\s+/g, " ").includes(labelled.answer);
+}
+
+/** Mean reciprocal rank and recall@1 of rankings, one per labelled question. */
+export function score(
+  rankings: readonly (readonly Source[])[],
+  labelled: readonly Labelled[] = LABELLED,
+): { mrr: number; recallAt1: number } {
+  let reciprocal = 0;
+  let first = 0;
+  rankings.forEach((ranking, i) => {
+    const rank = ranking.findIndex((source) => answers(source, labelled[i]!)) + 1;
+    if (rank > 0) reciprocal += 1 / rank;
+    if (rank === 1) first++;
+  });
+  return { mrr: reciprocal / rankings.length, recallAt1: first / rankings.length };
+}

@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { fillBudget } from "../../components/source_storages/_budget.ts";
+
+const sources = (...sizes: number[]) => sizes.map((numTokens, i) => ({ id: i, numTokens }));
+
+Deno.test("fillBudget() keeps sources in order while their tokens fit", () => {
+  assert.deepEqual(fillBudget(sources(400, 400, 400), 1000).map((s) => s.id), [0, 1]);
+  assert.deepEqual(fillBudget(sources(500, 500), 1000).map((s) => s.id), [0, 1]);
+});
+
+Deno.test("fillBudget() skips a source that overflows and lets a smaller later one in", () => {
+  assert.deepEqual(fillBudget(sources(600, 500, 300, 200), 1000).map((s) => s.id), [0, 2]);
+  assert.deepEqual(fillBudget(sources(2000, 30), 1000).map((s) => s.id), [1]);
+});
+
+Deno.test("fillBudget() of an empty list or a zero budget is empty", () => {
+  assert.deepEqual(fillBudget([], 1000), []);
+  assert.deepEqual(fillBudget(sources(1), 0), []);
+});

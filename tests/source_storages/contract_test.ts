@@ -1,0 +1,171 @@
+/**
+ * The contract of source storages, run against every registered storage but
+ * the demo: store, retrieve, delete, and data kept across a restart.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { countTokens } from "../../components/chunking.ts";
+import { type ComponentClass, SourceStorage } from "../../components/core/component.ts";
+import { LocalDocument } from "../../components/core/document.ts";
+import { BUILTINS } from "../../components/registry.ts";
+import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
+import { tmpLocalRoot, writeFile } from "../test_utils.ts";
+import { chatParams, copiedFixture } from "./_helpers.ts";
+
+/** What a storage needs around its tests, such as a server it talks to. */
+interface Setup {
+  /** Starts what the storage needs; disposed after the test. */
+  start?(): Promise<AsyncDisposable>;
+}
+
+/** How each registered storage is tested: a new storage joins by adding its entry. */
+const SETUPS: Record<string, Setup> = {
+  "svc.source_storages.LibSQL": {},
+};
+
+const STORAGES = Object.entries(BUILTINS).filter(([path, value]) =>
+  path.startsWith("svc.source_storages.") && typeof value === "function" &&
+  value.prototype instanceof SourceStorage && value !== SvcDemoSourceStorage
+) as [string, ComponentClass<SourceStorage>][];
+
+Deno.test("every registered source storage but the demo is in the contract suite", () => {
+  assert.ok(STORAGES.length > 0);
+  for (const [path] of STORAGES) assert.ok(path in SETUPS, `${path} has an entry in SETUPS`);
+});
+
+for (const [path, Storage] of STORAGES) {
+  const name = path.slice("svc.source_storages.".length);
+  const setup = SETUPS[path] ?? {};
+
+  /** Runs `fn` with a fresh local root and whatever the storage needs. */
+  const withStorage = (fn: (folder: string) => Promise<void>) => async () => {
+    await using root = await tmpLocalRoot();
+    await using _started = await (setup.start?.() ?? Promise.resolve(nothing()));
+    await fn(root.path);
+  };
+
+  Deno.test(`${name} takes chunk_size, chunk_overlap and num_tokens with defaults`, () => {
+    const defaults = Object.fromEntries(
+      Object.entries(Storage.params).map(([key, schema]) => [key, schema.parse(undefined)]),
+    );
+    assert.deepEqual(defaults, { chunk_size: 500, chunk_overlap: 250, num_tokens: 1024 });
+  });
+
+  Deno.test(
+    `${name} retrieves chunks of the chat's documents with pages, within num_tokens`,
+    withStorage(async (folder) => {
+      const report = await copiedFixture(folder, "report.pdf");
+      const guide = await copiedFixture(folder, "guide.md");
+      const params = chatParams("chat-1", { chunk_size: 40, chunk_overlap: 10, num_tokens: 100 });
+      const storage = new Storage();
+      await storage.store([report, guide], params);
+      const sources = await storage.retrieve(
+        [report, guide],
+        "What is the secret ingredient of the winter loaf?",
+        params,
+      );
+      assert.ok(sources.length >= 2, `${sources.length} sources`);
+      assert.equal(sources[0]!.document, report);
+      assert.match(sources[0]!.content, /cardamom/);
+      assert.match(sources[0]!.location, /(^|, |-)2(,|-|$)/);
+      assert.ok(sources.reduce((sum, source) => sum + source.numTokens, 0) <= 100);
+      assert.equal(new Set(sources.map((source) => source.id)).size, sources.length);
+      for (const source of sources) {
+        assert.ok(source.document === report || source.document === guide);
+        assert.equal(countTokens(source.content), source.numTokens);
+        assert.ok(source.numTokens <= 40);
+        assert.match(
+          source.location,
+          source.document === guide ? /^$/ : /^\d+(-\d+)?(, \d+(-\d+)?)*$/,
+        );
+      }
+    }),
+  );
+
+  Deno.test(
+    `${name} ranks the one relevant document of eleven first`,
+    withStorage(async (folder) => {
+      // The reference's smoke test: ten irrelevant documents and the secret in the middle.
+      const documents: LocalDocument[] = [];
+      for (let i = 0; i < 10; i++) {
+        const path = await writeFile(
+          folder,
+          `irrelevant${i}.txt`,
+          `This is irrelevant for the ${i}-th time.`,
+        );
+        documents.push(LocalDocument.fromPath(path));
+        if (i === 4) {
+          documents.push(
+            LocalDocument.fromPath(await writeFile(folder, "secret.txt", "The secret is Svc!")),
+          );
+        }
+      }
+      const storage = new Storage();
+      const params = chatParams("chat-smoke");
+      await storage.store(documents, params);
+      const sources = await storage.retrieve(documents, "What is the secret?", params);
+      assert.equal(sources[0]!.document.name, "secret.txt");
+      assert.match(sources[0]!.content, /The secret is Svc!/);
+    }),
+  );
+
+  Deno.test(
+    `${name} only retrieves from the documents it is given`,
+    withStorage(async (folder) => {
+      const report = await copiedFixture(folder, "report.pdf");
+      const notes = await copiedFixture(folder, "notes.docx");
+      const storage = new Storage();
+      const params = chatParams("chat-2", { chunk_size: 40, chunk_overlap: 10, num_tokens: 4000 });
+      await storage.store([report, notes], params);
+      const sources = await storage.retrieve([notes], "When does the bakery open?", params);
+      assert.ok(sources.length > 0);
+      assert.ok(sources.every((source) => source.document === notes));
+    }),
+  );
+
+  Deno.test(
+    `${name} keeps a chat's data across a restart, without reading the documents again`,
+    withStorage(async (folder) => {
+      const report = await copiedFixture(folder, "report.pdf");
+      const params = chatParams("chat-3", { chunk_size: 40, chunk_overlap: 10 });
+      const before = await new Storage().retrieve([report], "closed on Mondays", params);
+      await Deno.remove(report.path);
+      const after = await new Storage().retrieve([report], "closed on Mondays", params);
+      assert.deepEqual(after.map(withoutDocument), before.map(withoutDocument));
+      assert.ok(after.every((source) => source.document === report));
+    }),
+  );
+
+  Deno.test(
+    `${name} forgets a deleted chat, and keeps what another chat still uses`,
+    withStorage(async (folder) => {
+      const report = await copiedFixture(folder, "report.pdf");
+      const first = chatParams("chat-4");
+      const second = chatParams("chat-5");
+      const storage = new Storage();
+      await storage.store([report], first);
+      await storage.store([report], second);
+      await storage.delete(first);
+      await Deno.remove(report.path);
+
+      const restarted = new Storage();
+      const kept = await restarted.retrieve([report], "winter loaf", second);
+      assert.ok(kept.length > 0);
+      // The deleted chat has nothing stored: its documents must be read again.
+      await assert.rejects(
+        async () => await restarted.retrieve([report], "winter loaf", first),
+        /Cannot read "report\.pdf": the file does not exist/,
+      );
+      await restarted.delete(second);
+      await restarted.delete(second);
+    }),
+  );
+}
+
+function withoutDocument({ document: _, ...rest }: { document: unknown }) {
+  return rest;
+}
+
+function nothing(): AsyncDisposable {
+  return { [Symbol.asyncDispose]: () => Promise.resolve() };
+}

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { chunkPages } from "../../components/chunking.ts";
+import { Document, LocalDocument } from "../../components/core/document.ts";
+import { SvcError } from "../../components/core/errors.ts";
+import type { Page } from "../../components/core/page.ts";
+import type { Embedder } from "../../components/embeddings/embedder.ts";
+import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import { chunkAndEmbed, contentHash } from "../../components/source_storages/_indexing.ts";
+import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
+
+const settings = { chunkSize: 30, chunkOverlap: 10 };
+
+Deno.test("chunkAndEmbed() chunks and hash-embeds in the worker as it would here", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
+  const embedder = new HashEmbedder({ dimension: 64 });
+  const { chunks, vectors } = await chunkAndEmbed(document, { ...settings, embedder });
+  const expected = chunkPages(await document.extractPages(), settings);
+  assert.deepEqual(chunks, expected);
+  assert.deepEqual(vectors, embedder.embedSync(expected.map((chunk) => chunk.text)));
+});
+
+Deno.test("chunkAndEmbed() calls any other embedder here, with the chunks' texts", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}guide.md`);
+  const seen: string[][] = [];
+  const embedder: Embedder = {
+    id: "test/length",
+    dimension: 1,
+    embed(texts) {
+      seen.push(texts);
+      return Promise.resolve(texts.map((text) => new Float32Array([text.length])));
+    },
+  };
+  const { chunks, vectors } = await chunkAndEmbed(document, { ...settings, embedder });
+  assert.deepEqual(seen, [chunks.map((chunk) => chunk.text)]);
+  assert.deepEqual(vectors.map((vector) => vector[0]), chunks.map((chunk) => chunk.text.length));
+});
+
+Deno.test("chunkAndEmbed() refuses vectors of the wrong number or length", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}guide.md`);
+  const embedder: Embedder = {
+    id: "test/short",
+    dimension: 2,
+    embed: (texts) => Promise.resolve(texts.map(() => new Float32Array(1))),
+  };
+  await assert.rejects(
+    chunkAndEmbed(document, { ...settings, embedder }),
+    /The embedder "test\/short" gave 1 vectors for 1 chunks, or vectors not 2 long/,
+  );
+});
+
+Deno.test("chunkAndEmbed() uses the pages of a document class that reads its own", async () => {
+  class Notes extends Document {
+    override isReadable = () => Promise.resolve(true);
+    override read = () => Promise.resolve(new TextEncoder().encode("unused"));
+    override extractPages(): Promise<Page[]> {
+      return Promise.resolve([{ text: "Page one.", number: 1 }, { text: "Page two.", number: 2 }]);
+    }
+  }
+  const { chunks } = await chunkAndEmbed(new Notes({ name: "notes.txt" }), {
+    ...settings,
+    embedder: new HashEmbedder(),
+  });
+  assert.deepEqual(chunks.map((chunk) => chunk.pageNumbers), [[1, 2]]);
+});
+
+Deno.test("chunkAndEmbed() reports an unreadable document as Document.extractPages() does", async () => {
+  await using dir = await tmpDir();
+  const path = await writeFile(dir.path, "fake.pdf", "This is not a PDF.");
+  const document = LocalDocument.fromPath(path);
+  const expected = await document.extractPages().catch((error) => error);
+  assert.ok(expected instanceof SvcError);
+  await assert.rejects(
+    chunkAndEmbed(document, { ...settings, embedder: new HashEmbedder() }),
+    (error) =>
+      error instanceof SvcError && error.status === 422 && error.message === expected.message,
+  );
+});
+
+Deno.test("chunkAndEmbed() stops when its signal aborts, before or during the work", async () => {
+  await using dir = await tmpDir();
+  const path = await writeFile(dir.path, "long.txt", "Words upon words. ".repeat(100_000));
+  const document = LocalDocument.fromPath(path);
+  const embedder = new HashEmbedder();
+  for (const delay of [0, 50]) {
+    const controller = new AbortController();
+    const work = chunkAndEmbed(document, { ...settings, embedder, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error(`no longer wanted after ${delay} ms`)), delay);
+    await assert.rejects(work, new RegExp(`no longer wanted after ${delay} ms`));
+  }
+});
+
+Deno.test("chunkAndEmbed() does not keep the process alive once done", async () => {
+  const module = new URL("../../components/source_storages/_indexing.ts", import.meta.url).href;
+  const script = `
+    import { chunkAndEmbed } from ${JSON.stringify(module)};
+    import { LocalDocument } from ${
+    JSON.stringify(new URL("../../components/core/document.ts", import.meta.url).href)
+  };
+    import { HashEmbedder } from ${
+    JSON.stringify(new URL("../../components/embeddings/hash.ts", import.meta.url).href)
+  };
+    const { chunks } = await chunkAndEmbed(LocalDocument.fromPath(${
+    JSON.stringify(`${FIXTURES}guide.md`)
+  }),
+      { chunkSize: 30, chunkOverlap: 10, embedder: new HashEmbedder() });
+    console.log(chunks.length);
+  `;
+  const config = new URL("../../deno.json", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--config", config, script],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  const { code, stdout, stderr } = await child;
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  assert.equal(new TextDecoder().decode(stdout).trim(), "1");
+});
+
+Deno.test("contentHash() is the SHA-256 of the bytes, in hex", async () => {
+  assert.equal(
+    await contentHash(new TextEncoder().encode("abc")),
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  );
+});
