@@ -1,6 +1,5 @@
 import { Command } from "commander";
 import { Config, findConfigPath } from "../server/config.ts";
-import { serveApi } from "../server/serve.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
 
 /** `svc api`: serves the REST API until SIGINT or SIGTERM. */
@@ -10,6 +9,8 @@ export function apiCommand(context: CommandContext): Command {
     .addOption(configOption())
     .addOption(ignoreUnavailableOption())
     .action(async (options: { config?: string; ignoreUnavailableComponents?: boolean }) => {
+      // Loaded here, so that the other commands never load the server's native database client.
+      const { serveApi } = await import("../server/serve.ts");
       const config = await Config.fromFile(
         findConfigPath({ config: options.config, env: context.env }),
         { env: context.env },

@@ -1,7 +1,6 @@
+import { jsonLines } from "../server/api/log.ts";
 import { Command, Option } from "commander";
 import { Config, findConfigPath } from "../server/config.ts";
-import { serveApi } from "../server/serve.ts";
-import { serveUi } from "../server/ui_server.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
 
 /** The flags; `undefined` is the default of each pair, which is on. */
@@ -28,7 +27,10 @@ export function uiCommand(context: CommandContext): Command {
     .option("--no-start-api", "never start the REST API; use the one at api.url")
     .addOption(ignoreUnavailableOption())
     .action(async (options: UiOptions) => {
-      const log = (line: string) => context.io.err(`${line}\n`);
+      // Loaded here, so that the other commands never load the server's native database client.
+      const { serveApi } = await import("../server/serve.ts");
+      const { serveUi } = await import("../server/ui_server.ts");
+      const log = jsonLines((line: string) => context.io.err(`${line}\n`));
       const config = await Config.fromFile(
         findConfigPath({ config: options.config, env: context.env }),
         { env: context.env },
