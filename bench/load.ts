@@ -10,8 +10,9 @@
  * [rounds]`, e.g. `deno run -A bench/load.ts 10,50 2`.
  * @module
  */
+import { freePort } from "../tests/_process.ts";
 import { percentile, sampleHealth, streamAnswers, type StreamStats } from "../tests/rely/_load.ts";
-import { Client, freePort, pause, startSvc } from "../tests/rely/_server.ts";
+import { Client, pause, startSvc } from "../tests/rely/_server.ts";
 
 const LEVELS = (Deno.args[0] ?? "10,50,200").split(",").map(Number);
 const ROUNDS = Number(Deno.args[1] ?? 3);

@@ -3,9 +3,9 @@
  * login request and finds the user of any other request.
  * @module
  */
-import { errors, jwtVerify, SignJWT } from "jose";
 import { SvcError } from "../components/core/errors.ts";
 import { envVar } from "../components/core/requirements.ts";
+import { hmacKey, signJwt, verifyJwt } from "./jwt.ts";
 
 /**
  * What the `authentication` option names. Both methods answer with an
@@ -47,10 +47,7 @@ export class SvcDemoAuthentication extends Authentication {
   constructor(options: DemoAuthenticationOptions = {}) {
     super();
     this.#password = options.password ?? envVar("SVC_DEMO_AUTHENTICATION_PASSWORD");
-    const secret = options.secret ?? envVar("SVC_DEMO_AUTHENTICATION_SECRET");
-    this.#key = secret
-      ? new TextEncoder().encode(secret)
-      : crypto.getRandomValues(new Uint8Array(32));
+    this.#key = hmacKey(options.secret ?? envVar("SVC_DEMO_AUTHENTICATION_SECRET"));
     this.#ttl = options.ttl ?? ttlFromEnv();
     this.#now = options.now ?? (() => new Date());
   }
@@ -77,12 +74,10 @@ export class SvcDemoAuthentication extends Authentication {
     if (password !== (this.#password ?? username)) {
       throw new SvcError("The username or password is wrong", { status: 401 });
     }
-    const now = Math.floor(this.#now().getTime() / 1000);
-    return await new SignJWT({ user: username })
-      .setProtectedHeader({ alg: "HS256" })
-      .setIssuedAt(now)
-      .setExpirationTime(now + this.#ttl)
-      .sign(this.#key);
+    return await signJwt({ user: username as string }, this.#key, {
+      now: this.#now(),
+      ttl: this.#ttl,
+    });
   }
 
   override async getUser(request: Request): Promise<string> {
@@ -93,20 +88,13 @@ export class SvcDemoAuthentication extends Authentication {
         status: 401,
       });
     }
-    try {
-      const { payload } = await jwtVerify(token, this.#key, {
-        algorithms: ["HS256"],
-        currentDate: this.#now(),
-        requiredClaims: ["exp"],
-      });
-      if (typeof payload.user !== "string") throw new Error("the token has no user");
-      return payload.user;
-    } catch (error) {
-      const reason = error instanceof errors.JWTExpired
-        ? "has expired: log in again"
-        : "is not valid";
-      throw new SvcError(`The bearer token ${reason}`, { status: 401, cause: error });
-    }
+    const { user } = await verifyJwt(token, this.#key, {
+      now: this.#now(),
+      claims: ["user"],
+      name: "bearer token",
+      whenExpired: "log in again",
+    });
+    return user;
   }
 }
 

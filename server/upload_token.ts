@@ -3,9 +3,9 @@
  * an HS256 JWT with the user and the document id, living 5 minutes.
  * @module
  */
-import { errors, jwtVerify, SignJWT } from "jose";
 import { SvcError } from "../components/core/errors.ts";
 import { envVar } from "../components/core/requirements.ts";
+import { hmacKey, signJwt, verifyJwt } from "./jwt.ts";
 
 /** How long an upload token lives, in seconds; fixed by the interface. */
 export const UPLOAD_TOKEN_TTL = 5 * 60;
@@ -28,19 +28,13 @@ export class UploadTokens {
   constructor(options: UploadTokensOptions = {}) {
     const secret = options.secret ?? envVar("SVC_API_DOCUMENT_UPLOAD_SECRET");
     this.randomSecret = !secret;
-    this.#key = secret
-      ? new TextEncoder().encode(secret)
-      : crypto.getRandomValues(new Uint8Array(32));
+    this.#key = hmacKey(secret);
     this.#now = options.now ?? (() => new Date());
   }
 
   /** A token for `user` to upload the document `id`. */
   async sign(user: string, id: string): Promise<string> {
-    const now = Math.floor(this.#now().getTime() / 1000);
-    return await new SignJWT({ user, id })
-      .setProtectedHeader({ alg: "HS256" })
-      .setExpirationTime(now + UPLOAD_TOKEN_TTL)
-      .sign(this.#key);
+    return await signJwt({ user, id }, this.#key, { now: this.#now(), ttl: UPLOAD_TOKEN_TTL });
   }
 
   /**
@@ -53,21 +47,11 @@ export class UploadTokens {
         status: 401,
       });
     }
-    try {
-      const { payload } = await jwtVerify(token, this.#key, {
-        algorithms: ["HS256"],
-        currentDate: this.#now(),
-        requiredClaims: ["exp"],
-      });
-      if (typeof payload.user !== "string" || typeof payload.id !== "string") {
-        throw new Error("the token lacks the user or the document");
-      }
-      return { user: payload.user, id: payload.id };
-    } catch (error) {
-      const reason = error instanceof errors.JWTExpired
-        ? "has expired: register the document again"
-        : "is not valid";
-      throw new SvcError(`The upload token ${reason}`, { status: 401, cause: error });
-    }
+    return await verifyJwt(token, this.#key, {
+      now: this.#now(),
+      claims: ["user", "id"],
+      name: "upload token",
+      whenExpired: "register the document again",
+    });
   }
 }

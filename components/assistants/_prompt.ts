@@ -46,6 +46,27 @@ export function promptParts(prompt: string, sources: readonly Source[]): PromptP
   return { system: INSTRUCTION, user: `${listed}\n\nQuestion: ${prompt}` };
 }
 
+/** A prompt as chat messages: the instruction as the system's, the sources and question as the user's. */
+export type ChatMessages = [
+  { role: "system"; content: string },
+  { role: "user"; content: string },
+];
+
+/**
+ * The prompt as the chat messages most providers take.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chatMessages } from "./_prompt.ts";
+ * const messages = chatMessages({ system: "Answer.", user: "Question: Why?" });
+ * assert.deepEqual(messages.map((message) => message.role), ["system", "user"]);
+ * ```
+ */
+export function chatMessages(prompt: PromptParts): ChatMessages {
+  return [{ role: "system", content: prompt.system }, { role: "user", content: prompt.user }];
+}
+
 function numbered(number: number, source: Source): string {
   const where = place(source.location.trim());
   const heading = where ? `${source.document.name}, ${where}` : source.document.name;

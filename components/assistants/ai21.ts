@@ -10,8 +10,10 @@
  */
 import type { Requirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
+import { chatCompletionDelta } from "./_chat_completions.ts";
 import { excerpt, malformed, providerMessage, streamError } from "./_errors.ts";
 import { postJson, serverSentEvents } from "./_http.ts";
+import { chatMessages } from "./_prompt.ts";
 
 const KEY = "AI21_API_KEY";
 const BASE_URL = "AI21_BASE_URL";
@@ -45,10 +47,7 @@ export class AI21 extends ModelAssistant {
     const { provider } = config;
     const response = await postJson(chatCompletionsUrl(config.env(BASE_URL)), {
       model: request.model,
-      messages: [
-        { role: "system", content: request.prompt.system },
-        { role: "user", content: request.prompt.user },
-      ],
+      messages: chatMessages(request.prompt),
       max_tokens: request.maxNewTokens,
       temperature: 0,
       stream: true,
@@ -65,24 +64,9 @@ export class AI21 extends ModelAssistant {
       if (chunk.error !== undefined || chunk.detail !== undefined) {
         throw streamError(provider, providerMessage(chunk) || excerpt(chunk));
       }
-      const { choices } = chunk;
-      if (!Array.isArray(choices)) {
-        throw malformed(provider, `a chunk has no "choices": ${excerpt(chunk)}`);
-      }
-      if (choices.length === 0) {
-        yield "";
-        continue;
-      }
-      const { delta, finish_reason } = (choices[0] ?? {}) as {
-        delta?: { content?: unknown } | null;
-        finish_reason?: unknown;
-      };
-      const content = delta?.content ?? "";
-      if (typeof content !== "string") {
-        throw malformed(provider, `a chunk's content is not text: ${excerpt(chunk)}`);
-      }
-      yield content;
-      if (finish_reason) return;
+      const { text, done } = chatCompletionDelta(chunk, provider);
+      yield text;
+      if (done) return;
     }
     throw malformed(provider, "the stream ended before the answer was finished");
   }

@@ -17,6 +17,7 @@ import type { Requirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
 import { postJson, serverSentEvents } from "./_http.ts";
+import { chatMessages } from "./_prompt.ts";
 
 const KEY = "COHERE_API_KEY";
 const BASE_URL = "CO_API_URL";
@@ -50,10 +51,7 @@ export class Cohere extends ModelAssistant {
     const base = (config.env(BASE_URL) ?? "https://api.cohere.com").replace(/\/+$/, "");
     const response = await postJson(`${base}/v2/chat`, {
       model: request.model,
-      messages: [
-        { role: "system", content: request.prompt.system },
-        { role: "user", content: request.prompt.user },
-      ],
+      messages: chatMessages(request.prompt),
       max_tokens: request.maxNewTokens,
       temperature: 0,
       stream: true,

@@ -3,6 +3,7 @@ import { type Requirement, ServerRequirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
 import { jsonLines, postJson } from "./_http.ts";
+import { chatMessages } from "./_prompt.ts";
 
 /**
  * A model served by a local Ollama server, through its native chat API,
@@ -37,10 +38,7 @@ export class Ollama extends ModelAssistant {
     const host = (this.config as typeof Ollama).host();
     const response = await postJson(`${host}/api/chat`, {
       model: request.model,
-      messages: [
-        { role: "system", content: request.prompt.system },
-        { role: "user", content: request.prompt.user },
-      ],
+      messages: chatMessages(request.prompt),
       stream: true,
       options: { num_predict: request.maxNewTokens, temperature: 0 },
     }, { provider, signal: request.signal });

@@ -8,8 +8,8 @@ import {
 import { quote, SvcError } from "../core/errors.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
+import { chatCompletionDelta } from "./_chat_completions.ts";
 import {
-  excerpt,
   malformed,
   providerError,
   providerMessage,
@@ -18,6 +18,7 @@ import {
   timeoutError,
   unreachable,
 } from "./_errors.ts";
+import { chatMessages } from "./_prompt.ts";
 
 /**
  * OpenAI's models through the Chat Completions API, streamed. Needs
@@ -143,31 +144,15 @@ async function* chatCompletions(
   try {
     const stream = await client.chat.completions.create({
       model: request.model,
-      messages: [
-        { role: "system", content: request.prompt.system },
-        { role: "user", content: request.prompt.user },
-      ],
+      messages: chatMessages(request.prompt),
       [options.tokenLimit]: request.maxNewTokens,
       temperature: 0,
       stream: true,
     }, { signal });
     for await (const chunk of stream) {
-      const choices: unknown = (chunk as { choices?: unknown }).choices;
-      if (!Array.isArray(choices)) {
-        throw malformed(provider, `a chunk has no "choices": ${excerpt(chunk)}`);
-      }
-      // A chunk without choices carries the usage, which svc does not need.
-      if (choices.length === 0) continue;
-      const { delta, finish_reason } = choices[0] as {
-        delta?: { content?: unknown };
-        finish_reason?: unknown;
-      };
-      const content = delta?.content ?? "";
-      if (typeof content !== "string") {
-        throw malformed(provider, `a chunk's content is not text: ${excerpt(chunk)}`);
-      }
-      yield content;
-      if (finish_reason) return;
+      const { text, done } = chatCompletionDelta(chunk, provider);
+      yield text;
+      if (done) return;
     }
     if (!signal.aborted) {
       throw malformed(provider, "the stream ended before the answer was finished");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { INSTRUCTION, promptParts } from "../../components/assistants/_prompt.ts";
+import { chatMessages, INSTRUCTION, promptParts } from "../../components/assistants/_prompt.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import type { Source } from "../../components/core/source.ts";
 import { SOURCES } from "./_providers.ts";
@@ -55,4 +55,12 @@ Deno.test("the instruction asks to answer only from the sources, cite them, and 
   assert.match(INSTRUCTION, /only from these sources/);
   assert.match(INSTRUCTION, /\[1\] or \[2\]\[3\]/);
   assert.match(INSTRUCTION, /do not hold the answer, say so/);
+});
+
+Deno.test("chatMessages() gives the instruction as the system's message, then the user's", () => {
+  const parts = promptParts("What grew?", SOURCES);
+  assert.deepEqual(chatMessages(parts), [
+    { role: "system", content: INSTRUCTION },
+    { role: "user", content: parts.user },
+  ]);
 });

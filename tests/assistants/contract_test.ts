@@ -4,14 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { ModelAssistant } from "../../components/assistants/_base.ts";
+import { INSTRUCTION } from "../../components/assistants/_prompt.ts";
 import * as assistants from "../../components/assistants/mod.ts";
-import { SvcError } from "../../components/core/errors.ts";
+import { displayNameOf } from "../../components/core/component.ts";
 import { closedUrl, FakeServer, type Reply, SilentServer, within } from "./_fake_server.ts";
 import {
   chatParams,
+  collect,
   configured,
   FAKES,
   type ModelAssistantClass,
+  okThen,
   type ProviderFake,
   SOURCES,
 } from "./_providers.ts";
@@ -27,28 +30,11 @@ Deno.test("every registered model assistant has a fake server in the contract su
   }
 });
 
-/** Answers through `assistant` configured for `server`; collects the texts and the error. */
-async function collect(
-  assistant: ModelAssistantClass,
-  params = chatParams(),
-): Promise<{ texts: string[]; error?: SvcError }> {
-  const texts: string[] = [];
-  try {
-    for await (const text of new assistant().answer("What grew?", SOURCES, params)) {
-      texts.push(text);
-    }
-    return { texts };
-  } catch (error) {
-    assert.ok(error instanceof SvcError, `an SvcError, not ${error}`);
-    return { texts, error };
-  }
-}
-
 function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): void {
   const { provider } = base;
-  const setup = (replies: Reply[], vars: Record<string, string> = {}) => {
+  const setup = (replies: Reply[], vars: Record<string, string> = {}, assistantClass = base) => {
     const server = new FakeServer(replies);
-    const assistant = configured(base, {
+    const assistant = configured(assistantClass, {
       ...fake.env(server.url),
       SVC_ASSISTANT_TIMEOUT: "0.25",
       ...vars,
@@ -87,11 +73,13 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
     assert.equal(asked.model, assistant.modelName());
     assert.equal(assistant.displayName, `${provider}/${asked.model}`);
     assert.equal(asked.maxTokens, 99);
+    assert.equal(asked.temperature, 0);
     assert.equal(asked.stream, true);
-    assert.match(asked.text, /\[1\] report\.pdf, pages 1-3:\nRevenue grew by 42 %\./);
-    assert.match(asked.text, /\[2\] notes\.md:\nCosts stayed flat\./);
-    assert.match(asked.text, /Question: What grew\?/);
-    assert.match(asked.text, /cite/i);
+    assert.equal(asked.system, INSTRUCTION);
+    const user = String(asked.user);
+    assert.match(user, /^Sources:\n\n\[1\] report\.pdf, pages 1-3:\nRevenue grew by 42 %\./);
+    assert.match(user, /\n\n\[2\] notes\.md:\nCosts stayed flat\./);
+    assert.match(user, /\n\nQuestion: What grew\?$/);
   });
 
   Deno.test(`${name} asks for 256 new tokens by default`, async () => {
@@ -217,23 +205,17 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
     assert.equal(server.requests.length, 1);
   });
 
-  Deno.test(`${name} reports stream data that is not JSON as a 502`, async () => {
-    const { server, assistant } = setup([(s) => fake.badJson(s)]);
-    await using _ = server;
-    const { texts, error } = await collect(assistant);
-    assert.deepEqual(texts, ["ok"]);
-    assert.equal(error?.status, 502);
-    assert.match(error?.message ?? "", new RegExp(`^${provider} sent malformed stream data: `));
-  });
-
-  Deno.test(`${name} reports stream data of an unknown shape as a 502`, async () => {
-    const { server, assistant } = setup([(s) => fake.unexpected(s)]);
-    await using _ = server;
-    const { texts, error } = await collect(assistant);
-    assert.deepEqual(texts, ["ok"]);
-    assert.equal(error?.status, 502);
-    assert.match(error?.message ?? "", new RegExp(`^${provider} sent malformed stream data: `));
-  });
+  const badData = { "that is not JSON": fake.notJson, "of an unknown shape": fake.unknownShape };
+  for (const [what, event] of Object.entries(badData)) {
+    Deno.test(`${name} reports stream data ${what} as a 502`, async () => {
+      const { server, assistant } = setup([(s) => okThen(s, fake, event)]);
+      await using _ = server;
+      const { texts, error } = await collect(assistant);
+      assert.deepEqual(texts, ["ok"]);
+      assert.equal(error?.status, 502);
+      assert.match(error?.message ?? "", new RegExp(`^${provider} sent malformed stream data: `));
+    });
+  }
 
   Deno.test(`${name} says which server it cannot reach`, async () => {
     const url = await closedUrl();
@@ -244,6 +226,105 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
       error?.message.startsWith(`Cannot reach ${provider} at "${url}`),
       error?.message,
     );
+  });
+
+  Deno.test(`${name} passes on its provider's own error messages, as its server shapes them`, async () => {
+    const { server, assistant } = setup(
+      fake.errorSamples.map(({ status, message, body }) => () =>
+        body === undefined ? fake.error(status, message) : Response.json(body, { status })
+      ),
+    );
+    await using _ = server;
+    for (const { status, message } of fake.errorSamples) {
+      const { texts, error } = await collect(assistant);
+      assert.deepEqual(texts, []);
+      assert.equal(error?.status, 502);
+      assert.equal(error?.message, `${provider} answered ${status}: ${message}`);
+    }
+    assert.equal(server.requests.length, fake.errorSamples.length, "none is retried");
+  });
+
+  Deno.test(`${name} reports an error inside the stream as a 502 after the text it gave`, async () => {
+    const { server, assistant } = setup([
+      (s) => okThen(s, fake, fake.errorEvent("An internal error has occurred")),
+    ]);
+    await using _ = server;
+    const { texts, error } = await collect(assistant);
+    assert.deepEqual(texts, ["ok"]);
+    assert.equal(error?.status, 502);
+    assert.equal(
+      error?.message,
+      `${provider} answered with an error: An internal error has occurred`,
+    );
+    assert.equal(server.requests.length, 1);
+  });
+
+  Deno.test(`${name} reports a stream that ends before the answer is finished`, async () => {
+    const { server, assistant } = setup([(s) => fake.answer(s, ["Half"], { unfinished: true })]);
+    await using _ = server;
+    const { texts, error } = await collect(assistant);
+    assert.deepEqual(texts, ["Half"]);
+    assert.equal(error?.status, 502);
+    assert.equal(error?.message, `${provider} sent malformed stream data: ${fake.unfinished}`);
+  });
+
+  Deno.test(`${name} ends the answer at its last event, without waiting for the stream to close`, async () => {
+    const { server, assistant } = setup([
+      (s) => fake.answer(s, ["Revenue", " grew."], { hold: true, unfinished: false }),
+    ]);
+    await using _ = server;
+    assert.deepEqual(await collect(assistant), { texts: ["Revenue", " grew."] });
+  });
+
+  Deno.test(`${name} lists its requirements, and is available when they are met`, async () => {
+    await using server = new FakeServer([() => fake.error(404, "Not found")]);
+    const assistant = configured(base, fake.env(server.url));
+    const { requirements } = assistant;
+    assert.deepEqual(
+      requirements.map(({ kind, name }) => `${kind} ${name}`),
+      fake.requirements(server.url),
+    );
+    assert.equal(await assistant.isAvailable(), true);
+    if (requirements.some(({ kind }) => kind === "server")) {
+      const gone = configured(base, fake.env(await closedUrl()));
+      assert.equal(await gone.isAvailable(), false, "its server does not answer");
+    }
+  });
+
+  if (fake.needs.length > 0) {
+    const names = fake.needs.map((need) => need.name).join(" or ");
+    Deno.test(`${name} is unavailable without ${names}, and its answer says what is unset`, async () => {
+      await using server = new FakeServer([(s) => fake.answer(s, ["Yes."])]);
+      for (const { name: unset, message } of fake.needs) {
+        const { [unset]: _, ...vars } = fake.env(server.url);
+        const without = configured(base, vars);
+        assert.equal(await without.isAvailable(), false, unset);
+        const { texts, error } = await collect(without);
+        assert.deepEqual(texts, []);
+        assert.equal(error?.message, message);
+      }
+      assert.equal(server.requests.filter(({ method }) => method === "POST").length, 0);
+    });
+  }
+
+  Deno.test(`${name}'s display name names the model of ${fake.modelEnv}, else the default`, () => {
+    const byDefault = fake.defaultModel ? `${provider}/${fake.defaultModel}` : provider;
+    assert.equal(displayNameOf(configured(base, {})), byDefault);
+    const chosen = configured(base, { [fake.modelEnv]: "chosen-model" });
+    assert.equal(displayNameOf(chosen), `${provider}/chosen-model`);
+    assert.equal(new chosen().displayName, `${provider}/chosen-model`);
+  });
+
+  Deno.test(`${name} asks for the model a subclass pins, over ${fake.modelEnv}`, async () => {
+    class Pinned extends base {
+      static override model = "pinned-model";
+    }
+    assert.equal(Pinned.displayName, `${provider}/pinned-model`);
+    const { server, assistant } = setup([(s) => fake.answer(s, ["Yes."])], {}, Pinned);
+    await using _ = server;
+    assert.equal(assistant.displayName, `${provider}/pinned-model`);
+    assert.deepEqual(await collect(assistant), { texts: ["Yes."] });
+    assert.equal(fake.asked(server.last).model, "pinned-model");
   });
 }
 

@@ -1,18 +1,9 @@
-/** `svc api` as a separate process, for tests that need a real one. */
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-/** A port nothing listens on right now. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
-}
+/** `svc api` as a separate process, for tests that need a real one, and a few requests to it. */
+import { startProcess, type SvcProcess } from "../_process.ts";
 
 /** A running `svc api`. */
-export interface ApiProcess {
-  child: Deno.ChildProcess;
+export interface ApiProcess extends SvcProcess {
+  /** The API's URL. */
   base: string;
 }
 
@@ -22,36 +13,8 @@ export async function startApi(
   port: number,
   env: Record<string, string> = {},
 ): Promise<ApiProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "api", "-c", config],
-    env: {
-      SVC_API_DOCUMENT_UPLOAD_SECRET: "s".repeat(32),
-      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
-      ...env,
-    },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i++) {
-    try {
-      const response = await fetch(`${base}/health`);
-      await response.body?.cancel();
-      if (response.ok) return { child, base };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  child.kill();
-  const { stderr } = await child.output();
-  throw new Error(`svc api did not answer: ${new TextDecoder().decode(stderr)}`);
-}
-
-/** Stops it with SIGTERM; its exit code and what it logged. */
-export async function stopApi(child: Deno.ChildProcess): Promise<{ code: number; stderr: string }> {
-  child.kill("SIGTERM");
-  const { code, stderr } = await child.output();
-  return { code, stderr: new TextDecoder().decode(stderr) };
+  return Object.assign(await startProcess(["api", "-c", config], { health: base, env }), { base });
 }
 
 /** Logs in as `user` and returns the headers of its JSON requests. */

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { FakeServer } from "../assistants/_fake_server.ts";
 import { openaiFake } from "../assistants/_providers.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
-import { freePort, loginHeaders, startApi, stopApi, uploadDocument } from "./_api_process.ts";
+import { freePort } from "../_process.ts";
+import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
 
 const WORDS = ["The", " secret", " ingredient", " is", " cardamom", " [1]."];
 
@@ -15,7 +16,8 @@ Deno.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible serve
     config,
     `local_root = "root"\nassistants = ["svc.assistants.OpenAI"]\n[api]\nport = ${port}\n`,
   );
-  const { child, base } = await startApi(config, port, openaiFake.env(fake.url));
+  await using api = await startApi(config, port, openaiFake.env(fake.url));
+  const { base } = api;
   try {
     const headers = await loginHeaders(base);
     const components = await (await fetch(`${base}/components`, { headers })).json();
@@ -69,9 +71,9 @@ Deno.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible serve
     assert.equal(asked.model, "gpt-test");
     assert.equal(asked.maxTokens, 64);
     assert.equal(asked.stream, true);
-    assert.match(asked.text, /What is the secret ingredient\?/);
-    assert.match(asked.text, /report\.pdf/);
+    assert.match(String(asked.user), /What is the secret ingredient\?/);
+    assert.match(String(asked.user), /report\.pdf/);
   } finally {
-    assert.equal((await stopApi(child)).code, 0);
+    assert.equal((await api.stop()).code, 0);
   }
 });

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
+import { freePort, MAIN } from "../_process.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
-import {
-  freePort,
-  loginHeaders,
-  startApi,
-  stopApi as stop,
-  uploadDocument,
-} from "./_api_process.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
 
 Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
   await using dir = await tmpDir();
@@ -16,7 +9,8 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(config, `local_root = "root"\n[api]\nport = ${port}\n`);
 
-  let { child, base } = await startApi(config, port);
+  await using before = await startApi(config, port);
+  const { base } = before;
   const auth = await loginHeaders(base);
   const post = async (path: string, body?: unknown) =>
     await (await fetch(`${base}${path}`, {
@@ -37,10 +31,10 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
     documents: [document],
   });
   assert.equal((await post(`/chats/${chat.id}/prepare`)).role, "system");
-  const stopped = await stop(child);
+  const stopped = await before.stop();
   assert.equal(stopped.code, 0, stopped.stderr);
 
-  ({ child, base } = await startApi(config, port));
+  await using after = await startApi(config, port);
   try {
     const response = await fetch(`${base}/chats/${chat.id}/answer`, {
       method: "POST",
@@ -58,7 +52,7 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
       "assistant",
     ]);
   } finally {
-    const { code } = await stop(child);
+    const { code } = await after.stop();
     assert.equal(code, 0);
   }
 });

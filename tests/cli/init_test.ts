@@ -7,19 +7,10 @@ import type { ComponentClass } from "../../components/core/component.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { BUILTINS } from "../../components/registry.ts";
 import { Config } from "../../server/config.ts";
+import { capture } from "./_io.ts";
 
 const DEMO_STORAGE = "svc.source_storages.SvcDemoSourceStorage";
 const DEMO_ASSISTANT = "svc.assistants.SvcDemoAssistant";
-
-function capture() {
-  const io = {
-    stdout: "",
-    stderr: "",
-    out: (t: string) => io.stdout += t,
-    err: (t: string) => io.stderr += t,
-  };
-  return io;
-}
 
 /** A question as the scripted prompts saw it. */
 interface Asked {

@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
 import { run } from "../../cli/mod.ts";
 import { VERSION } from "../../components/version.ts";
-
-function capture() {
-  const io = {
-    stdout: "",
-    stderr: "",
-    out: (t: string) => io.stdout += t,
-    err: (t: string) => io.stderr += t,
-  };
-  return io;
-}
+import { capture } from "./_io.ts";
 
 Deno.test("svc --version prints the version", async () => {
   const io = capture();

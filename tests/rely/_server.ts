@@ -5,28 +5,16 @@
  * @module
  */
 import { join } from "node:path";
+import { freePort, startProcess, type SvcProcess } from "../_process.ts";
 
-const REPOSITORY = new URL("../../", import.meta.url).pathname;
-const MAIN = `${REPOSITORY}main.ts`;
 const COMPONENTS = new URL("./_components.ts", import.meta.url).href;
 
-/** Fixed secrets, so that bearer and upload tokens survive a restart. */
-export const SECRETS = {
-  SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
-  SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
-};
-
 /** A running `svc api` process. */
-export interface Svc extends AsyncDisposable {
-  child: Deno.ChildProcess;
+export interface Svc extends SvcProcess {
   /** The API's URL. */
   base: string;
   /** The local root: `svc.db` and `documents/` are in it. */
   root: string;
-  /** What the process wrote to standard error so far. */
-  stderr(): string;
-  /** Sends a signal and waits for the process to end. */
-  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
 /** Options of {@linkcode startSvc}. */
@@ -65,61 +53,9 @@ export async function startSvc(dir: string, options: StartSvcOptions = {}): Prom
       "",
     ].join("\n"),
   );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "api", "-c", config],
-    // The repository's deno.json maps the imports, wherever the tests run from.
-    cwd: REPOSITORY,
-    env: { ...SECRETS, ...options.env },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  // Read all along: a full pipe would block the server's log lines.
-  let stderr = "";
-  const drained = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (text) => void (stderr += text) }),
-  ).catch(() => {});
-  const svc: Svc = {
-    child,
-    base: `http://127.0.0.1:${port}`,
-    root: join(dir, "root"),
-    stderr: () => stderr,
-    async stop(signal = "SIGTERM") {
-      try {
-        child.kill(signal);
-      } catch {
-        // It ended already.
-      }
-      const status = await child.status;
-      await drained;
-      return status;
-    },
-    async [Symbol.asyncDispose]() {
-      await svc.stop("SIGKILL");
-    },
-  };
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${svc.base}/health`);
-      await response.body?.cancel();
-      if (response.ok) return svc;
-    } catch {
-      // Not listening yet.
-    }
-    const exited = await Promise.race([child.status, pause(100)]);
-    if (exited) break;
-  }
-  await svc.stop("SIGKILL");
-  throw new Error(`svc api did not start:\n${stderr}`);
-}
-
-/** A port that was free a moment ago. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
+  const base = `http://127.0.0.1:${port}`;
+  const svc = await startProcess(["api", "-c", config], { health: base, env: options.env });
+  return Object.assign(svc, { base, root: join(dir, "root") });
 }
 
 /** The resident memory of a process, in bytes, from `/proc`. */

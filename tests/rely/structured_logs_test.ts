@@ -8,7 +8,7 @@ import { Assistant } from "../../components/core/component.ts";
 import { jsonLines, logLine } from "../../server/api/log.ts";
 import { Config } from "../../server/config.ts";
 import { serveApi } from "../../server/serve.ts";
-import { freePort } from "../cli/_api_process.ts";
+import { freePort } from "../_process.ts";
 import { testApi } from "../server/api/_api.ts";
 import { tmpDir } from "../test_utils.ts";
 import { preparedChat } from "./_hostile.ts";

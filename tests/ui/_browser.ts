@@ -4,9 +4,9 @@
  * @module
  */
 import { type Browser, chromium, type Page } from "playwright-core";
+import { freePort, startProcess } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const SLOW_ASSISTANT = new URL("./slow_assistant.ts", import.meta.url).href;
 
 /** Where each step's screenshot goes (git-ignored; CI keeps it as an artifact). */
@@ -77,14 +77,6 @@ export function browserTest(name: string, fn: (browser: Browser) => Promise<void
   });
 }
 
-/** A free TCP port on the loopback interface. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
-}
-
 /** A running `svc ui`. */
 export interface RunningSvc extends AsyncDisposable {
   /** The UI's address. */
@@ -126,55 +118,31 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
       "",
     ].join("\n"),
   );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "ui", "--no-open-browser", "-c", config].concat(
-      options.noApi ? ["--no-start-api"] : [],
-    ),
-    env: {
-      SVC_API_DOCUMENT_UPLOAD_SECRET: "s".repeat(32),
-      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
-    },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  // Read all the time: the API logs every request, and a full pipe would stall it.
-  let stderr = "";
-  const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (text) => void (stderr += text) }),
-  );
   const url = `http://127.0.0.1:${uiPort}`;
+  const args = [
+    "ui",
+    "--no-open-browser",
+    "-c",
+    config,
+    ...(options.noApi ? ["--no-start-api"] : []),
+  ];
+  const svc = await startProcess(args, { health: url }).catch(async (error) => {
+    await dir[Symbol.asyncDispose]();
+    throw error;
+  });
   let stopped: Promise<{ code: number; stderr: string }> | undefined;
   const stop = () =>
     stopped ??= (async () => {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // It has already exited.
-      }
-      const { code } = await child.status;
-      await reading;
+      const { code, stderr } = await svc.stop();
       await dir[Symbol.asyncDispose]();
       return { code, stderr };
     })();
-
-  for (let i = 0; i < 150; i++) {
-    try {
-      const response = await fetch(`${url}/health`);
-      await response.body?.cancel();
-      if (response.ok) {
-        return {
-          url,
-          apiUrl: `http://127.0.0.1:${apiPort}`,
-          stop,
-          [Symbol.asyncDispose]: async () => void await stop(),
-        };
-      }
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  const { stderr: log } = await stop();
-  throw new Error(`svc ui did not answer at ${url}:\n${log}`);
+  return {
+    url,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    stop,
+    [Symbol.asyncDispose]: async () => void await stop(),
+  };
 }
 
 /** Saves a screenshot of the page as `screenshots/<name>.png`. */

@@ -3,18 +3,9 @@ import { run } from "../../cli/mod.ts";
 import { localRoot } from "../../components/core/local_root.ts";
 import { Config } from "../../server/config.ts";
 import { serveApi } from "../../server/serve.ts";
+import { freePort } from "../_process.ts";
+import { capture } from "../cli/_io.ts";
 import { tmpDir } from "../test_utils.ts";
-import { freePort } from "./_browser.ts";
-
-function capture() {
-  const io = {
-    stdout: "",
-    stderr: "",
-    out: (t: string) => io.stdout += t,
-    err: (t: string) => io.stderr += t,
-  };
-  return io;
-}
 
 async function writeConfig(dir: string, apiPort: number, uiPort: number): Promise<string> {
   const path = `${dir}/svc.toml`;
