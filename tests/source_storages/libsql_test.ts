@@ -148,7 +148,7 @@ Deno.test("LibSQL indexes anew for other chunk settings or another embedder", as
 
 Deno.test("LibSQL keeps answering while it indexes: the work is off the main thread", async () => {
   await using root = await tmpLocalRoot();
-  const words = Array.from({ length: 150_000 }, (_, i) => `word${i % 5000}`).join(" ");
+  const words = Array.from({ length: 300_000 }, (_, i) => `word${i % 5000}`).join(" ");
   const long = LocalDocument.fromPath(await writeFile(root.path, "long.txt", words));
   const settings = { chunkSize: 100, chunkOverlap: 0 };
 
@@ -172,8 +172,9 @@ Deno.test("LibSQL keeps answering while it indexes: the work is off the main thr
     clearInterval(timer);
   }
   // Only writing the chunks happens here, in batches of some tens of milliseconds; embedding
-  // alone here would stall for about half of `work`.
-  assert.ok(longest < work / 4, `stalled ${longest} ms; the work takes ${work} ms`);
+  // alone here would stall for about half of `work`. The document is long enough for a busy
+  // machine's own pauses (a few hundred milliseconds) to stay well below the bound.
+  assert.ok(longest < work / 3, `stalled ${longest} ms; the work takes ${work} ms`);
 });
 
 Deno.test("LibSQL answers a prompt longer than its full-text query by its telling words", async () => {
