@@ -67,18 +67,22 @@ export function appendSteps(messages: MessageRecord[], options: AppendOptions): 
 /**
  * The queries for the messages and the sources of the chats that `where`
  * selects from `chats c`. Two queries whatever the number of chats and
- * messages; each message row carries its sources' keys in order, as a JSON
- * array, because a third query for the links would cost more than the rest
- * together. {@linkcode assembleMessages} puts them together.
+ * messages: one row per chat holding its messages, in order, as JSON, each with
+ * its sources' keys in order, and one row per source. {@linkcode assembleMessages}
+ * puts them together.
  */
 export function messageQueries(where: string, args: string[]): InStatement[] {
   return [
     {
-      sql: `SELECT m.seq, m.chat_seq, m.id, m.role, m.content, m.timestamp,
-          (SELECT json_group_array(ms.source_seq ORDER BY ms.position)
-            FROM message_sources ms WHERE ms.message_seq = m.seq) AS sources
+      // One row per chat whose messages are one JSON text: parsing it is far cheaper than
+      // turning each message into a row object of the database client.
+      sql: `SELECT m.chat_seq, json_group_array(json_object(
+            'id', m.id, 'role', m.role, 'content', m.content, 'timestamp', m.timestamp,
+            'sources', json((SELECT json_group_array(ms.source_seq ORDER BY ms.position)
+              FROM message_sources ms WHERE ms.message_seq = m.seq)))
+          ORDER BY m.position) AS messages
         FROM chats c JOIN messages m ON m.chat_seq = c.seq
-        WHERE ${where} ORDER BY m.chat_seq, m.position`,
+        WHERE ${where} GROUP BY m.chat_seq`,
       args,
     },
     {
@@ -92,6 +96,15 @@ export function messageQueries(where: string, args: string[]): InStatement[] {
       args,
     },
   ];
+}
+
+/** A message as its query gives it: its sources as their keys, in order. */
+interface StoredMessage {
+  id: string;
+  role: MessageRecord["role"];
+  content: string;
+  timestamp: string;
+  sources: number[];
 }
 
 /** The messages of each chat, by the chat's key, from the results of {@linkcode messageQueries}. */
@@ -110,21 +123,22 @@ export function assembleMessages(
   }
   const byChat = new Map<number, MessageRecord[]>();
   for (const row of messageRows!.rows) {
-    const list = byChat.get(Number(row.chat_seq)) ?? [];
-    const keys: number[] = JSON.parse(String(row.sources));
-    list.push({
-      id: String(row.id),
-      content: String(row.content),
-      role: String(row.role) as MessageRecord["role"],
-      // A copy per message: a source shared by many answers is one row, but
-      // callers may change one message without changing the others.
-      sources: keys.map((key) => {
-        const source = sources.get(key)!;
-        return { ...source, document: { ...source.document } };
-      }),
-      timestamp: String(row.timestamp),
-    });
-    byChat.set(Number(row.chat_seq), list);
+    const messages: StoredMessage[] = JSON.parse(String(row.messages));
+    byChat.set(
+      Number(row.chat_seq),
+      messages.map(({ id, role, content, timestamp, sources: keys }) => ({
+        id,
+        content,
+        role,
+        // A copy per message: a source shared by many answers is one row, but
+        // callers may change one message without changing the others.
+        sources: keys.map((key) => {
+          const source = sources.get(key)!;
+          return { ...source, document: { ...source.document } };
+        }),
+        timestamp,
+      })),
+    );
   }
   return byChat;
 }
