@@ -1,6 +1,7 @@
 /**
- * Retrieval at scale: LibSQL (hybrid: FTS5 + exact vector scan, fused)
- * against an exact brute-force scan over the same vectors, in one run.
+ * Retrieval at scale: LibSQL (hybrid: FTS5 + exact vector scan, fused) and
+ * LanceDB (hybrid: its full-text index + exact vector scan, fused) against an
+ * exact brute-force scan over the same vectors, in one run.
  *
  * For each size it writes synthetic documents (Zipf-distributed pseudo-words)
  * that cut into that many chunks with the default settings (500/250 tokens),
@@ -11,7 +12,7 @@
  *   over all chunks, of `retrieve()` for a chat over 1% of the documents in
  *   the same database (the usual case), and of the reference: embedding the
  *   query and scanning every vector in memory;
- * - recall@10 of LibSQL's vector arm against the reference's top 10.
+ * - recall@10 of each storage's vector arm against the reference's top 10.
  *
  * Sizes: env `SVC_BENCH_CHUNKS` (default `10000,100000`). The table is
  * printed first; `Deno.bench` then times one query of each kind. Another
@@ -24,6 +25,7 @@ import type { ChatParams } from "../components/core/params.ts";
 import { HashEmbedder } from "../components/embeddings/hash.ts";
 import { countTokens } from "../components/chunking.ts";
 import type { IndexedSourceStorage } from "../components/source_storages/_indexed.ts";
+import { LanceDB } from "../components/source_storages/lancedb.ts";
 import { LibSQL } from "../components/source_storages/libsql.ts";
 import { createClient } from "@libsql/client";
 
@@ -40,6 +42,8 @@ const embedder = new HashEmbedder();
  */
 const STORAGES: Record<string, (folder: string) => IndexedSourceStorage> = {
   LibSQL: (folder) => new LibSQL({ embedder, url: `file:${folder}/libsql/sources.db` }),
+  // Full-text index and an exact vector scan; no ANN index (see _lancedb_backend.ts).
+  LanceDB: (folder) => new LanceDB({ embedder, path: `${folder}/lancedb` }),
 };
 
 interface Chat {

@@ -15,6 +15,7 @@ import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/rag.ts";
 import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/documents/mod.ts";
+import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { BUILTINS, loadClass } from "../components/registry.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { type CommandContext, configOption } from "./context.ts";
@@ -194,7 +195,7 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
     .action(async (flags: { config?: string }) => {
       const path = findConfigPath({ config: flags.config, env: context.env, cwd: options.cwd });
       const config = await Config.fromFile(path, { env: context.env });
-      const { text, unavailable } = await report(config);
+      const { text, unavailable } = await report(config, context.env);
       context.io.out(`Configuration ${quote(path)}\n\n${text}`);
       if (unavailable.length === 0) {
         context.io.out("All selected components are available\n");
@@ -210,7 +211,10 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
 }
 
 /** The tables of a configuration, and the names of its selected components that cannot run. */
-async function report(config: Config): Promise<{ text: string; unavailable: string[] }> {
+async function report(
+  config: Config,
+  env: CommandContext["env"],
+): Promise<{ text: string; unavailable: string[] }> {
   const families = await Promise.all(FAMILIES.map(async (family) => {
     const selected = family.selected(config);
     const builtins = builtinClassPaths(family);
@@ -264,7 +268,18 @@ async function report(config: Config): Promise<{ text: string; unavailable: stri
     text += "\n";
   });
   text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
+  text += `Embedder: ${describeEmbedder(env)}\n`;
   return { text, unavailable };
+}
+
+/** The embedder the source storages use, from the environment, in words; or why there is none. */
+function describeEmbedder(env: CommandContext["env"]): string {
+  try {
+    const embedder = embedderFromEnv(env);
+    return embedder.description ? `${embedder.id} (${embedder.description})` : embedder.id;
+  } catch (error) {
+    return `${mark(false)} ${(error as Error).message}`;
+  }
 }
 
 /** The width of a text in a terminal: one column per code point, which holds for ✓, ✗ and ASCII. */

@@ -19,9 +19,10 @@ import { checkZip } from "./zip.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { docxHandler } from "./docx.ts";
  * const pages = await docxHandler.extractPages(await Deno.readFile("tests/fixtures/notes.docx"), "notes.docx");
- * console.assert(pages[0]?.text.includes("Cover design | Ana | March 3"));
+ * assert(pages[0]?.text.includes("Cover design | Ana | March 3"));
  * ```
  */
 export const docxHandler: DocumentHandler = {

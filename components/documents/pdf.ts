@@ -18,9 +18,10 @@ import type { DocumentHandler } from "./handler.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { pdfHandler } from "./pdf.ts";
  * const pages = await pdfHandler.extractPages(await Deno.readFile("tests/fixtures/report.pdf"), "report.pdf");
- * console.assert(pages[1]?.number === 2 && pages[1]?.text.includes("cardamom"));
+ * assert(pages[1]?.number === 2 && pages[1]?.text.includes("cardamom"));
  * ```
  */
 export const pdfHandler: DocumentHandler = {

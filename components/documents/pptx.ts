@@ -17,9 +17,10 @@ import { checkZip } from "./zip.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { pptxHandler } from "./pptx.ts";
  * const pages = await pptxHandler.extractPages(await Deno.readFile("tests/fixtures/slides.pptx"), "slides.pptx");
- * console.assert(pages[1]?.number === 2 && pages[1]?.text.includes("Tomatoes | 120 | North"));
+ * assert(pages[1]?.number === 2 && pages[1]?.text.includes("Tomatoes | 120 | North"));
  * ```
  */
 export const pptxHandler: DocumentHandler = {

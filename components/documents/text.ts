@@ -11,9 +11,10 @@ import type { DocumentHandler } from "./handler.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { textHandler } from "./text.ts";
  * const pages = await textHandler.extractPages(new TextEncoder().encode("# Hi"), "hi.md");
- * console.assert(pages[0]?.text === "# Hi" && pages[0]?.number === null);
+ * assert(pages[0]?.text === "# Hi" && pages[0]?.number === null);
  * ```
  */
 export const textHandler: DocumentHandler = {

@@ -61,10 +61,11 @@ const MAX_COMMENT = 0xffff;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkZip } from "./zip.ts";
  * const bytes = await Deno.readFile("tests/fixtures/notes.docx");
  * const entries = checkZip(bytes, "notes.docx", { suffix: ".docx" });
- * console.assert(entries.some((entry) => entry.name === "word/document.xml"));
+ * assert(entries.some((entry) => entry.name === "word/document.xml"));
  * ```
  *
  * @param name the document's name, for error messages

@@ -16,13 +16,14 @@ export interface EmbedOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Embedder } from "./embedder.ts";
  * const constant: Embedder = {
  *   id: "example/constant-2",
  *   dimension: 2,
  *   embed: (texts) => Promise.resolve(texts.map(() => new Float32Array([1, 0]))),
  * };
- * console.assert((await constant.embed(["a", "b"])).length === 2);
+ * assert((await constant.embed(["a", "b"])).length === 2);
  * ```
  */
 export interface Embedder {

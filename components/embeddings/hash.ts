@@ -41,11 +41,12 @@ const NGRAM_SIZES = [3, 4, 5];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HashEmbedder } from "./hash.ts";
  * const embedder = new HashEmbedder();
  * const [a, b, c] = embedder.embedSync(["The secret is Svc!", "What is the secret?", "Rye bread"]);
  * const dot = (x: Float32Array, y: Float32Array) => x.reduce((sum, v, i) => sum + v * y[i]!, 0);
- * console.assert(embedder.id === "svc/hash-v1-512" && dot(a!, b!) > dot(a!, c!));
+ * assert(embedder.id === "svc/hash-v1-512" && dot(a!, b!) > dot(a!, c!));
  * ```
  */
 export class HashEmbedder implements Embedder {

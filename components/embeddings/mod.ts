@@ -29,14 +29,15 @@ export type EmbedderEnv = Readonly<Record<string, string | undefined>>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { embedderFromEnv } from "./mod.ts";
- * console.assert(embedderFromEnv({}).id === "svc/hash-v1-512");
+ * assert(embedderFromEnv({}).id === "svc/hash-v1-512");
  * const remote = embedderFromEnv({
  *   SVC_EMBEDDING_MODEL: "openai/nomic-embed-text",
  *   SVC_EMBEDDING_DIMENSION: "768",
  *   OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
  * });
- * console.assert(remote.id === "openai/nomic-embed-text" && remote.dimension === 768);
+ * assert(remote.id === "openai/nomic-embed-text" && remote.dimension === 768);
  * ```
  *
  * @throws {SvcError} 500 for a model or dimension svc cannot use

@@ -65,9 +65,10 @@ const KNOWN_DIMENSIONS: Readonly<Record<string, number>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { OpenAIEmbedder } from "./openai.ts";
  * const embedder = new OpenAIEmbedder({ model: "text-embedding-3-small", apiKey: "sk-..." });
- * console.assert(embedder.id === "openai/text-embedding-3-small" && embedder.dimension === 1536);
+ * assert(embedder.id === "openai/text-embedding-3-small" && embedder.dimension === 1536);
  * ```
  *
  * @throws {SvcError} 500 when the dimension of the model is not known and not given

@@ -13,9 +13,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fillBudget } from "./_budget.ts";
  * const sources = [{ numTokens: 600 }, { numTokens: 500 }, { numTokens: 300 }];
- * console.assert(fillBudget(sources, 1000).length === 2); // 600 + 300
+ * assert(fillBudget(sources, 1000).length === 2); // 600 + 300
  * ```
  */
 export function fillBudget<T extends { numTokens: number }>(

@@ -24,9 +24,10 @@ export interface FuseOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fuseRankings } from "./_fusion.ts";
  * const fused = fuseRankings([["a", "b", "c"], ["c", "a"]]);
- * console.assert(fused.join() === "a,c,b");
+ * assert(fused.join() === "a,c,b");
  * ```
  */
 export function fuseRankings<T>(

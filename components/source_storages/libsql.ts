@@ -39,8 +39,9 @@ export interface LibSQLOptions extends IndexedSourceStorageOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LibSQL } from "@svc/svc/source_storages";
- * console.assert(new LibSQL().displayName === "LibSQL");
+ * assert(new LibSQL().displayName === "LibSQL");
  * ```
  */
 export class LibSQL extends IndexedSourceStorage {

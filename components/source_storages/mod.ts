@@ -30,3 +30,7 @@
 export { SvcDemoSourceStorage } from "./demo.ts";
 export { LibSQL } from "./libsql.ts";
 export type { LibSQLOptions } from "./libsql.ts";
+export { LanceDB } from "./lancedb.ts";
+export type { LanceDBOptions } from "./lancedb.ts";
+export { Chroma } from "./chroma.ts";
+export type { ChromaOptions } from "./chroma.ts";

@@ -42,10 +42,11 @@ export function requestLine(fields: RequestFields): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonLines } from "./log.ts";
  * const lines: string[] = [];
  * jsonLines((line) => lines.push(line))("svc API at http://127.0.0.1:31415");
- * console.assert(JSON.parse(lines[0]!).message === "svc API at http://127.0.0.1:31415");
+ * assert(JSON.parse(lines[0]!).message === "svc API at http://127.0.0.1:31415");
  * ```
  */
 export function jsonLines(sink: Log): Log {

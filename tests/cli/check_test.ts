@@ -67,7 +67,24 @@ Deno.test("svc check on the demo configuration shows every built-in and exits 0"
     assert.match(row(io.stdout, selected), /^ {2}✓ {2}Svc\/Demo\w+ +svc\.\S+ +yes$/);
   }
   assert.match(io.stdout, /^Document formats: .*\.pdf/m);
+  assert.match(io.stdout, /^Embedder: svc\/hash-v1-512 \(offline, lexical not semantic: .+\)$/m);
   assert.match(io.stdout, /^All selected components are available$/m);
+});
+
+Deno.test("svc check names the embedder the environment chooses, or why it cannot", async () => {
+  await using dir = await tmpDir();
+  const path = await writeConfig(dir.path);
+  const io = capture();
+  const env = {
+    SVC_EMBEDDING_MODEL: "openai/nomic-embed-text",
+    SVC_EMBEDDING_DIMENSION: "768",
+    OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
+  };
+  assert.equal(await run(["check", "-c", path], io, { env }), 0);
+  assert.match(io.stdout, /^Embedder: openai\/nomic-embed-text \(semantic, .*127\.0\.0\.1:11434/m);
+  const wrong = capture();
+  await run(["check", "-c", path], wrong, { env: { SVC_EMBEDDING_MODEL: "word2vec" } });
+  assert.match(wrong.stdout, /^Embedder: ✗ Unknown embedding model "word2vec"/m);
 });
 
 Deno.test("svc check lines up the columns of both tables", async () => {

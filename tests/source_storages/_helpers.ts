@@ -7,6 +7,7 @@ import { copyFile } from "node:fs/promises";
 import { LocalDocument } from "../../components/core/document.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
+import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
 import { FIXTURES } from "../test_utils.ts";
 
 /** The parameters of a chat, with the storage parameters given (defaults otherwise). */
@@ -25,6 +26,16 @@ export async function copiedFixture(folder: string, name: string): Promise<Local
   await copyFile(`${FIXTURES}${name}`, `${folder}/${name}`);
   return LocalDocument.fromPath(`${folder}/${name}`, { id: `id-of-${name}` });
 }
+
+/** Questions about `report.pdf`, each with the page that answers it. */
+export const PDF_QUESTIONS: readonly [string, string][] = [
+  ["In which year did the Lindenbaum Bakery open?", "1"],
+  ["How many loaves are sold every morning?", "1"],
+  ["What is the secret ingredient of the winter loaf?", "2"],
+  ["How long does the dough rest?", "2"],
+  ["On which day is the bakery closed?", "3"],
+  ["How far ahead must orders for weddings be placed?", "3"],
+];
 
 /** A question, the fixture that answers it, and words of the answer. */
 export interface Labelled {
@@ -136,4 +147,34 @@ export function score(
     if (rank === 1) first++;
   });
   return { mrr: reciprocal / rankings.length, recallAt1: first / rankings.length };
+}
+
+/** What {@linkcode labelledScores} measures: each arm alone and the fusion. */
+export interface LabelledScores {
+  bm25: { mrr: number; recallAt1: number };
+  vectors: { mrr: number; recallAt1: number };
+  fusion: { mrr: number; recallAt1: number };
+}
+
+/**
+ * Stores the labelled fixtures (copied into `folder`) in a chat and scores the
+ * full-text arm, the vector arm and their fusion on the labelled set.
+ */
+export async function labelledScores(
+  storage: IndexedSourceStorage,
+  folder: string,
+  params: ChatParams,
+): Promise<LabelledScores> {
+  const documents = await Promise.all(LABELLED_FIXTURES.map((name) => copiedFixture(folder, name)));
+  await storage.store(documents, params);
+  const text: Source[][] = [];
+  const vector: Source[][] = [];
+  const fused: Source[][] = [];
+  for (const { question } of LABELLED) {
+    const rankings = await storage.rankings(documents, question, params);
+    text.push(rankings.arms[0]!);
+    vector.push(rankings.arms.at(-1)!);
+    fused.push(rankings.fused);
+  }
+  return { bm25: score(text), vectors: score(vector), fusion: score(fused) };
 }

@@ -10,17 +10,26 @@ import { LocalDocument } from "../../components/core/document.ts";
 import { BUILTINS } from "../../components/registry.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
+import { Chroma } from "../../components/source_storages/chroma.ts";
+import { type ChromaServer, startChroma } from "./_chroma.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
 
 /** What a storage needs around its tests, such as a server it talks to. */
 interface Setup {
   /** Starts what the storage needs; disposed after the test. */
   start?(): Promise<AsyncDisposable>;
+  /** Makes the storage for what was started; `make()` when left out. */
+  make?(started: AsyncDisposable): SourceStorage;
 }
 
 /** How each registered storage is tested: a new storage joins by adding its entry. */
 const SETUPS: Record<string, Setup> = {
   "svc.source_storages.LibSQL": {},
+  "svc.source_storages.LanceDB": {},
+  "svc.source_storages.Chroma": {
+    start: () => startChroma(),
+    make: (server) => new Chroma({ url: (server as ChromaServer).url }),
+  },
 };
 
 const STORAGES = Object.entries(BUILTINS).filter(([path, value]) =>
@@ -38,11 +47,12 @@ for (const [path, Storage] of STORAGES) {
   const setup = SETUPS[path] ?? {};
 
   /** Runs `fn` with a fresh local root and whatever the storage needs. */
-  const withStorage = (fn: (folder: string) => Promise<void>) => async () => {
-    await using root = await tmpLocalRoot();
-    await using _started = await (setup.start?.() ?? Promise.resolve(nothing()));
-    await fn(root.path);
-  };
+  const withStorage =
+    (fn: (folder: string, make: () => SourceStorage) => Promise<void>) => async () => {
+      await using root = await tmpLocalRoot();
+      await using started = await (setup.start?.() ?? Promise.resolve(nothing()));
+      await fn(root.path, () => setup.make?.(started) ?? new Storage());
+    };
 
   Deno.test(`${name} takes chunk_size, chunk_overlap and num_tokens with defaults`, () => {
     const defaults = Object.fromEntries(
@@ -53,11 +63,11 @@ for (const [path, Storage] of STORAGES) {
 
   Deno.test(
     `${name} retrieves chunks of the chat's documents with pages, within num_tokens`,
-    withStorage(async (folder) => {
+    withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const guide = await copiedFixture(folder, "guide.md");
       const params = chatParams("chat-1", { chunk_size: 40, chunk_overlap: 10, num_tokens: 100 });
-      const storage = new Storage();
+      const storage = make();
       await storage.store([report, guide], params);
       const sources = await storage.retrieve(
         [report, guide],
@@ -84,7 +94,7 @@ for (const [path, Storage] of STORAGES) {
 
   Deno.test(
     `${name} ranks the one relevant document of eleven first`,
-    withStorage(async (folder) => {
+    withStorage(async (folder, make) => {
       // The reference's smoke test: ten irrelevant documents and the secret in the middle.
       const documents: LocalDocument[] = [];
       for (let i = 0; i < 10; i++) {
@@ -100,7 +110,7 @@ for (const [path, Storage] of STORAGES) {
           );
         }
       }
-      const storage = new Storage();
+      const storage = make();
       const params = chatParams("chat-smoke");
       await storage.store(documents, params);
       const sources = await storage.retrieve(documents, "What is the secret?", params);
@@ -111,10 +121,10 @@ for (const [path, Storage] of STORAGES) {
 
   Deno.test(
     `${name} only retrieves from the documents it is given`,
-    withStorage(async (folder) => {
+    withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const notes = await copiedFixture(folder, "notes.docx");
-      const storage = new Storage();
+      const storage = make();
       const params = chatParams("chat-2", { chunk_size: 40, chunk_overlap: 10, num_tokens: 4000 });
       await storage.store([report, notes], params);
       const sources = await storage.retrieve([notes], "When does the bakery open?", params);
@@ -125,12 +135,12 @@ for (const [path, Storage] of STORAGES) {
 
   Deno.test(
     `${name} keeps a chat's data across a restart, without reading the documents again`,
-    withStorage(async (folder) => {
+    withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const params = chatParams("chat-3", { chunk_size: 40, chunk_overlap: 10 });
-      const before = await new Storage().retrieve([report], "closed on Mondays", params);
+      const before = await make().retrieve([report], "closed on Mondays", params);
       await Deno.remove(report.path);
-      const after = await new Storage().retrieve([report], "closed on Mondays", params);
+      const after = await make().retrieve([report], "closed on Mondays", params);
       assert.deepEqual(after.map(withoutDocument), before.map(withoutDocument));
       assert.ok(after.every((source) => source.document === report));
     }),
@@ -138,17 +148,17 @@ for (const [path, Storage] of STORAGES) {
 
   Deno.test(
     `${name} forgets a deleted chat, and keeps what another chat still uses`,
-    withStorage(async (folder) => {
+    withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const first = chatParams("chat-4");
       const second = chatParams("chat-5");
-      const storage = new Storage();
+      const storage = make();
       await storage.store([report], first);
       await storage.store([report], second);
       await storage.delete(first);
       await Deno.remove(report.path);
 
-      const restarted = new Storage();
+      const restarted = make();
       const kept = await restarted.retrieve([report], "winter loaf", second);
       assert.ok(kept.length > 0);
       // The deleted chat has nothing stored: its documents must be read again.

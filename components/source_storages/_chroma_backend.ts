@@ -1,0 +1,333 @@
+/**
+ * The indexes of the Chroma source storage on a Chroma server: a collection
+ * per index (`svc-<key>`, cosine space) holding its chunks with their
+ * vectors, the index's settings in the collection's metadata, and one
+ * collection `svc-links` whose records link a chat's documents to indexes.
+ * Everything lives on the server, so that svc processes sharing it (with
+ * other local roots) never delete an index another one still links to.
+ *
+ * The full-text arm is svc's own BM25 (`_bm25.ts`) over the chunks of the
+ * chat's collections, not Chroma's `$contains` document filter: that is an
+ * unranked, case-sensitive substring match, one request per word and
+ * collection, with no stems and no word weights, so as a ranking it would
+ * add noise to the fusion rather than the lexical evidence the other storages
+ * fuse. An index never changes once complete, so its term statistics are
+ * built once (when stored, or from the collection's documents on the first
+ * search after a restart) and kept in memory within a bound.
+ *
+ * Chroma has no transactions: the writes of one process go one at a time,
+ * and a link is checked again after it is written, so that a concurrent
+ * deletion by another process leaves at worst a link to nothing, which
+ * {@linkcode ChromaBackend.links} ignores (the document is then stored again).
+ * @module
+ */
+import type { ChromaClient, Collection, Metadata } from "chromadb";
+import { Bm25Index, bm25Search } from "./_bm25.ts";
+import type {
+  IndexBackend,
+  IndexInfo,
+  IndexLink,
+  NewIndex,
+  SearchQuery,
+  StoredChunk,
+} from "./_indexed.ts";
+
+const LINKS = "svc-links";
+// Records per write: a request of some megabytes of JSON at 512 dimensions.
+const BATCH_ROWS = 256;
+// Requests to the server at once during a search.
+const CONCURRENCY = 8;
+// A build that crashed leaves a collection still "building"; one this old is
+// removed when the server is first used.
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+// Term statistics kept in memory, in (term, chunk) pairs: some tens of megabytes.
+const MAX_POSTINGS = 4_000_000;
+
+/** The indexes on a Chroma server. */
+export class ChromaBackend implements IndexBackend {
+  readonly #client: ChromaClient;
+  readonly #links: Collection;
+  readonly #collections = new Map<string, Collection>();
+  // Least recently used first.
+  readonly #bm25 = new Map<string, Bm25Index>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(client: ChromaClient, links: Collection) {
+    this.#client = client;
+    this.#links = links;
+  }
+
+  /** Connects, creates the links collection, and removes abandoned builds. */
+  static async open(client: ChromaClient): Promise<ChromaBackend> {
+    const links = await client.getOrCreateCollection({ name: LINKS, embeddingFunction: null });
+    const backend = new ChromaBackend(client, links);
+    for (let offset = 0;; offset += 100) {
+      const page = await client.listCollections({ limit: 100, offset });
+      for (const collection of page) {
+        const metadata = collection.metadata ?? {};
+        if (
+          collection.name.startsWith("svc-") && metadata.svc_state === "building" &&
+          Number(metadata.created_at) < Date.now() - ABANDONED_AFTER_MS
+        ) await client.deleteCollection({ name: collection.name }).catch(() => {});
+      }
+      if (page.length < 100) break;
+    }
+    return backend;
+  }
+
+  link(link: IndexLink): Promise<boolean> {
+    return this.#exclusive(() => this.#link(link));
+  }
+
+  add(index: NewIndex, link: IndexLink): Promise<void> {
+    return this.#exclusive(async () => {
+      // Stored meanwhile (by another process): link to that one.
+      if (await this.#link(link)) return;
+      const info: Metadata = {
+        key: index.key,
+        content_hash: index.contentHash,
+        chunk_size: index.chunkSize,
+        chunk_overlap: index.chunkOverlap,
+        embedder: index.embedder,
+        dimension: index.dimension,
+        created_at: Date.now(),
+      };
+      const collection = await this.#client.getOrCreateCollection({
+        name: collectionName(index.key),
+        embeddingFunction: null,
+        configuration: { hnsw: { space: "cosine" } },
+        metadata: { ...info, svc_state: "building" },
+      });
+      try {
+        // Records are named by ordinal: a build another process runs at the
+        // same time writes the very same records.
+        for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
+          const chunks = index.chunks.slice(start, start + BATCH_ROWS);
+          await collection.upsert({
+            ids: chunks.map((_, i) => String(start + i)),
+            embeddings: chunks.map((_, i) => Array.from(index.vectors[start + i]!)),
+            documents: chunks.map((chunk) => chunk.text),
+            metadatas: chunks.map((chunk) => ({
+              page_numbers: JSON.stringify(chunk.pageNumbers),
+              num_tokens: chunk.numTokens,
+            })),
+          });
+        }
+        await collection.modify({ metadata: { ...info, svc_state: "complete" } });
+        this.#remember(index.key, Bm25Index.build(index.chunks.map((chunk) => chunk.text)));
+        if (!(await this.#link(link))) throw new Error("the index was removed as it was stored");
+      } catch (error) {
+        await this.#client.deleteCollection({ name: collectionName(index.key) }).catch(() => {});
+        this.#bm25.delete(index.key);
+        throw error;
+      }
+    });
+  }
+
+  async links(chatId: string): Promise<Map<string, IndexInfo>> {
+    const { metadatas } = await this.#links.get({ where: { chat_id: chatId } });
+    const keys = [...new Set(metadatas.map((metadata) => String(metadata?.key)))];
+    const infos = new Map<string, IndexInfo>();
+    await each(keys, async (key) => {
+      const info = await this.#info(key);
+      if (info) infos.set(key, info);
+    });
+    const result = new Map<string, IndexInfo>();
+    for (const metadata of metadatas) {
+      const info = infos.get(String(metadata?.key));
+      if (info) result.set(String(metadata?.document_id), info);
+    }
+    return result;
+  }
+
+  unlink(chatId: string): Promise<void> {
+    return this.#exclusive(async () => {
+      const { metadatas } = await this.#links.get({ where: { chat_id: chatId } });
+      if (metadatas.length === 0) return;
+      await this.#links.delete({ where: { chat_id: chatId } });
+      for (const key of new Set(metadatas.map((metadata) => String(metadata?.key)))) {
+        await this.#removeIfOrphan(key);
+      }
+    });
+  }
+
+  async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
+    const collections = new Map<string, Collection>();
+    await each(keys, async (key) => {
+      const collection = await this.#collection(key);
+      if (collection) collections.set(key, collection);
+    });
+    const found = [...collections.keys()];
+
+    query.signal?.throwIfAborted();
+    const indexes = new Map<string, Bm25Index>();
+    await each(
+      found,
+      async (key) => indexes.set(key, await this.#index(key, collections.get(key)!)),
+    );
+    const hits = bm25Search(found.map((key) => indexes.get(key)!), query.text, query.limit);
+    const wanted = new Map<string, number[]>();
+    for (const hit of hits) {
+      const key = found[hit.index]!;
+      wanted.set(key, [...wanted.get(key) ?? [], hit.text]);
+    }
+    const text = new Map<string, StoredChunk>();
+    await each([...wanted], async ([key, ordinals]) => {
+      const records = await collections.get(key)!.get({
+        ids: ordinals.map(String),
+        include: ["documents", "metadatas"],
+      });
+      records.ids.forEach((id, i) => {
+        text.set(`${key}-${id}`, chunkOf(key, id, records.documents[i], records.metadatas[i]));
+      });
+    });
+
+    query.signal?.throwIfAborted();
+    const vector: (StoredChunk & { distance: number })[] = [];
+    const embedding = Array.from(query.vector);
+    await each(found, async (key) => {
+      const result = await collections.get(key)!.query({
+        queryEmbeddings: [embedding],
+        nResults: query.limit,
+        include: ["documents", "metadatas", "distances"],
+      });
+      result.ids[0]!.forEach((id, i) => {
+        const chunk = chunkOf(key, id, result.documents[0]![i], result.metadatas[0]![i]);
+        vector.push({ ...chunk, distance: result.distances[0]![i] ?? Infinity });
+      });
+    });
+    // Ties in the order of the chunks, so that a search gives the same on every run.
+    vector.sort((a, b) =>
+      a.distance - b.distance || a.key.localeCompare(b.key) || a.ordinal - b.ordinal
+    );
+    return [
+      hits.map((hit) => text.get(`${found[hit.index]}-${hit.text}`)).filter((chunk) => !!chunk),
+      vector.slice(0, query.limit).map(({ distance: _, ...chunk }) => chunk),
+    ];
+  }
+
+  /** Links without taking the queue: the caller holds it. */
+  async #link(link: IndexLink): Promise<boolean> {
+    if (!(await this.#info(link.key))) return false;
+    const id = JSON.stringify([link.chatId, link.documentId]);
+    const earlier = (await this.#links.get({ ids: [id] })).metadatas[0]?.key;
+    if (earlier === link.key) return true;
+    await this.#links.upsert({
+      ids: [id],
+      // Chroma needs a vector for every record; links are only ever found by metadata.
+      embeddings: [[0]],
+      metadatas: [{ chat_id: link.chatId, document_id: link.documentId, key: link.key }],
+    });
+    if (typeof earlier === "string") await this.#removeIfOrphan(earlier);
+    // Removed meanwhile by another process, which saw no link to it yet.
+    if (!(await this.#info(link.key))) {
+      await this.#links.delete({ ids: [id] });
+      return false;
+    }
+    return true;
+  }
+
+  async #removeIfOrphan(key: string): Promise<void> {
+    const linked = await this.#links.get({ where: { key }, limit: 1, include: [] });
+    if (linked.ids.length > 0) return;
+    this.#collections.delete(key);
+    this.#bm25.delete(key);
+    await this.#client.deleteCollection({ name: collectionName(key) }).catch((error) => {
+      if ((error as Error).name !== "ChromaNotFoundError") throw error;
+    });
+  }
+
+  /** A complete index's settings, asked of the server; `undefined` when there is none. */
+  async #info(key: string): Promise<IndexInfo | undefined> {
+    let collection: Collection;
+    try {
+      collection = await this.#client.getCollection({ name: collectionName(key) });
+    } catch (error) {
+      if ((error as Error).name === "ChromaNotFoundError") return undefined;
+      throw error;
+    }
+    const metadata = collection.metadata ?? {};
+    if (metadata.svc_state !== "complete") return undefined;
+    this.#collections.set(key, collection);
+    return {
+      key,
+      contentHash: String(metadata.content_hash),
+      chunkSize: Number(metadata.chunk_size),
+      chunkOverlap: Number(metadata.chunk_overlap),
+      embedder: String(metadata.embedder),
+      dimension: Number(metadata.dimension),
+    };
+  }
+
+  /** A complete index's collection, known or asked of the server. */
+  async #collection(key: string): Promise<Collection | undefined> {
+    if (!this.#collections.has(key)) await this.#info(key);
+    return this.#collections.get(key);
+  }
+
+  /** An index's term statistics, from memory or from its collection's documents. */
+  async #index(key: string, collection: Collection): Promise<Bm25Index> {
+    const known = this.#bm25.get(key);
+    if (known) {
+      this.#remember(key, known);
+      return known;
+    }
+    const texts: string[] = [];
+    for (let offset = 0;; offset += 1000) {
+      const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
+      page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
+      if (page.ids.length < 1000) break;
+    }
+    const index = Bm25Index.build(Array.from(texts, (text) => text ?? ""));
+    this.#remember(key, index);
+    return index;
+  }
+
+  /** Keeps an index's statistics as the most recently used, within the bound. */
+  #remember(key: string, index: Bm25Index): void {
+    this.#bm25.delete(key);
+    this.#bm25.set(key, index);
+    let total = [...this.#bm25.values()].reduce((sum, each) => sum + each.postingCount, 0);
+    for (const [oldest, each] of this.#bm25) {
+      if (total <= MAX_POSTINGS || oldest === key) break;
+      this.#bm25.delete(oldest);
+      total -= each.postingCount;
+    }
+  }
+
+  /** Runs `fn` after the writes queued before it, and before those queued after. */
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(fn);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+}
+
+/** The collection of an index: 60 characters, within the 63 Chroma allows. */
+function collectionName(key: string): string {
+  return `svc-${key.slice(0, 56)}`;
+}
+
+function chunkOf(
+  key: string,
+  id: string,
+  text: string | null | undefined,
+  metadata: Metadata | null | undefined,
+): StoredChunk {
+  return {
+    key,
+    ordinal: Number(id),
+    text: text ?? "",
+    pageNumbers: JSON.parse(String(metadata?.page_numbers ?? "[]")),
+    numTokens: Number(metadata?.num_tokens ?? 0),
+  };
+}
+
+/** Runs `fn` over the items, some at a time. */
+async function each<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}

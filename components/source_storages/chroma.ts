@@ -1,0 +1,101 @@
+import { quote, SvcError } from "../core/errors.ts";
+import {
+  envVar,
+  PackageRequirement,
+  type Requirement,
+  ServerRequirement,
+} from "../core/requirements.ts";
+import { ChromaBackend } from "./_chroma_backend.ts";
+import {
+  type IndexBackend,
+  IndexedSourceStorage,
+  type IndexedSourceStorageOptions,
+} from "./_indexed.ts";
+
+/** Options of {@linkcode Chroma}; it is constructed without any in a chat. */
+export interface ChromaOptions extends IndexedSourceStorageOptions {
+  /**
+   * The Chroma server.
+   * @default {Deno.env.get("SVC_CHROMA_URL") ?? "http://127.0.0.1:8000"}
+   */
+  url?: string;
+}
+
+const DEFAULT_URL = "http://127.0.0.1:8000";
+
+// One backend per server in a process, shared by every instance: its writes
+// go one at a time, and it keeps the term statistics of the indexes.
+const backends = new Map<string, Promise<ChromaBackend>>();
+
+/**
+ * Hybrid search on a Chroma server (1.0 or later): svc's BM25 and Chroma's
+ * vector search over the chat's chunks, fused by reciprocal rank, then as
+ * many sources as fit in `num_tokens`. svc computes the vectors (the
+ * collections have no embedding function), so that every storage finds the
+ * same with the same embedder.
+ *
+ * The server is env `SVC_CHROMA_URL`, else `http://127.0.0.1:8000`. Each
+ * document is indexed once per content, chunk settings and embedder, in a
+ * collection of its own shared by every chat over it; a chat's deletion
+ * removes the collections no other chat uses. Parsing and embedding run in a
+ * worker, off the main thread.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Chroma } from "@svc/svc/source_storages";
+ * assert(new Chroma().displayName === "Chroma");
+ * ```
+ */
+export class Chroma extends IndexedSourceStorage {
+  static override displayName = "Chroma";
+  readonly #url?: string;
+
+  static override get requirements(): readonly Requirement[] {
+    const url = chromaUrl();
+    return [
+      new PackageRequirement("chromadb", () => import("chromadb")),
+      new ServerRequirement(`Chroma at ${quote(url)}`, () => `${url}/api/v2/heartbeat`),
+    ];
+  }
+
+  constructor(options: ChromaOptions = {}) {
+    super(options);
+    this.#url = options.url;
+  }
+
+  protected override backend(): Promise<IndexBackend> {
+    const url = chromaUrl(this.#url);
+    let backend = backends.get(url);
+    if (!backend) {
+      backend = open(url);
+      backends.set(url, backend);
+      backend.catch(() => backends.delete(url));
+    }
+    return backend;
+  }
+}
+
+/** The server's URL without a final slash. */
+function chromaUrl(url = envVar("SVC_CHROMA_URL") || DEFAULT_URL): string {
+  return url.replace(/\/+$/, "");
+}
+
+async function open(url: string): Promise<ChromaBackend> {
+  try {
+    const { ChromaClient } = await import("chromadb");
+    const parsed = new URL(url);
+    const ssl = parsed.protocol === "https:";
+    const client = new ChromaClient({
+      host: parsed.hostname,
+      port: Number(parsed.port) || (ssl ? 443 : 80),
+      ssl,
+    });
+    return await ChromaBackend.open(client);
+  } catch (error) {
+    throw new SvcError(
+      `Cannot use the Chroma server ${quote(url)}: ${(error as Error).message}`,
+      { status: 503, cause: error },
+    );
+  }
+}

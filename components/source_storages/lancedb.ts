@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import { quote, SvcError } from "../core/errors.ts";
+import { localRoot } from "../core/local_root.ts";
+import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
+import {
+  type IndexBackend,
+  IndexedSourceStorage,
+  type IndexedSourceStorageOptions,
+} from "./_indexed.ts";
+import { LanceDBBackend } from "./_lancedb_backend.ts";
+
+/** Options of {@linkcode LanceDB}; it is constructed without any in a chat. */
+export interface LanceDBOptions extends IndexedSourceStorageOptions {
+  /**
+   * The LanceDB folder.
+   * @default {`${localRoot()}/lancedb`}
+   */
+  path?: string;
+}
+
+// One backend per folder in a process, shared by every instance: its writes
+// go one at a time, and LanceDB has no transactions to keep two apart.
+const backends = new Map<string, Promise<LanceDBBackend>>();
+
+/**
+ * Hybrid search in an embedded LanceDB folder: LanceDB's full-text search
+ * (BM25) and an exact vector scan over the chat's chunks, fused by reciprocal
+ * rank, then as many sources as fit in `num_tokens`. The native module loads
+ * on first use; `svc check` says whether it loads here.
+ *
+ * The folder is `<local root>/lancedb`. Each document is indexed once per
+ * content, chunk settings and embedder, and shared by every chat over it; a
+ * chat's deletion removes the indexes no other chat uses. Parsing and
+ * embedding run in a worker, off the main thread.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LanceDB } from "@svc/svc/source_storages";
+ * assert(new LanceDB().displayName === "LanceDB");
+ * ```
+ */
+export class LanceDB extends IndexedSourceStorage {
+  static override displayName = "LanceDB";
+  static override requirements: readonly Requirement[] = [
+    new PackageRequirement("@lancedb/lancedb", () => import("@lancedb/lancedb")),
+  ];
+  readonly #path?: string;
+
+  constructor(options: LanceDBOptions = {}) {
+    super(options);
+    this.#path = options.path;
+  }
+
+  protected override backend(): Promise<IndexBackend> {
+    const path = this.#path ?? join(localRoot(), "lancedb");
+    let backend = backends.get(path);
+    if (!backend) {
+      backend = open(path);
+      backends.set(path, backend);
+      backend.catch(() => backends.delete(path));
+    }
+    return backend;
+  }
+}
+
+async function open(path: string): Promise<LanceDBBackend> {
+  try {
+    reserveComputeThreads();
+    const [lancedb, arrow] = await Promise.all([
+      import("@lancedb/lancedb"),
+      import("apache-arrow"),
+    ]);
+    await Deno.mkdir(path, { recursive: true });
+    return await LanceDBBackend.open(path, { lancedb, arrow });
+  } catch (error) {
+    throw new SvcError(
+      `Cannot open the LanceDB folder ${quote(path)}: ${(error as Error).message}`,
+      { status: 503, cause: error },
+    );
+  }
+}
+
+/**
+ * Lance runs compute on the cores it does not reserve for I/O (two), and on
+ * one thread when that leaves none; with one thread a compaction (`optimize`)
+ * waits forever for tasks queued behind it: seen on 2 cores at the third
+ * compaction of a table. Two threads or more, unless the user chose.
+ */
+function reserveComputeThreads(): void {
+  if (envVar("LANCE_CPU_THREADS") !== undefined) return;
+  try {
+    Deno.env.set("LANCE_CPU_THREADS", String(Math.max(2, navigator.hardwareConcurrency - 2)));
+  } catch {
+    // Without the permission Lance keeps its own choice.
+  }
+}

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { ChromaClient } from "chromadb";
+import { LocalDocument } from "../../components/core/document.ts";
+import { SvcError } from "../../components/core/errors.ts";
+import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import { Chroma } from "../../components/source_storages/chroma.ts";
+import { FIXTURES, tmpLocalRoot } from "../test_utils.ts";
+import { startChroma } from "./_chroma.ts";
+import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
+
+/** The server's collections, with the number of records of each. */
+async function collections(url: string): Promise<Record<string, number>> {
+  const { hostname, port } = new URL(url);
+  const client = new ChromaClient({ host: hostname, port: Number(port), ssl: false });
+  const counted: Record<string, number> = {};
+  for (const collection of await client.listCollections()) {
+    counted[collection.name] = await collection.count();
+  }
+  return counted;
+}
+
+Deno.test("Chroma has the answer's page among the first three sources of a PDF", async () => {
+  await using _root = await tmpLocalRoot();
+  await using server = await startChroma();
+  const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
+  const params = chatParams("pdf", { chunk_size: 32, chunk_overlap: 16 });
+  const storage = new Chroma({ url: server.url });
+  for (const [question, page] of PDF_QUESTIONS) {
+    const sources = await storage.retrieve([report], question, params);
+    const pages = sources.slice(0, 3).flatMap((source) => source.location.split(", "));
+    assert.ok(pages.includes(page), `${question} -> ${pages}`);
+  }
+});
+
+Deno.test("Chroma's fusion scores at least as well as BM25 or vectors alone", async () => {
+  await using root = await tmpLocalRoot();
+  await using server = await startChroma();
+  // The settings of LibSQL's labelled test, to compare like with like.
+  const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
+  const scores = await labelledScores(
+    new Chroma({ url: server.url, embedder: new HashEmbedder() }),
+    root.path,
+    params,
+  );
+  console.log("Chroma, chunk_size 32, chunk_overlap 16");
+  console.table(scores);
+  for (const measure of ["mrr", "recallAt1"] as const) {
+    const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
+    assert.ok(scores.fusion[measure] >= best, `${measure}: ${JSON.stringify(scores)}`);
+  }
+  assert.ok(scores.fusion.mrr > 0.9, `MRR ${scores.fusion.mrr}`);
+});
+
+Deno.test("Chroma indexes a document once for every chat, and removes it with the last", async () => {
+  await using root = await tmpLocalRoot();
+  await using server = await startChroma();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const same = LocalDocument.fromPath(report.path, { id: "another-upload-of-the-same-file" });
+  const storage = new Chroma({ url: server.url });
+  await Promise.all([
+    storage.store([report], chatParams("first")),
+    storage.store([same], chatParams("second")),
+  ]);
+  await storage.store([report], chatParams("third"));
+  const stored = await collections(server.url);
+  const indexes = Object.keys(stored).filter((name) => name !== "svc-links");
+  assert.equal(indexes.length, 1);
+  assert.ok(stored[indexes[0]!]! > 0);
+  assert.equal(stored["svc-links"], 3);
+
+  await storage.delete(chatParams("first"));
+  await storage.delete(chatParams("second"));
+  assert.deepEqual(await collections(server.url), { ...stored, "svc-links": 1 });
+  await storage.delete(chatParams("third"));
+  assert.deepEqual(await collections(server.url), { "svc-links": 0 });
+});
+
+Deno.test("Chroma keeps a chat's data across a restart of the server and of svc", async () => {
+  await using root = await tmpLocalRoot();
+  await using server = await startChroma();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const params = chatParams("restart", { chunk_size: 32, chunk_overlap: 16 });
+  const prompt = "What is the secret ingredient of the winter loaf?";
+  const before = await new Chroma({ url: server.url }).retrieve([report], prompt, params);
+  await server.restart();
+  await Deno.remove(report.path);
+  // Another URL for the same server: a storage that has seen nothing of it, as after a restart.
+  const fresh = new Chroma({ url: server.url.replace("127.0.0.1", "localhost") });
+  const after = await fresh.retrieve([report], prompt, params);
+  const withoutDocument = ({ document: _, ...rest }: { document: unknown }) => rest;
+  assert.deepEqual(after.map(withoutDocument), before.map(withoutDocument));
+  assert.ok(after.some((source) => /cardamom/.test(source.content)));
+});
+
+Deno.test("Chroma says when its server does not answer", async () => {
+  await using root = await tmpLocalRoot();
+  const guide = await copiedFixture(root.path, "guide.md");
+  const storage = new Chroma({ url: "http://127.0.0.1:9" });
+  await assert.rejects(
+    async () => await storage.retrieve([guide], "start", chatParams("x")),
+    (error) =>
+      error instanceof SvcError && error.status === 503 &&
+      error.message.startsWith(`Cannot use the Chroma server "http://127.0.0.1:9": `),
+  );
+});
+
+Deno.test("Chroma requires its package and its server, at SVC_CHROMA_URL", async () => {
+  const [pkg, server] = Chroma.requirements;
+  assert.equal(pkg!.name, "chromadb");
+  assert.equal(await pkg!.isAvailable(), true);
+  {
+    await using started = await startChroma();
+    // The only test that names the server through the environment, as svc check does.
+    Deno.env.set("SVC_CHROMA_URL", started.url);
+    try {
+      const [, running] = Chroma.requirements;
+      assert.equal(running!.name, `Chroma at "${started.url}"`);
+      assert.equal(await running!.isAvailable(), true);
+    } finally {
+      Deno.env.delete("SVC_CHROMA_URL");
+    }
+  }
+  Deno.env.set("SVC_CHROMA_URL", "http://127.0.0.1:9/");
+  try {
+    const [, gone] = Chroma.requirements;
+    assert.equal(gone!.name, `Chroma at "http://127.0.0.1:9"`);
+    assert.equal(await gone!.isAvailable(), false);
+  } finally {
+    Deno.env.delete("SVC_CHROMA_URL");
+  }
+  assert.ok(server!.name.startsWith("Chroma at "));
+});

@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import * as lancedb from "@lancedb/lancedb";
+import { LocalDocument } from "../../components/core/document.ts";
+import { SvcError } from "../../components/core/errors.ts";
+import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import { LanceDB } from "../../components/source_storages/lancedb.ts";
+import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
+import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
+
+/** Row counts of the storage's tables in the local root's LanceDB folder. */
+async function counts(root: string): Promise<Record<string, number>> {
+  const db = await lancedb.connect(`${root}/lancedb`);
+  const counted: Record<string, number> = {};
+  for (const name of await db.tableNames()) {
+    counted[name] = await (await db.openTable(name)).countRows();
+  }
+  db.close();
+  return counted;
+}
+
+Deno.test("LanceDB has the answer's page among the first three sources of a PDF", async () => {
+  await using _root = await tmpLocalRoot();
+  const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
+  const params = chatParams("pdf", { chunk_size: 32, chunk_overlap: 16 });
+  const storage = new LanceDB();
+  for (const [question, page] of PDF_QUESTIONS) {
+    const sources = await storage.retrieve([report], question, params);
+    const pages = sources.slice(0, 3).flatMap((source) => source.location.split(", "));
+    assert.ok(pages.includes(page), `${question} -> ${pages}`);
+  }
+});
+
+Deno.test("LanceDB's fusion scores at least as well as its full-text or vector arm", async () => {
+  await using root = await tmpLocalRoot();
+  // The settings of LibSQL's labelled test, to compare like with like.
+  const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
+  const scores = await labelledScores(
+    new LanceDB({ embedder: new HashEmbedder() }),
+    root.path,
+    params,
+  );
+  console.log("LanceDB, chunk_size 32, chunk_overlap 16");
+  console.table(scores);
+  for (const measure of ["mrr", "recallAt1"] as const) {
+    const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
+    assert.ok(scores.fusion[measure] >= best, `${measure}: ${JSON.stringify(scores)}`);
+  }
+  assert.ok(scores.fusion.mrr > 0.9, `MRR ${scores.fusion.mrr}`);
+});
+
+Deno.test("LanceDB indexes a document once for every chat, and removes it with the last", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const same = LocalDocument.fromPath(report.path, { id: "another-upload-of-the-same-file" });
+  const storage = new LanceDB();
+  await Promise.all([
+    storage.store([report], chatParams("first")),
+    storage.store([same], chatParams("second")),
+  ]);
+  await storage.store([report], chatParams("third"));
+  const stored = await counts(root.path);
+  assert.equal(stored.indexes, 1);
+  assert.equal(stored.links, 3);
+  assert.ok(stored.chunks_512! > 0);
+
+  await storage.delete(chatParams("first"));
+  await storage.delete(chatParams("second"));
+  assert.deepEqual(await counts(root.path), { ...stored, links: 1 });
+  await storage.delete(chatParams("third"));
+  assert.deepEqual(await counts(root.path), { chunks_512: 0, indexes: 0, links: 0 });
+});
+
+Deno.test("LanceDB indexes anew for another embedder, and drops the index no one uses", async () => {
+  await using root = await tmpLocalRoot();
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams("chat", { chunk_size: 8, chunk_overlap: 2 });
+  await new LanceDB().store([guide], params);
+  const other = new LanceDB({ embedder: new HashEmbedder({ dimension: 64 }) });
+  const sources = await other.retrieve([guide], "Ctrl+C", params);
+  assert.match(sources[0]!.content, /Ctrl/);
+  const stored = await counts(root.path);
+  assert.equal(stored.indexes, 1);
+  assert.equal(stored.chunks_512, 0);
+  assert.ok(stored.chunks_64! > 0);
+});
+
+Deno.test("LanceDB takes any text as a query, and ids with quotes", async () => {
+  await using root = await tmpLocalRoot();
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams(`it's "quoted" -- ; DROP`, { chunk_size: 16, chunk_overlap: 4 });
+  const storage = new LanceDB();
+  for (const prompt of [`"svc api" AND (start OR`, "?!", `${"w ".repeat(500)}start`]) {
+    const sources = await storage.retrieve([guide], prompt, params);
+    assert.ok(sources.length > 0, prompt);
+  }
+  await storage.delete(params);
+  assert.equal((await counts(root.path)).links, 0);
+});
+
+Deno.test("LanceDB refuses an unreadable document by name and stores nothing of it", async () => {
+  await using root = await tmpLocalRoot();
+  const fake = LocalDocument.fromPath(await writeFile(root.path, "fake.pdf", "Not a PDF."));
+  const guide = await copiedFixture(root.path, "guide.md");
+  const error = await new LanceDB().store([guide, fake], chatParams("bad")).catch((e) => e);
+  assert.ok(error instanceof SvcError && error.status === 422, String(error));
+  assert.match(error.message, /^Cannot read "fake\.pdf": /);
+  const stored = await counts(root.path);
+  assert.equal(stored.indexes, 1);
+  assert.equal(stored.links, 1);
+});
+
+Deno.test("LanceDB says when it cannot open its folder", async () => {
+  await using root = await tmpLocalRoot();
+  const guide = await copiedFixture(root.path, "guide.md");
+  const path = await writeFile(root.path, "not-a-folder", "");
+  await assert.rejects(
+    async () => await new LanceDB({ path }).retrieve([guide], "start", chatParams("x")),
+    (error) =>
+      error instanceof SvcError && error.status === 503 &&
+      error.message.startsWith(`Cannot open the LanceDB folder "${path}": `),
+  );
+});
+
+Deno.test("LanceDB keeps a chat's links across a process restart", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const module = new URL("../../components/mod.ts", import.meta.url).href;
+  const storages = new URL("../../components/source_storages/mod.ts", import.meta.url).href;
+  const script = `
+    import { LocalDocument, localRoot } from ${JSON.stringify(module)};
+    import { LanceDB } from ${JSON.stringify(storages)};
+    localRoot(${JSON.stringify(root.path)});
+    const report = LocalDocument.fromPath(${JSON.stringify(report.path)}, { id: ${
+    JSON.stringify(report.id)
+  } });
+    await new LanceDB().store([report], { user: "ada", chat_id: "restart", chat_name: "x",
+      signal: new AbortController().signal });
+  `;
+  const config = new URL("../../deno.json", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--config", config, script],
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  await Deno.remove(report.path);
+  const sources = await new LanceDB().retrieve([report], "cardamom", chatParams("restart"));
+  assert.match(sources[0]!.content, /cardamom/);
+});
