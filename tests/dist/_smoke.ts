@@ -1,0 +1,185 @@
+/**
+ * The smoke flow of a running svc: the REST API (log in, upload, create,
+ * prepare, a streamed answer, `/docs`) and the web UI (the page and an asset).
+ * @module
+ */
+import assert from "node:assert/strict";
+
+/** A port nothing listens on right now. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close();
+  return port;
+}
+
+/** Waits until `url` answers 200, for up to `seconds`; fails with what `logs()` says. */
+export async function waitFor(url: string, logs: () => string, seconds = 60): Promise<void> {
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`Nothing answered at ${url} within ${seconds} s:\n${logs()}`);
+}
+
+/** Reads a child's stream as text as it comes, so that a full pipe never blocks it. */
+export function collect(
+  stream: ReadableStream<Uint8Array>,
+): { text: () => string; done: Promise<void> } {
+  let text = "";
+  const decoder = new TextDecoder();
+  const done = stream.pipeTo(
+    new WritableStream({
+      write: (chunk) => void (text += decoder.decode(chunk, { stream: true })),
+    }),
+  );
+  return { text: () => text, done };
+}
+
+/** Sends SIGTERM unless the child has ended already, and waits for its exit status. */
+export async function terminate(child: Deno.ChildProcess): Promise<Deno.CommandStatus> {
+  try {
+    child.kill("SIGTERM");
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error; // it has exited: its status says how
+  }
+  return await child.status;
+}
+
+/** The bearer headers of a user of the demo authentication. */
+export async function login(api: string, user = "ada"): Promise<Record<string, string>> {
+  const response = await fetch(`${api}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ username: user, password: user }),
+  });
+  assert.equal(response.status, 200, "POST /token");
+  return { authorization: `Bearer ${await response.json()}`, "content-type": "application/json" };
+}
+
+/** Registers a document, uploads its bytes where the API says, and returns it. */
+export async function upload(
+  api: string,
+  headers: Record<string, string>,
+  name: string,
+  bytes: Uint8Array<ArrayBuffer>,
+): Promise<{ id: string; name: string }> {
+  const registered = await fetch(`${api}/document`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name }),
+  });
+  assert.equal(registered.status, 200, `POST /document ${name}`);
+  const { parameters } = await registered.json();
+  const form = new FormData();
+  for (const [key, value] of Object.entries(parameters.data)) form.set(key, value as string);
+  form.set("file", new Blob([bytes]), name);
+  const uploaded = await fetch(parameters.url, { method: parameters.method, body: form });
+  const body = await uploaded.json();
+  assert.equal(uploaded.status, 200, `PUT /document ${name}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** A streamed answer: the JSON Lines read whole. */
+export interface StreamedAnswer {
+  content: string;
+  sources: { document: { name: string }; location: string; content: string }[];
+  lines: number;
+}
+
+/**
+ * Creates a chat over the documents with the named components, prepares it
+ * and asks `prompt`, streamed.
+ */
+export async function chatOnce(
+  api: string,
+  headers: Record<string, string>,
+  options: {
+    documents: { id: string; name: string }[];
+    sourceStorage: string;
+    assistant: string;
+    prompt: string;
+    params?: Record<string, unknown>;
+  },
+): Promise<StreamedAnswer> {
+  const created = await fetch(`${api}/chats`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      name: "smoke",
+      source_storage: options.sourceStorage,
+      assistant: options.assistant,
+      params: options.params ?? {},
+      documents: options.documents,
+    }),
+  });
+  const chat = await created.json();
+  assert.equal(created.status, 200, `POST /chats: ${JSON.stringify(chat)}`);
+  const prepared = await fetch(`${api}/chats/${chat.id}/prepare`, { method: "POST", headers });
+  const welcome = await prepared.json();
+  assert.equal(prepared.status, 200, `prepare: ${JSON.stringify(welcome)}`);
+  assert.equal(welcome.role, "system");
+
+  const response = await fetch(`${api}/chats/${chat.id}/answer`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ prompt: options.prompt, stream: true }),
+  });
+  assert.equal(response.status, 200, "answer");
+  assert.equal(response.headers.get("content-type"), "application/x-ndjson");
+  const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line));
+  assert.equal(lines[0].role, "assistant");
+  return {
+    content: lines.map((line) => line.content).join(""),
+    sources: lines[0].sources,
+    lines: lines.length,
+  };
+}
+
+/** `/`, `/docs`, its assets and `/openapi.json` of the API. */
+export async function checkApiPages(api: string, version: string): Promise<void> {
+  assert.equal(await (await fetch(`${api}/`)).json(), version, "GET / is the version");
+  const docs = await fetch(`${api}/docs`);
+  const page = await docs.text();
+  assert.equal(docs.status, 200, "/docs");
+  const assets = [...page.matchAll(/(?:href|src)="(docs\/[^"]+)"/g)].map((m) => m[1]!);
+  assert.deepEqual(assets, ["docs/swagger-ui.css", "docs/swagger-ui-bundle.js"]);
+  for (const asset of assets) {
+    const response = await fetch(`${api}/${asset}`);
+    const body = await response.text();
+    assert.equal(response.status, 200, asset);
+    assert.ok(body.length > 100_000, `${asset} is whole`);
+  }
+  const openapi = await (await fetch(`${api}/openapi.json`)).json();
+  assert.equal(openapi.info.version, version);
+}
+
+/** The UI's page (with its version and its API) and the script it loads. */
+export async function checkUiPages(ui: string, api: string, version: string): Promise<void> {
+  const response = await fetch(`${ui}/`);
+  const page = await response.text();
+  assert.equal(response.status, 200, "UI /");
+  const settings = JSON.parse(
+    /<script id="svc-settings" type="application\/json">(.*?)<\/script>/s.exec(page)![1]!,
+  );
+  assert.equal(settings.version, version, "the UI shows the version");
+  assert.equal(settings.apiUrl, api);
+  const script = /<script type="module" src="([^"]+)"/.exec(page)![1]!;
+  const asset = await fetch(`${ui}${script}`);
+  assert.equal(asset.status, 200, script);
+  assert.match(asset.headers.get("content-type")!, /javascript/);
+  assert.ok((await asset.text()).length > 10_000, `${script} is whole`);
+  const style = /<link rel="stylesheet" href="([^"]+)"/.exec(page)![1]!;
+  const css = await fetch(`${ui}${style}`);
+  assert.equal(css.status, 200, style);
+  await css.body?.cancel();
+  const auth = await fetch(`${ui}/auth/`);
+  await auth.body?.cancel();
+  assert.equal(auth.status, 200, "UI /auth/");
+}

@@ -1,0 +1,130 @@
+/**
+ * A user's own script, as a user of the JSR package writes it: a deno.json
+ * that imports `jsr:@svc/svc`, which `links` points at this checkout (Deno's
+ * way to use a local copy of a JSR package: the package resolves its own
+ * dependencies from its own deno.json, exactly as when it comes from JSR),
+ * and `examples/serve_my_components.ts`, which defines its own source
+ * storage and assistant and serves them through `@svc/svc/deploy`.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { tmpDir } from "../test_utils.ts";
+import { ROOT } from "./_graph.ts";
+import {
+  chatOnce,
+  checkUiPages,
+  collect,
+  freePort,
+  login,
+  terminate,
+  upload,
+  waitFor,
+} from "./_smoke.ts";
+
+const EXAMPLE = `${ROOT}examples/serve_my_components.ts`;
+
+const DOCUMENT = `Tomato soup
+
+Simmer the tomatoes with a pinch of cardamom for twenty minutes.
+
+Serve the soup hot, with bread.
+
+Store leftovers in the fridge for two days.
+`;
+
+Deno.test("a user's script serves its own source storage and assistant through @svc/svc/deploy", async () => {
+  await using dir = await tmpDir();
+  const folder = await Deno.realPath(dir.path);
+  assert.ok(!folder.startsWith(ROOT), "the script is outside the checkout");
+  const { name, version } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  await Deno.writeTextFile(
+    `${folder}/deno.json`,
+    JSON.stringify({ imports: { [name]: `jsr:${name}@^${version}` }, links: [ROOT] }, null, 2),
+  );
+  await Deno.copyFile(EXAMPLE, `${folder}/serve_my_components.ts`);
+  // Type errors in the script's own files; JSR modules are remote to a user, and deno check
+  // reports nothing in them, where a linked package is checked as if it were the user's.
+  const check = await new Deno.Command(Deno.execPath(), {
+    args: ["check", "--cached-only", "serve_my_components.ts"],
+    cwd: folder,
+    env: { NO_COLOR: "1" },
+  }).output();
+  const checked = new TextDecoder().decode(check.stderr);
+  const errors = [...checked.matchAll(/^\s+at (file:\/\/\S+)$/gm)].map((m) => m[1]!);
+  assert.deepEqual(errors.filter((at) => !at.startsWith(`file://${ROOT}`)), [], checked);
+  assert.ok(check.code === 0 || errors.length > 0, checked);
+
+  const [apiPort, uiPort] = [freePort(), freePort()];
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--cached-only", "serve_my_components.ts"],
+    cwd: folder,
+    clearEnv: true,
+    env: {
+      NO_COLOR: "1",
+      HOME: Deno.env.get("HOME") ?? folder,
+      ...Object.fromEntries(
+        ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"].flatMap((key) => {
+          const value = Deno.env.get(key);
+          return value === undefined ? [] : [[key, value]];
+        }),
+      ),
+      SVC_API_PORT: String(apiPort),
+      SVC_UI_PORT: String(uiPort),
+      SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
+      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
+  const api = `http://127.0.0.1:${apiPort}`;
+  const ui = `http://127.0.0.1:${uiPort}`;
+  try {
+    await waitFor(`${api}/health`, stderr.text);
+    await waitFor(`${ui}/health`, stderr.text);
+    const headers = await login(api);
+
+    const components = await (await fetch(`${api}/components`, { headers })).json();
+    const titles = (list: { title: string }[]) => list.map((component) => component.title);
+    assert.deepEqual(titles(components.source_storages), ["My/ParagraphStorage"]);
+    assert.deepEqual(titles(components.assistants), ["My/QuotingAssistant", "Svc/DemoAssistant"]);
+
+    const document = await upload(api, headers, "soup.md", new TextEncoder().encode(DOCUMENT));
+    const answer = await chatOnce(api, headers, {
+      documents: [document],
+      sourceStorage: "My/ParagraphStorage",
+      assistant: "My/QuotingAssistant",
+      prompt: "How long do the tomatoes simmer?",
+    });
+    assert.ok(answer.lines > 1, "the answer streamed in chunks");
+    assert.match(
+      answer.content,
+      /^What the documents say about "How long do the tomatoes simmer\?":/,
+    );
+    assert.match(answer.content, /> Simmer the tomatoes with a pinch of cardamom/);
+    assert.deepEqual(answer.sources.map((source) => source.content), [
+      "Simmer the tomatoes with a pinch of cardamom for twenty minutes.",
+      "Serve the soup hot, with bread.",
+      "Store leftovers in the fridge for two days.",
+    ]);
+    assert.equal(answer.sources[0]!.document.name, "soup.md");
+
+    await checkUiPages(ui, api, version);
+    await Deno.stat(`${folder}/.svc/svc.db`); // the local root is next to the script
+  } finally {
+    const status = await terminate(child);
+    await Promise.all([stdout.done, stderr.done]);
+    assert.equal(status.code, 0, stderr.text());
+  }
+  assert.equal(stdout.text(), `svc UI: ${ui}\n`);
+});
+
+Deno.test("examples/serve_my_components.ts is the script the README shows", async () => {
+  const docs = await Deno.readTextFile(`${ROOT}docs_dist.md`).catch(() =>
+    Deno.readTextFile(`${ROOT}README.md`)
+  );
+  const example = await Deno.readTextFile(EXAMPLE);
+  const body = example.slice(example.indexOf("import {"));
+  assert.ok(docs.includes(body.trimEnd()), "the README shows examples/serve_my_components.ts");
+});
