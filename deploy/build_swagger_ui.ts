@@ -7,12 +7,12 @@
  *
  *     deno run -A deploy/build_swagger_ui.ts
  *
- * Run it after changing the version of `swagger-ui-dist` in deno.json; a test
+ * Run it after changing the version of `swagger-ui-dist` imported here; a test
  * (`tests/dist/swagger_ui_assets_test.ts`) fails while the module is stale.
  * @module
  */
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import swaggerUiDist from "npm:swagger-ui-dist@5.35.0";
 
 /** The generated module. */
 export const SWAGGER_UI_MODULE: string = new URL("../server/swagger_ui_assets.ts", import.meta.url)
@@ -39,9 +39,9 @@ export interface SwaggerUiPackage {
   notices: string;
 }
 
-/** Reads the files from the `swagger-ui-dist` that deno.json imports. */
+/** Reads the files from the `swagger-ui-dist` that this module imports. */
 export async function readSwaggerUi(): Promise<SwaggerUiPackage> {
-  const folder = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  const folder: string = swaggerUiDist.getAbsoluteFSPath();
   const { version } = JSON.parse(await Deno.readTextFile(join(folder, "package.json")));
   const files = await Promise.all(SWAGGER_UI_FILES.map(async (file) => ({
     ...file,

@@ -10,6 +10,9 @@
  *   version), the UI bundle and Swagger UI as generated modules;
  * - {@linkcode INCLUDES}: the main modules of the Web Workers, which are not
  *   imported but started with `new Worker(new URL(...))`;
+ * - the optional npm packages (`components/packages.ts`), which svc imports
+ *   by a name Deno cannot read ahead of time, so that they load from the
+ *   binary rather than from the network;
  * - the npm packages the graph reaches, from Deno's npm cache
  *   (`--node-modules-dir=none --exclude-unused-npm`), with the native addons
  *   of the target platform (libSQL's), which `deno compile` downloads for a
@@ -17,6 +20,7 @@
  * @module
  */
 import { join } from "node:path";
+import { OPTIONAL_PACKAGES } from "../components/packages.ts";
 
 /** The entry point. */
 export const ENTRY = "main.ts";
@@ -69,6 +73,7 @@ export function compileArgs(
     "--node-modules-dir=none",
     "--exclude-unused-npm",
     ...INCLUDES.flatMap((path) => ["--include", path]),
+    ...Object.values(OPTIONAL_PACKAGES).flatMap((specifier) => ["--include", specifier]),
     ...(options.exclude ?? []).flatMap((path) => ["--exclude", path]),
     ...(target ? ["--target", target] : []),
     "--output",

@@ -1,8 +1,9 @@
 /**
- * `main.ts` as a separate process, for the tests that need a real server:
- * started on ports the test chose, with fixed secrets, its standard error
- * read all along (a full pipe would block its log lines), and waited for
- * until its `/health` answers.
+ * Child processes of the tests, in one place: every child has a deadline
+ * that kills it and fails the test with what it wrote, its output is read
+ * all along (a full pipe would block it), and a child that ends early is
+ * noticed at once rather than waited for. `main.ts` runs as a separate
+ * process for the tests that need a real server.
  * @module
  */
 
@@ -12,11 +13,21 @@ export const REPOSITORY: string = new URL("../", import.meta.url).pathname;
 /** svc's entry point. */
 export const MAIN = `${REPOSITORY}main.ts`;
 
+/**
+ * The flags that make a child Deno resolve npm packages as the tests do:
+ * from the development lock, which a child must never change (deno.lock
+ * holds only what the demo needs; see README, "Dependencies").
+ */
+export const LOCK_FLAGS: readonly string[] = [`--lock=${REPOSITORY}deno.dev.lock`, "--frozen"];
+
 /** Fixed secrets, so that bearer and upload tokens survive a restart. */
 export const SECRETS = {
   SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
   SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
 };
+
+/** How long a child may run before it is killed and its test fails, in milliseconds. */
+export const DEFAULT_DEADLINE = 180_000;
 
 /** A port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): number {
@@ -26,9 +37,143 @@ export function freePort(): number {
   return port;
 }
 
-/** How a process ended, with what it wrote to standard error. */
-export interface Stopped extends Deno.CommandStatus {
+/** Options of {@linkcode spawn}. */
+export interface SpawnOptions {
+  /** @default {REPOSITORY} */
+  cwd?: string;
+  /** Environment variables of the child, over the test's own unless `clearEnv`. */
+  env?: Record<string, string>;
+  clearEnv?: boolean;
+  /** @default {"null"} */
+  stdin?: "null" | "piped";
+  /**
+   * After this many milliseconds the child is killed, and waiting for it
+   * fails with what it wrote.
+   * @default {DEFAULT_DEADLINE}
+   */
+  deadline?: number;
+}
+
+/** How a child ended, with what it wrote. */
+export interface Ended extends Deno.CommandStatus {
+  stdout: string;
   stderr: string;
+}
+
+/** A running child; disposing of it kills it. */
+export interface Child extends AsyncDisposable {
+  process: Deno.ChildProcess;
+  /** What it wrote to standard output so far. */
+  stdout(): string;
+  /** What it wrote to standard error so far. */
+  stderr(): string;
+  /**
+   * Its end, with all it wrote.
+   * @throws {Error} with its command line and output when the deadline killed it
+   */
+  ended: Promise<Ended>;
+  /** Sends `signal` unless it has ended, and waits for its end. */
+  stop(signal?: Deno.Signal): Promise<Ended>;
+}
+
+/** Starts `command` with its output read as it comes, under a deadline. */
+export function spawn(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
+  const deadline = options.deadline ?? DEFAULT_DEADLINE;
+  const process = new Deno.Command(command, {
+    args: [...args],
+    cwd: options.cwd ?? REPOSITORY,
+    env: options.env,
+    clearEnv: options.clearEnv,
+    stdin: options.stdin ?? "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdout = collect(process.stdout);
+  const stderr = collect(process.stderr);
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    kill(process, "SIGKILL");
+  }, deadline);
+  const ended = process.status.then(async (status) => {
+    clearTimeout(timer);
+    await Promise.all([stdout.done, stderr.done]);
+    const output = { ...status, stdout: stdout.text(), stderr: stderr.text() };
+    if (killed) {
+      throw new Error(
+        `${command} ${args.join(" ")} did not end within ${deadline / 1000} s; it wrote:\n` +
+          `${output.stdout}\n${output.stderr}`,
+      );
+    }
+    return output;
+  });
+  // A test that never waits for the end still hears of a deadline through `stop()` or disposal.
+  ended.catch(() => {});
+  const child: Child = {
+    process,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    ended,
+    stop(signal = "SIGTERM") {
+      kill(process, signal);
+      return ended;
+    },
+    async [Symbol.asyncDispose]() {
+      kill(process, "SIGKILL");
+      await ended.catch(() => {});
+    },
+  };
+  return child;
+}
+
+/**
+ * Runs `command` to its end under a deadline.
+ * @throws {Error} with its output when the deadline killed it
+ */
+export async function run(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): Promise<Ended> {
+  return await spawn(command, args, options).ended;
+}
+
+/** `deno <subcommand> <LOCK_FLAGS> ...args`, for a child in the repository. */
+export function denoArgs(subcommand: string, ...args: string[]): string[] {
+  return [subcommand, ...LOCK_FLAGS, ...args];
+}
+
+/**
+ * Waits until `url` answers 2xx. Fails at once when the child ends first,
+ * and when its deadline kills it, with what it wrote.
+ */
+export async function waitForUrl(url: string, child: Child): Promise<void> {
+  let over = false;
+  const end = child.ended.then(
+    (ended) => {
+      throw new Error(
+        `The child ended (code ${ended.code}) before ${url} answered:\n${ended.stderr}`,
+      );
+    },
+    (error) => {
+      throw error;
+    },
+  ).finally(() => over = true);
+  end.catch(() => {});
+  while (!over) {
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const pause = new Promise<void>((resolve) => timer = setTimeout(resolve, 100));
+    await Promise.race([pause, end.catch(() => {})]);
+    clearTimeout(timer);
+  }
+  await end;
 }
 
 /** A running svc process; disposing of it kills it. */
@@ -37,7 +182,7 @@ export interface SvcProcess extends AsyncDisposable {
   /** What the process wrote to standard error so far. */
   stderr(): string;
   /** Sends `signal` and waits for the process to end; again, it only waits. */
-  stop(signal?: Deno.Signal): Promise<Stopped>;
+  stop(signal?: Deno.Signal): Promise<Ended>;
 }
 
 /** Options of {@linkcode startProcess}. */
@@ -46,70 +191,53 @@ export interface StartProcessOptions {
   health: string;
   /** Environment variables of the process, over {@linkcode SECRETS}. */
   env?: Record<string, string>;
-  /**
-   * How long the process may take to answer, in milliseconds.
-   * @default {60000}
-   */
-  timeout?: number;
+  /** @default {DEFAULT_DEADLINE} */
+  deadline?: number;
 }
 
 /**
  * Runs `deno run -A main.ts ...args` in the repository and waits until
  * `<health>/health` answers 2xx.
  *
- * @throws {Error} with what the process wrote to standard error, when it
- * ended or did not answer in time (it is killed then)
+ * @throws {Error} with what the process wrote, when it ended or its deadline
+ * passed before it answered
  */
 export async function startProcess(
   args: readonly string[],
   options: StartProcessOptions,
 ): Promise<SvcProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    cwd: REPOSITORY,
+  const child = spawn(Deno.execPath(), denoArgs("run", "-A", MAIN, ...args), {
     env: { ...SECRETS, ...options.env },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const drained = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (text) => void (stderr += text) }),
-  ).catch(() => {});
-  const svc: SvcProcess = {
-    child,
-    stderr: () => stderr,
-    async stop(signal = "SIGTERM") {
-      try {
-        child.kill(signal);
-      } catch {
-        // It ended already.
-      }
-      const status = await child.status;
-      await drained;
-      return { ...status, stderr };
-    },
-    async [Symbol.asyncDispose]() {
-      await svc.stop("SIGKILL");
-    },
-  };
-  const deadline = Date.now() + (options.timeout ?? 60_000);
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${options.health}/health`);
-      await response.body?.cancel();
-      if (response.ok) return svc;
-    } catch {
-      // Not listening yet.
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const pause = new Promise<undefined>((resolve) =>
-      timer = setTimeout(() => resolve(undefined), 100)
+    deadline: options.deadline,
+  });
+  try {
+    await waitForUrl(`${options.health}/health`, child);
+  } catch (error) {
+    await child[Symbol.asyncDispose]();
+    throw new Error(
+      `svc ${args[0]} did not answer at ${options.health}: ${(error as Error).message}`,
     );
-    const exited = await Promise.race([child.status, pause]);
-    clearTimeout(timer);
-    if (exited) break;
   }
-  await svc.stop("SIGKILL");
-  throw new Error(`svc ${args[0]} did not answer at ${options.health}:\n${stderr}`);
+  return {
+    child: child.process,
+    stderr: child.stderr,
+    stop: child.stop,
+    [Symbol.asyncDispose]: child[Symbol.asyncDispose],
+  };
+}
+
+function kill(process: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    process.kill(signal);
+  } catch {
+    // It has ended already: its status says how.
+  }
+}
+
+function collect(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
+  let text = "";
+  const done = stream.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (text += chunk) }),
+  ).catch(() => {});
+  return { text: () => text, done };
 }

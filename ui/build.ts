@@ -7,7 +7,7 @@
  * memory and fails when the committed module is stale.
  * @module
  */
-import * as esbuild from "esbuild";
+import * as esbuild from "npm:esbuild@0.28.2";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 

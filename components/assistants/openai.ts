@@ -1,11 +1,6 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  OpenAI as OpenAIClient,
-} from "openai";
+import type * as OpenAISdk from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
+import { importPackage } from "../packages.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { chatCompletionDelta } from "./_chat_completions.ts";
@@ -123,7 +118,8 @@ async function* chatCompletions(
   // The SDK keeps only the `error` member of an error body; servers that speak
   // the API do not all put their message there, so the body is kept here.
   let errorBody: string | undefined;
-  const client = new OpenAIClient({
+  const sdk = await importPackage<typeof OpenAISdk>("openai");
+  const client = new sdk.OpenAI({
     apiKey: options.apiKey ?? "unused",
     baseURL,
     organization: options.organization ?? null,
@@ -158,23 +154,26 @@ async function* chatCompletions(
       throw malformed(provider, "the stream ended before the answer was finished");
     }
   } catch (error) {
-    throw fromSdk(error, options, errorBody);
+    throw fromSdk(sdk, error, options, errorBody);
   }
 }
 
 /** The SvcError for what the SDK threw; an abort is passed on as it is. */
 function fromSdk(
+  sdk: typeof OpenAISdk,
   error: unknown,
   options: ChatCompletionsOptions,
   errorBody: string | undefined,
 ): unknown {
   const { provider } = options;
-  if (error instanceof SvcError || error instanceof APIUserAbortError) return error;
-  if (error instanceof APIConnectionTimeoutError) return timeoutError(provider, options.timeout);
-  if (error instanceof APIConnectionError) {
+  if (error instanceof SvcError || error instanceof sdk.APIUserAbortError) return error;
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return timeoutError(provider, options.timeout);
+  }
+  if (error instanceof sdk.APIConnectionError) {
     return unreachable(provider, options.baseURL, { cause: error.cause ?? error });
   }
-  if (error instanceof APIError) {
+  if (error instanceof sdk.APIError) {
     if (error.status === undefined) {
       return streamError(provider, providerMessage(error.error) || error.message, { cause: error });
     }

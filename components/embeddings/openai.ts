@@ -3,9 +3,10 @@
  * text-embeddings-inference) through the `openai` SDK.
  * @module
  */
-import OpenAI from "openai";
+import type OpenAI from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { envVar } from "../core/requirements.ts";
+import { importPackage } from "../packages.ts";
 import type { Embedder, EmbedOptions } from "./embedder.ts";
 
 /** Options of {@linkcode OpenAIEmbedder}. */
@@ -77,7 +78,8 @@ export class OpenAIEmbedder implements Embedder {
   readonly id: string;
   readonly dimension: number;
   readonly description: string;
-  readonly #client: OpenAI;
+  readonly #clientOptions: ConstructorParameters<typeof OpenAI>[0];
+  #connection?: Promise<{ sdk: typeof OpenAI; client: OpenAI }>;
   readonly #model: string;
   readonly #sendDimensions: boolean;
   readonly #batchSize: number;
@@ -102,15 +104,24 @@ export class OpenAIEmbedder implements Embedder {
     this.#batchSize = options.batchSize ?? 256;
     this.#retries = options.retries ?? 4;
     this.#backoff = options.backoff ?? 500;
-    this.#client = new OpenAI({
+    const baseURL = options.baseURL ?? envVar("OPENAI_BASE_URL") ?? "https://api.openai.com/v1";
+    this.#clientOptions = {
       // A local server (Ollama, vLLM) takes any key; the SDK insists on one.
       apiKey: options.apiKey ?? envVar("OPENAI_API_KEY") ?? "none",
-      baseURL: options.baseURL ?? envVar("OPENAI_BASE_URL"),
+      baseURL,
       timeout: options.timeout ?? 60_000,
       // The retries are ours, so that the errors name the provider and status.
       maxRetries: 0,
-    });
-    this.description = `semantic, from the OpenAI-compatible endpoint ${this.#client.baseURL}`;
+    };
+    this.description = `semantic, from the OpenAI-compatible endpoint ${baseURL}`;
+  }
+
+  /** The SDK and its client, made on the first call: the SDK loads only when embeddings are made. */
+  #connect(): Promise<{ sdk: typeof OpenAI; client: OpenAI }> {
+    this.#connection ??= importPackage<{ default: typeof OpenAI }>("openai").then(
+      ({ default: sdk }) => ({ sdk, client: new sdk(this.#clientOptions) }),
+    );
+    return this.#connection;
   }
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -123,11 +134,12 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   async #embedBatch(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const { sdk, client } = await this.#connect();
     for (let attempt = 0;; attempt++) {
       signal?.throwIfAborted();
       try {
         // Left unset, the SDK asks for base64 and decodes it into numbers.
-        const response = await this.#client.embeddings.create({
+        const response = await client.embeddings.create({
           model: this.#model,
           input: texts,
           ...(this.#sendDimensions ? { dimensions: this.dimension } : {}),
@@ -135,8 +147,10 @@ export class OpenAIEmbedder implements Embedder {
         return this.#vectorsOf(response, texts.length);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        if (!(error instanceof OpenAI.APIError) || !retryable(error) || attempt >= this.#retries) {
-          throw this.#failure(error);
+        if (
+          !(error instanceof sdk.APIError) || !retryable(sdk, error) || attempt >= this.#retries
+        ) {
+          throw this.#failure(sdk, error);
         }
         await sleep(this.#delay(attempt, error), signal);
       }
@@ -175,15 +189,15 @@ export class OpenAIEmbedder implements Embedder {
     return Math.min(backoff, 30_000);
   }
 
-  #failure(error: unknown): SvcError {
+  #failure(sdk: typeof OpenAI, error: unknown): SvcError {
     const provider = `The embedding model ${quote(this.id)}`;
-    if (error instanceof OpenAI.APIConnectionError) {
+    if (error instanceof sdk.APIConnectionError) {
       return new SvcError(`${provider} cannot be reached: ${error.message}`, {
         status: 502,
         cause: error,
       });
     }
-    if (error instanceof OpenAI.APIError) {
+    if (error instanceof sdk.APIError) {
       return new SvcError(`${provider} failed with status ${error.status}: ${error.message}`, {
         status: 502,
         cause: error,
@@ -197,9 +211,9 @@ export class OpenAIEmbedder implements Embedder {
   }
 }
 
-function retryable(error: InstanceType<typeof OpenAI.APIError>): boolean {
-  if (error instanceof OpenAI.APIUserAbortError) return false;
-  if (error instanceof OpenAI.APIConnectionError) return true;
+function retryable(sdk: typeof OpenAI, error: InstanceType<typeof OpenAI.APIError>): boolean {
+  if (error instanceof sdk.APIUserAbortError) return false;
+  if (error instanceof sdk.APIConnectionError) return true;
   const status = error.status ?? 0;
   return status === 429 || status >= 500;
 }

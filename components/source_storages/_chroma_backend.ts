@@ -21,7 +21,7 @@
  * {@linkcode ChromaBackend.links} ignores (the document is then stored again).
  * @module
  */
-import type { ChromaClient, Collection, Metadata } from "chromadb";
+import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
 import { Bm25Index, bm25Search } from "./_bm25.ts";
 import type {
   IndexBackend,

@@ -22,8 +22,8 @@
  * one folder (strong read consistency); only one should write at a time.
  * @module
  */
-import type * as Lance from "@lancedb/lancedb";
-import type * as Arrow from "apache-arrow";
+import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
+import type * as Arrow from "npm:apache-arrow@18.1.0";
 import { queryTerms } from "./_bm25.ts";
 import type {
   IndexBackend,

@@ -1,3 +1,4 @@
+import type * as Chromadb from "npm:chromadb@3.5.0";
 import { quote, SvcError } from "../core/errors.ts";
 import {
   envVar,
@@ -5,6 +6,7 @@ import {
   type Requirement,
   ServerRequirement,
 } from "../core/requirements.ts";
+import { importPackage } from "../packages.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
 import {
   type IndexBackend,
@@ -54,7 +56,7 @@ export class Chroma extends IndexedSourceStorage {
   static override get requirements(): readonly Requirement[] {
     const url = chromaUrl();
     return [
-      new PackageRequirement("chromadb", () => import("chromadb")),
+      new PackageRequirement("chromadb", () => importPackage("chromadb")),
       new ServerRequirement(`Chroma at ${quote(url)}`, () => `${url}/api/v2/heartbeat`),
     ];
   }
@@ -83,7 +85,7 @@ function chromaUrl(url = envVar("SVC_CHROMA_URL") || DEFAULT_URL): string {
 
 async function open(url: string): Promise<ChromaBackend> {
   try {
-    const { ChromaClient } = await import("chromadb");
+    const { ChromaClient } = await importPackage<typeof Chromadb>("chromadb");
     const parsed = new URL(url);
     const ssl = parsed.protocol === "https:";
     const client = new ChromaClient({

@@ -1,4 +1,6 @@
 import { join } from "node:path";
+import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
+import type * as Arrow from "npm:apache-arrow@18.1.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
@@ -8,6 +10,7 @@ import {
   type IndexedSourceStorageOptions,
 } from "./_indexed.ts";
 import { LanceDBBackend } from "./_lancedb_backend.ts";
+import { importPackage } from "../packages.ts";
 
 /** Options of {@linkcode LanceDB}; it is constructed without any in a chat. */
 export interface LanceDBOptions extends IndexedSourceStorageOptions {
@@ -43,7 +46,7 @@ const backends = new Map<string, Promise<LanceDBBackend>>();
 export class LanceDB extends IndexedSourceStorage {
   static override displayName = "LanceDB";
   static override requirements: readonly Requirement[] = [
-    new PackageRequirement("@lancedb/lancedb", () => import("@lancedb/lancedb")),
+    new PackageRequirement("@lancedb/lancedb", () => importPackage("@lancedb/lancedb")),
   ];
   readonly #path?: string;
 
@@ -68,8 +71,8 @@ async function open(path: string): Promise<LanceDBBackend> {
   try {
     reserveComputeThreads();
     const [lancedb, arrow] = await Promise.all([
-      import("@lancedb/lancedb"),
-      import("apache-arrow"),
+      importPackage<typeof Lance>("@lancedb/lancedb"),
+      importPackage<typeof Arrow>("apache-arrow"),
     ]);
     await Deno.mkdir(path, { recursive: true });
     return await LanceDBBackend.open(path, { lancedb, arrow });

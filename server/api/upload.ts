@@ -3,7 +3,7 @@
  * that no upload is ever whole in memory.
  * @module
  */
-// @ts-types="@types/busboy"
+// @ts-types="npm:@types/busboy@1.5.5"
 import busboy from "busboy";
 import { join } from "node:path";
 import { Readable } from "node:stream";

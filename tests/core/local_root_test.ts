@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { localRoot } from "../../components/core/local_root.ts";
+import { denoArgs, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 
 Deno.test("localRoot() sets the local root, creates it, and returns it", async () => {
@@ -18,15 +19,10 @@ Deno.test("localRoot() sets the local root, creates it, and returns it", async (
 
 Deno.test("localRoot() starts from SVC_LOCAL_ROOT", async () => {
   await using dir = await tmpDir();
-  const command = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `import { localRoot } from "${
-        import.meta.resolve("../../components/core/local_root.ts")
-      }"; console.log(localRoot())`,
-    ],
+  const module = import.meta.resolve("../../components/core/local_root.ts");
+  const script = `import { localRoot } from "${module}"; console.log(localRoot())`;
+  const { stdout } = await run(Deno.execPath(), denoArgs("eval", script), {
     env: { SVC_LOCAL_ROOT: dir.path },
   });
-  const { stdout } = await command.output();
-  assert.equal(new TextDecoder().decode(stdout).trim(), dir.path);
+  assert.equal(stdout.trim(), dir.path);
 });

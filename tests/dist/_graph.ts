@@ -6,12 +6,13 @@
  */
 import { relative } from "node:path";
 import { ENTRY, INCLUDES } from "../../deploy/compile.ts";
+import { denoArgs, run } from "../_process.ts";
 
 /** The checkout's root folder, with a trailing slash. */
 export const ROOT: string = new URL("../../", import.meta.url).pathname;
 
 /** A module of the graph, as `deno info --json` describes it. */
-interface InfoModule {
+export interface InfoModule {
   specifier: string;
   kind?: string;
   size?: number;
@@ -29,18 +30,12 @@ export interface ProgramGraph {
   npmPackages: string[];
 }
 
-/** Runs `deno` in the checkout and returns its standard output. */
-export async function deno(args: string[], options: { cwd?: string } = {}): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: options.cwd ?? ROOT,
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder();
-  if (!output.success) {
-    throw new Error(`deno ${args.join(" ")} failed: ${text.decode(output.stderr)}`);
-  }
-  return text.decode(output.stdout);
+/** `deno info --json` of a module of the checkout, resolved through the development lock. */
+export async function info(module: string): Promise<{ modules: InfoModule[] }> {
+  const args = denoArgs("info", "--json", "--node-modules-dir=none", module);
+  const output = await run(Deno.execPath(), args, { env: { NO_COLOR: "1" } });
+  if (output.code !== 0) throw new Error(`deno ${args.join(" ")} failed: ${output.stderr}`);
+  return JSON.parse(output.stdout);
 }
 
 /** The graph of `main.ts` and of the included modules, as `deno compile` resolves it. */
@@ -49,8 +44,7 @@ export async function programGraph(): Promise<ProgramGraph> {
   const npmPackages = new Set<string>();
   let size = 0;
   for (const root of [ENTRY, ...INCLUDES]) {
-    const info = JSON.parse(await deno(["info", "--json", "--node-modules-dir=none", root]));
-    for (const module of info.modules as InfoModule[]) {
+    for (const module of (await info(root)).modules) {
       if (module.error) throw new Error(`${module.specifier}: ${module.error}`);
       if (module.npmPackage) npmPackages.add(module.npmPackage);
       if (!module.specifier.startsWith("file:")) continue;

@@ -5,54 +5,6 @@
  */
 import assert from "node:assert/strict";
 
-/** A port nothing listens on right now. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
-}
-
-/** Waits until `url` answers 200, for up to `seconds`; fails with what `logs()` says. */
-export async function waitFor(url: string, logs: () => string, seconds = 60): Promise<void> {
-  const end = Date.now() + seconds * 1000;
-  while (Date.now() < end) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`Nothing answered at ${url} within ${seconds} s:\n${logs()}`);
-}
-
-/** Reads a child's stream as text as it comes, so that a full pipe never blocks it. */
-export function collect(
-  stream: ReadableStream<Uint8Array>,
-): { text: () => string; done: Promise<void> } {
-  let text = "";
-  const decoder = new TextDecoder();
-  const done = stream.pipeTo(
-    new WritableStream({
-      write: (chunk) => void (text += decoder.decode(chunk, { stream: true })),
-    }),
-  );
-  return { text: () => text, done };
-}
-
-/** Sends SIGTERM unless the child has ended already, and waits for its exit status. */
-export async function terminate(child: Deno.ChildProcess): Promise<Deno.CommandStatus> {
-  try {
-    child.kill("SIGTERM");
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error; // it has exited: its status says how
-  }
-  return await child.status;
-}
-
 /** The bearer headers of a user of the demo authentication. */
 export async function login(api: string, user = "ada"): Promise<Record<string, string>> {
   const response = await fetch(`${api}/token`, {

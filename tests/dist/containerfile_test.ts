@@ -75,7 +75,11 @@ Deno.test("the Containerfile builds the binary with Deno from npm in a stage of 
     "only the binary comes from the build stage, where the compile task writes it",
   );
   const compile = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.compile;
-  assert.equal(compile, "deno run -A deploy/compile.ts", "which writes dist/svc on Linux");
+  assert.equal(
+    compile,
+    "deno run -A --lock=deno.dev.lock --frozen deploy/compile.ts",
+    "which writes dist/svc on Linux",
+  );
 });
 
 Deno.test("the image runs svc ui as a non-root user, both ports exposed, the local root a volume", async () => {

@@ -9,7 +9,12 @@
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { ENTRY, INCLUDES } from "../../deploy/compile.ts";
-import { deno, ROOT } from "./_graph.ts";
+import { info, ROOT } from "./_graph.ts";
+
+interface InfoDependency {
+  code?: { specifier?: string };
+  isDynamic?: boolean;
+}
 
 interface LockPackage {
   os?: string[];
@@ -17,9 +22,12 @@ interface LockPackage {
   optionalDependencies?: string[];
 }
 
-/** The npm packages of the lock that depend, themselves or through others, on a native addon. */
+/**
+ * The npm packages that depend, themselves or through others, on a native
+ * addon, as the development lock lists them (it holds the optional ones too).
+ */
 async function nativePackages(): Promise<Set<string>> {
-  const lock = JSON.parse(await Deno.readTextFile(`${ROOT}deno.lock`));
+  const lock = JSON.parse(await Deno.readTextFile(`${ROOT}deno.dev.lock`));
   const packages: Record<string, LockPackage> = lock.npm;
   const ids = Object.keys(packages);
   const resolve = (dependency: string) =>
@@ -42,18 +50,28 @@ async function nativePackages(): Promise<Set<string>> {
   return new Set(ids.filter((id) => isNative(id, new Set())));
 }
 
-/** Each import of an npm package by a module of the program: who, what, and whether on demand. */
+/**
+ * Each import of an npm package by a module of the program: who, what, and
+ * whether on demand. An optional package (`components/packages.ts`) is
+ * imported on demand by name, which the graph does not show: those are found
+ * in the sources.
+ */
 async function npmImports(): Promise<{ from: string; npm: string; dynamic: boolean }[]> {
   const imports: { from: string; npm: string; dynamic: boolean }[] = [];
   for (const root of [ENTRY, ...INCLUDES]) {
-    const info = JSON.parse(await deno(["info", "--json", "--node-modules-dir=none", root]));
-    for (const module of info.modules) {
+    for (const module of (await info(root)).modules) {
       if (!module.specifier.startsWith("file:")) continue;
-      for (const dependency of module.dependencies ?? []) {
+      const path = new URL(module.specifier).pathname;
+      const source = await Deno.readTextFile(path);
+      for (const match of source.matchAll(/importPackage(?:<[^>]*>)?\(\s*"([^"]+)"/g)) {
+        imports.push({ from: relative(ROOT, path), npm: match[1]!, dynamic: true });
+      }
+      const dependencies = (module as { dependencies?: InfoDependency[] }).dependencies ?? [];
+      for (const dependency of dependencies) {
         const code: string | undefined = dependency.code?.specifier;
         if (!code?.startsWith("npm:")) continue;
         imports.push({
-          from: relative(ROOT, new URL(module.specifier).pathname),
+          from: relative(ROOT, path),
           npm: code.slice(4).replace(/^\//, ""),
           dynamic: dependency.isDynamic === true,
         });

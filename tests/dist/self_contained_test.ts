@@ -27,18 +27,9 @@ import { dirname } from "node:path";
 import { INCLUDES } from "../../deploy/compile.ts";
 import { VERSION } from "../../components/version.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
+import { freePort, run, spawn, waitForUrl } from "../_process.ts";
 import { filesBesideModules, programGraph, ROOT } from "./_graph.ts";
-import {
-  chatOnce,
-  checkApiPages,
-  checkUiPages,
-  collect,
-  freePort,
-  login,
-  terminate,
-  upload,
-  waitFor,
-} from "./_smoke.ts";
+import { chatOnce, checkApiPages, checkUiPages, login, upload } from "./_smoke.ts";
 
 /** What the copy runs with: nothing of the network but loopback, no reads outside `folder`. */
 function denoRun(folder: string): string[] {
@@ -110,14 +101,12 @@ Deno.test({
     }
     for (const sub of ["root", "config", "cwd"]) await Deno.mkdir(`${folder}/${sub}`);
 
-    const version = await new Deno.Command(Deno.execPath(), {
-      args: [...denoRun(folder), "--version"],
+    const version = await run(Deno.execPath(), [...denoRun(folder), "--version"], {
       cwd: `${folder}/cwd`,
       clearEnv: true,
       env: environment(),
-    }).output();
-    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-    assert.equal(decode(version.stdout), `svc ${VERSION}\n`, decode(version.stderr));
+    });
+    assert.equal(version.stdout, `svc ${VERSION}\n`, version.stderr);
 
     const [apiPort, uiPort] = [freePort(), freePort()];
     const config = `${folder}/config/svc.toml`;
@@ -130,8 +119,13 @@ Deno.test({
         `[api]\nport = ${apiPort}\n[ui]\nport = ${uiPort}\n`,
       ].join("\n"),
     );
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...denoRun(folder), "ui", "--no-open-browser", "-c", config],
+    await using child = spawn(Deno.execPath(), [
+      ...denoRun(folder),
+      "ui",
+      "--no-open-browser",
+      "-c",
+      config,
+    ], {
       cwd: `${folder}/cwd`,
       clearEnv: true,
       env: {
@@ -139,16 +133,12 @@ Deno.test({
         SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
         SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
       },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const stdout = collect(child.stdout);
-    const stderr = collect(child.stderr);
+    });
     const api = `http://127.0.0.1:${apiPort}`;
     const ui = `http://127.0.0.1:${uiPort}`;
     try {
-      await waitFor(`${api}/health`, stderr.text);
-      await waitFor(`${ui}/health`, stderr.text);
+      await waitForUrl(`${api}/health`, child);
+      await waitForUrl(`${ui}/health`, child);
 
       const headers = await login(api);
       const documents = [
@@ -179,11 +169,10 @@ Deno.test({
       await checkApiPages(api, VERSION);
       await checkUiPages(ui, api, VERSION);
     } finally {
-      const status = await terminate(child);
-      await Promise.all([stdout.done, stderr.done]);
-      assert.doesNotMatch(stderr.text(), DENIED, `an access outside the copy:\n${stderr.text()}`);
-      assert.equal(status.code, 0, stderr.text());
+      const ended = await child.stop();
+      assert.doesNotMatch(ended.stderr, DENIED, `an access outside the copy:\n${ended.stderr}`);
+      assert.equal(ended.code, 0, ended.stderr);
     }
-    assert.equal(stdout.text(), `svc UI: ${ui}\n`);
+    assert.equal(child.stdout(), `svc UI: ${ui}\n`);
   },
 });

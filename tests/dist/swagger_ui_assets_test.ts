@@ -11,7 +11,7 @@ const STALE =
   "server/swagger_ui_assets.ts is stale: run `deno run -A deploy/build_swagger_ui.ts` " +
   "and commit it";
 
-Deno.test("server/swagger_ui_assets.ts holds the files of the swagger-ui-dist that deno.json imports", async () => {
+Deno.test("server/swagger_ui_assets.ts holds the files of the swagger-ui-dist that deploy/build_swagger_ui.ts imports", async () => {
   const installed = await readSwaggerUi();
   assert.equal(SWAGGER_UI_VERSION, installed.version, STALE);
   assert.deepEqual(

@@ -8,18 +8,10 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { freePort, run, spawn, waitForUrl } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { ROOT } from "./_graph.ts";
-import {
-  chatOnce,
-  checkUiPages,
-  collect,
-  freePort,
-  login,
-  terminate,
-  upload,
-  waitFor,
-} from "./_smoke.ts";
+import { chatOnce, checkUiPages, login, upload } from "./_smoke.ts";
 
 const EXAMPLE = `${ROOT}examples/serve_my_components.ts`;
 
@@ -42,47 +34,53 @@ Deno.test("a user's script serves its own source storage and assistant through @
     JSON.stringify({ imports: { [name]: `jsr:${name}@^${version}` }, links: [ROOT] }, null, 2),
   );
   await Deno.copyFile(EXAMPLE, `${folder}/serve_my_components.ts`);
+  // The user's one install step: it resolves the script's packages, and nothing after it
+  // may reach the registry.
+  const env = environment();
+  const install = await run(
+    Deno.execPath(),
+    ["install", "--entrypoint", "serve_my_components.ts"],
+    {
+      cwd: folder,
+      clearEnv: true,
+      env,
+    },
+  );
+  assert.equal(install.code, 0, install.stderr);
   // Type errors in the script's own files; JSR modules are remote to a user, and deno check
   // reports nothing in them, where a linked package is checked as if it were the user's.
-  const check = await new Deno.Command(Deno.execPath(), {
-    args: ["check", "--cached-only", "serve_my_components.ts"],
+  const check = await run(Deno.execPath(), ["check", "--cached-only", "serve_my_components.ts"], {
     cwd: folder,
-    env: { NO_COLOR: "1" },
-  }).output();
-  const checked = new TextDecoder().decode(check.stderr);
+    clearEnv: true,
+    env,
+  });
+  const checked = check.stderr;
   const errors = [...checked.matchAll(/^\s+at (file:\/\/\S+)$/gm)].map((m) => m[1]!);
   assert.deepEqual(errors.filter((at) => !at.startsWith(`file://${ROOT}`)), [], checked);
   assert.ok(check.code === 0 || errors.length > 0, checked);
 
   const [apiPort, uiPort] = [freePort(), freePort()];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--cached-only", "serve_my_components.ts"],
+  await using child = spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    "--cached-only",
+    "serve_my_components.ts",
+  ], {
     cwd: folder,
     clearEnv: true,
     env: {
-      NO_COLOR: "1",
-      HOME: Deno.env.get("HOME") ?? folder,
-      ...Object.fromEntries(
-        ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"].flatMap((key) => {
-          const value = Deno.env.get(key);
-          return value === undefined ? [] : [[key, value]];
-        }),
-      ),
+      ...env,
       SVC_API_PORT: String(apiPort),
       SVC_UI_PORT: String(uiPort),
       SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
       SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
     },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stdout = collect(child.stdout);
-  const stderr = collect(child.stderr);
+  });
   const api = `http://127.0.0.1:${apiPort}`;
   const ui = `http://127.0.0.1:${uiPort}`;
   try {
-    await waitFor(`${api}/health`, stderr.text);
-    await waitFor(`${ui}/health`, stderr.text);
+    await waitForUrl(`${api}/health`, child);
+    await waitForUrl(`${ui}/health`, child);
     const headers = await login(api);
 
     const components = await (await fetch(`${api}/components`, { headers })).json();
@@ -113,12 +111,21 @@ Deno.test("a user's script serves its own source storage and assistant through @
     await checkUiPages(ui, api, version);
     await Deno.stat(`${folder}/.svc/svc.db`); // the local root is next to the script
   } finally {
-    const status = await terminate(child);
-    await Promise.all([stdout.done, stderr.done]);
-    assert.equal(status.code, 0, stderr.text());
+    const ended = await child.stop();
+    assert.equal(ended.code, 0, ended.stderr);
   }
-  assert.equal(stdout.text(), `svc UI: ${ui}\n`);
+  assert.equal(child.stdout(), `svc UI: ${ui}\n`);
 });
+
+/** The user's environment: their home and Deno's cache, nothing of the test's. */
+function environment(): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "/" };
+  for (const key of ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
+    const value = Deno.env.get(key);
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
 
 Deno.test("examples/serve_my_components.ts is the script the README shows", async () => {
   const docs = await Deno.readTextFile(`${ROOT}docs_dist.md`).catch(() =>

@@ -7,14 +7,17 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { numbered } from "./_components.ts";
 import { checkDatabase } from "./_database.ts";
 import { streamAnswers } from "./_load.ts";
 import { Client, startSvc } from "./_server.ts";
 
-const HAS_SQLITE3 = await new Deno.Command("sqlite3", { args: ["--version"], stdout: "null" })
-  .output().then((output) => output.success, () => false);
+const HAS_SQLITE3 = await run("sqlite3", ["--version"]).then(
+  (output) => output.success,
+  () => false,
+);
 
 /** The one-liner of docs_operations.md for machines without the sqlite3 command. */
 function vacuumInto(database: string, copy: string): void {
@@ -29,10 +32,12 @@ function vacuumInto(database: string, copy: string): void {
 
 /** `sqlite3 "$ROOT/svc.db" ".timeout 5000" ".backup '$BACKUP/svc.db'"`, as documented. */
 async function sqlite3Backup(database: string, copy: string): Promise<void> {
-  const { success, stderr } = await new Deno.Command("sqlite3", {
-    args: [database, ".timeout 5000", `.backup '${copy}'`],
-  }).output();
-  assert.ok(success, new TextDecoder().decode(stderr));
+  const { success, stderr } = await run("sqlite3", [
+    database,
+    ".timeout 5000",
+    `.backup '${copy}'`,
+  ]);
+  assert.ok(success, stderr);
 }
 
 /** `cp -a "$ROOT/documents" "$BACKUP/"`, leaving out unfinished uploads, as documented. */

@@ -5,6 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { denoArgs, run } from "../_process.ts";
 import { FORMATS, type FuzzReport } from "./fuzz.ts";
 
 const CASES = 150;
@@ -18,23 +19,15 @@ for (const format of Object.keys(FORMATS)) {
     const [command, ...prefix] = Deno.build.os === "windows"
       ? [Deno.execPath()]
       : ["nice", "-n", "10", Deno.execPath()];
-    const output = await new Deno.Command(command!, {
-      args: [
-        ...prefix,
-        "run",
-        "-A",
-        "--v8-flags=--max-old-space-size=1024",
-        FUZZ,
-        ...["--cases", String(CASES), "--seed", SEED, "--format", format, "--json", "--verbose"],
-        // Generous: cases take well under a second, but the machine may be busy.
-        ...["--timeout", "15000", "--max-rss", String(1.5 * 1024 ** 3)],
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    const lastCases = stderr.trimEnd().split("\n").slice(-5).join("\n");
-    const stdout = new TextDecoder().decode(output.stdout).trim();
+    const output = await run(command!, [
+      ...prefix,
+      ...denoArgs("run", "-A", "--v8-flags=--max-old-space-size=1024", FUZZ),
+      ...["--cases", String(CASES), "--seed", SEED, "--format", format, "--json", "--verbose"],
+      // Generous: cases take well under a second, but the machine may be busy.
+      ...["--timeout", "15000", "--max-rss", String(1.5 * 1024 ** 3)],
+    ], { deadline: 600_000 });
+    const lastCases = output.stderr.trimEnd().split("\n").slice(-5).join("\n");
+    const stdout = output.stdout.trim();
     assert.ok(stdout, `the fuzzer died (exit ${output.code}); its last cases:\n${lastCases}`);
     const report: FuzzReport = JSON.parse(stdout.split("\n").at(-1)!);
     const failures = report.failures.map((f) =>

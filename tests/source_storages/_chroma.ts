@@ -4,11 +4,10 @@
  * env `SVC_CHROMA_URL`, which test files running in parallel would share.
  * @module
  */
-import { collect, freePort, terminate, waitFor } from "../dist/_smoke.ts";
+import { denoArgs, freePort, spawn, waitForUrl } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 
 const SERVER = new URL("./_chroma_server.ts", import.meta.url).pathname;
-const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
 /** A running Chroma server. */
 export interface ChromaServer extends AsyncDisposable {
@@ -22,12 +21,12 @@ export async function startChroma(): Promise<ChromaServer> {
   const dir = await tmpDir();
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  let server = await spawn(`${dir.path}/data`, port);
+  let server = await serve(`${dir.path}/data`, port);
   return {
     url,
     async restart() {
       await server.stop();
-      server = await spawn(`${dir.path}/data`, port);
+      server = await serve(`${dir.path}/data`, port);
     },
     async [Symbol.asyncDispose]() {
       await server.stop();
@@ -36,23 +35,17 @@ export async function startChroma(): Promise<ChromaServer> {
   };
 }
 
-async function spawn(path: string, port: number): Promise<{ stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, SERVER, path, String(port)],
+async function serve(path: string, port: number): Promise<{ stop(): Promise<void> }> {
+  const child = spawn(Deno.execPath(), denoArgs("run", "-A", SERVER, path, String(port)), {
     env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const output = [collect(child.stdout), collect(child.stderr)];
-  const stop = async () => {
-    await terminate(child);
-    await Promise.all(output.map((stream) => stream.done));
-  };
+    // The server runs as long as the test that uses it.
+    deadline: 600_000,
+  });
   try {
-    await waitFor(`http://127.0.0.1:${port}/api/v2/heartbeat`, () => output[1]!.text(), 30);
+    await waitForUrl(`http://127.0.0.1:${port}/api/v2/heartbeat`, child);
   } catch (error) {
-    await stop();
+    await child[Symbol.asyncDispose]();
     throw error;
   }
-  return { stop };
+  return { stop: async () => void await child.stop() };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ChromaClient } from "chromadb";
+import { ChromaClient } from "npm:chromadb@3.5.0";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";

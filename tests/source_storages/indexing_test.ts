@@ -6,6 +6,7 @@ import type { Page } from "../../components/core/page.ts";
 import type { Embedder } from "../../components/embeddings/embedder.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { chunkAndEmbed, contentHash } from "../../components/source_storages/_indexing.ts";
+import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
@@ -105,16 +106,9 @@ Deno.test("chunkAndEmbed() does not keep the process alive once done", async () 
       { chunkSize: 30, chunkOverlap: 10, embedder: new HashEmbedder() });
     console.log(chunks.length);
   `;
-  const config = new URL("../../deno.json", import.meta.url).pathname;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--config", config, script],
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).output();
-  const { code, stdout, stderr } = await child;
-  assert.equal(code, 0, new TextDecoder().decode(stderr));
-  assert.equal(new TextDecoder().decode(stdout).trim(), "1");
+  const { code, stdout, stderr } = await run(Deno.execPath(), denoArgs("eval", script));
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout.trim(), "1");
 });
 
 Deno.test("contentHash() is the SHA-256 of the bytes, in hex", async () => {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import * as lancedb from "@lancedb/lancedb";
+import * as lancedb from "npm:@lancedb/lancedb@0.31.0";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
+import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
 
@@ -136,13 +137,8 @@ Deno.test("LanceDB keeps a chat's links across a process restart", async () => {
     await new LanceDB().store([report], { user: "ada", chat_id: "restart", chat_name: "x",
       signal: new AbortController().signal });
   `;
-  const config = new URL("../../deno.json", import.meta.url).pathname;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--config", config, script],
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const output = await run(Deno.execPath(), denoArgs("eval", script));
+  assert.equal(output.code, 0, output.stderr);
   await Deno.remove(report.path);
   const sources = await new LanceDB().retrieve([report], "cardamom", chatParams("restart"));
   assert.match(sources[0]!.content, /cardamom/);

@@ -3,7 +3,7 @@
  * and a real `svc ui` (with its API) started as a process on free ports.
  * @module
  */
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "npm:playwright-core@1.65.1";
 import { freePort, startProcess } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 

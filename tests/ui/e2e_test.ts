@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import type { Page } from "playwright-core";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { FIXTURES } from "../test_utils.ts";
 import { browserTest, screenshot, startSvcUi, until } from "./_browser.ts";
 import { CHUNKS } from "./slow_assistant.ts";

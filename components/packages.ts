@@ -1,0 +1,59 @@
+/**
+ * The npm packages that only some components need, each loaded the first
+ * time one of those components is used. They are not in deno.json's imports:
+ * Deno installs every package listed there (and in deno.lock) before it runs
+ * anything, so a first `deno task ui` on the demo components would download
+ * LanceDB, Chroma and the provider SDKs (some 700 MB) for nothing.
+ *
+ * The specifier is a variable on purpose: Deno fetches every import it can
+ * read ahead of time, `import("npm:…")` included. A compiled `svc` carries
+ * these packages through `deploy/compile.ts`, which includes each of them.
+ * @module
+ */
+import { quote, SvcError } from "./core/errors.ts";
+
+/** Each optional package and the exact version svc uses. */
+export const OPTIONAL_PACKAGES = {
+  "@inquirer/prompts": "npm:@inquirer/prompts@8.8.0",
+  "@lancedb/lancedb": "npm:@lancedb/lancedb@0.31.0",
+  "apache-arrow": "npm:apache-arrow@18.1.0",
+  chromadb: "npm:chromadb@3.5.0",
+  openai: "npm:openai@7.57.0",
+} as const;
+
+/** The name of an optional package. */
+export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
+
+const loading = new Map<OptionalPackage, Promise<unknown>>();
+
+/**
+ * Imports an optional package once; the first call downloads it when Deno's
+ * cache does not hold it yet. `T` is the module's type, taken from a type-only
+ * import of the same specifier, which Deno does not fetch to run.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { importPackage } from "./packages.ts";
+ * import type * as Arrow from "npm:apache-arrow@18.1.0";
+ * const arrow = await importPackage<typeof Arrow>("apache-arrow");
+ * assert.equal(typeof arrow.tableFromArrays, "function");
+ * ```
+ *
+ * @throws {SvcError} 422 naming the package when it cannot be loaded
+ */
+export function importPackage<T>(name: OptionalPackage): Promise<T> {
+  let module = loading.get(name);
+  if (!module) {
+    const specifier: string = OPTIONAL_PACKAGES[name];
+    module = import(specifier).catch((error) => {
+      loading.delete(name);
+      throw new SvcError(
+        `Cannot load the npm package ${quote(name)}: ${(error as Error).message}`,
+        { status: 422, cause: error },
+      );
+    });
+    loading.set(name, module);
+  }
+  return module as Promise<T>;
+}

@@ -1,0 +1,80 @@
+/**
+ * The npm packages: deno.lock holds only what the svc program needs to start
+ * (Deno installs all of it before anything runs, so a first `deno task ui`
+ * downloads exactly that), the optional packages load when a component first
+ * needs them, and each package has one version wherever it is named.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { OPTIONAL_PACKAGES } from "../components/packages.ts";
+import { REPOSITORY, run } from "./_process.ts";
+
+interface Lock {
+  specifiers: Record<string, string>;
+  npm: Record<string, { os?: string[]; cpu?: string[] }>;
+  workspace: { dependencies: string[] };
+}
+
+const config = JSON.parse(await Deno.readTextFile(`${REPOSITORY}deno.json`));
+const imports: Record<string, string> = config.imports;
+const lock: Lock = JSON.parse(await Deno.readTextFile(`${REPOSITORY}deno.lock`));
+
+/** `npm:name@version` of an import map target (`npm:/name@version/` for a folder). */
+function packageOf(target: string): string | undefined {
+  return /^npm:\/?((?:@[^/@]+\/)?[^/@]+@[^/]+)/.exec(target)?.[1];
+}
+
+/** The package name of `name@version` or `name@version_peer@1`. */
+function nameOf(id: string): string {
+  return /^(@[^/@]+\/[^/@]+|[^/@]+)/.exec(id)![1]!;
+}
+
+Deno.test("deno.lock names exactly the npm packages of deno.json's imports", () => {
+  const wanted = [...new Set(Object.values(imports).map(packageOf).filter(Boolean))]
+    .map((id) => `npm:${id}`).sort();
+  assert.deepEqual(Object.keys(lock.specifiers).sort(), wanted);
+  assert.deepEqual([...lock.workspace.dependencies].sort(), wanted);
+});
+
+Deno.test("deno.lock holds no optional or development package, and under 60 for this machine", () => {
+  const names = new Set(Object.keys(lock.npm).map(nameOf));
+  const optional = Object.keys(OPTIONAL_PACKAGES);
+  const development = ["esbuild", "playwright-core", "swagger-ui-dist", "@types/busboy"];
+  assert.deepEqual([...names].filter((name) => [...optional, ...development].includes(name)), []);
+  const cpu = { x86_64: "x64", aarch64: "arm64" }[Deno.build.arch as string] ?? Deno.build.arch;
+  const here = Object.entries(lock.npm).filter(([, entry]) =>
+    (entry.os ?? [Deno.build.os]).includes(Deno.build.os) && (entry.cpu ?? [cpu]).includes(cpu)
+  );
+  assert.ok(here.length < 60, `${here.length} packages: ${here.map(([id]) => id).join(", ")}`);
+});
+
+Deno.test("svc starts on deno.lock alone: it needs no package the lock does not name", async () => {
+  // --frozen fails the run when the program needs anything deno.lock does not hold.
+  const output = await run(Deno.execPath(), ["run", "-A", "--frozen", "main.ts", "--version"]);
+  assert.equal(output.code, 0, output.stderr);
+  assert.match(output.stdout, /^svc \d+\.\d+\.\d+/);
+});
+
+Deno.test("every npm package has one version wherever the code names it", async () => {
+  const versions = new Map<string, Map<string, string>>();
+  const note = (id: string, where: string) => {
+    const name = nameOf(id);
+    const seen = versions.get(name) ?? new Map<string, string>();
+    if (!seen.has(id)) seen.set(id, where);
+    versions.set(name, seen);
+  };
+  for (const target of [...Object.values(imports), ...Object.values(OPTIONAL_PACKAGES)]) {
+    const id = packageOf(target);
+    if (id) note(id, "deno.json");
+  }
+  const sources = await run("git", ["ls-files", "*.ts", "*.tsx"]);
+  for (const path of sources.stdout.trim().split("\n")) {
+    const text = await Deno.readTextFile(`${REPOSITORY}${path}`);
+    for (const match of text.matchAll(/["']npm:\/?((?:@[^/@"']+\/)?[^/@"']+@[^/"']+)/g)) {
+      note(match[1]!, path);
+    }
+  }
+  const many = [...versions.values()].filter((seen) => seen.size > 1)
+    .map((seen) => [...seen].map(([id, where]) => `${id} in ${where}`).join(", "));
+  assert.deepEqual(many, []);
+});
