@@ -1,5 +1,7 @@
 import { Command } from "commander";
+import { logLine } from "../server/api/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";
+import { unknownEnvWarnings } from "../server/config_env.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
 
 /** `svc api`: serves the REST API until SIGINT or SIGTERM. */
@@ -9,6 +11,8 @@ export function apiCommand(context: CommandContext): Command {
     .addOption(configOption())
     .addOption(ignoreUnavailableOption())
     .action(async (options: { config?: string; ignoreUnavailableComponents?: boolean }) => {
+      const log = (line: string) => context.io.err(`${line}\n`);
+      for (const warning of unknownEnvWarnings(context.env)) log(logLine("warn", warning));
       // Loaded here, so that the other commands never load the server's native database client.
       const { serveApi } = await import("../server/serve.ts");
       const config = await Config.fromFile(
@@ -17,7 +21,7 @@ export function apiCommand(context: CommandContext): Command {
       );
       const api = await serveApi(config, {
         ignoreUnavailableComponents: options.ignoreUnavailableComponents,
-        log: (line) => context.io.err(`${line}\n`),
+        log,
         signal: context.signal,
       });
       await api.finished;

@@ -18,6 +18,7 @@ import { supportedSuffixes } from "../components/documents/mod.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { BUILTINS, loadClass } from "../components/registry.ts";
 import { Config, findConfigPath } from "../server/config.ts";
+import { unknownEnvWarnings } from "../server/config_env.ts";
 import { type CommandContext, configOption } from "./context.ts";
 
 /** A family of components, as `svc check` and `svc init` show it. */
@@ -193,6 +194,9 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
     .description("show which components can run here, and what the selected ones need")
     .addOption(configOption())
     .action(async (flags: { config?: string }) => {
+      for (const warning of unknownEnvWarnings(context.env)) {
+        context.io.err(`warning: ${warning}\n`);
+      }
       const path = findConfigPath({ config: flags.config, env: context.env, cwd: options.cwd });
       const config = await Config.fromFile(path, { env: context.env });
       const { text, unavailable } = await report(config, context.env);

@@ -16,6 +16,7 @@ import {
   mark,
 } from "./check.ts";
 import type { CommandContext } from "./context.ts";
+import { svcCommand } from "./invocation.ts";
 
 /** One answer of a `select` or `checkbox` question. */
 export interface Choice<T> {
@@ -64,6 +65,12 @@ export interface InitCommandOptions {
    * @default {Deno.cwd()}
    */
   cwd?: string;
+  /**
+   * The command that runs svc here, for the closing hint: `svc` for the
+   * compiled binary, `deno task svc` from a checkout.
+   * @default {svcCommand()}
+   */
+  svc?: string;
 }
 
 type Mode = "demo" | "builtin" | "common";
@@ -127,10 +134,11 @@ export function initCommand(context: CommandContext, options: InitCommandOptions
       }
       await config.toFile(path, { force, minimal: true });
       const file = shellWord(show(path, cwd));
+      const svc = options.svc ?? svcCommand({ env: context.env });
       io.out(
         `Wrote ${show(path, cwd)}\n` +
-          `Next: "svc check -c ${file}" to see what the components need, ` +
-          `then "svc api -c ${file}" to start the REST API\n`,
+          `Next: "${svc} check -c ${file}" to see what the components need, ` +
+          `then "${svc} api -c ${file}" to start the REST API\n`,
       );
     });
 }

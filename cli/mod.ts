@@ -9,6 +9,7 @@ import { VERSION } from "../components/version.ts";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
 import { initCommand } from "./init.ts";
+import { commanderMistake, unknownCommand } from "./mistakes.ts";
 import { uiCommand } from "./ui.ts";
 import type { CommandContext, Io } from "./context.ts";
 
@@ -43,7 +44,11 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** Runs the command line and returns the exit code. */
+/**
+ * Runs the command line and returns the exit code. A mistake (an unknown
+ * command or option, a missing value, an invalid configuration) is one
+ * sentence on `io.err` and exit code 1.
+ */
 export async function run(
   args: readonly string[],
   io: Io = consoleIo,
@@ -61,25 +66,44 @@ export async function run(
     env: options.env,
     signal: options.signal,
   };
+  // Commander's own error text is replaced by a sentence (see mistakes.ts), so it writes none.
+  const output = { writeOut: io.out, writeErr: io.err, outputError: () => {} };
+  // The subcommand whose arguments commander refused, to name it in the sentence.
+  let failing: Command | undefined;
   const program = new Command("svc")
     .description("A self-hosted retrieval-augmented generation service")
     .version(`svc ${VERSION}`, "-V, --version", "print the version")
     .helpOption("-h, --help", "show this help")
+    .helpCommand("help [command]", "show the help of a command")
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureOutput(output)
     .action(() => {
       program.outputHelp();
     });
-  for (const command of COMMANDS) {
-    program.addCommand(
-      command(context).exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err }),
-    );
+  for (const make of COMMANDS) {
+    const command: Command = make(context)
+      .helpOption("-h, --help", "show this help")
+      .exitOverride((error) => {
+        failing = command;
+        throw error;
+      })
+      .configureOutput(output);
+    program.addCommand(command);
+  }
+  const unknown = unknownCommand(args, [...program.commands.map((c) => c.name()), "help"]);
+  if (unknown) {
+    io.err(`error: ${unknown}\n`);
+    return 1;
   }
   try {
     await program.parseAsync([...args], { from: "user" });
     return exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) {
+      const mistake = commanderMistake(error, failing ?? program);
+      if (mistake) io.err(`error: ${mistake}\n`);
+      return error.exitCode;
+    }
     if (error instanceof SvcError) {
       io.err(`error: ${error.message}\n`);
       return 1;

@@ -1,6 +1,7 @@
-import { jsonLines } from "../server/api/log.ts";
 import { Command, Option } from "commander";
+import { jsonLines, logLine } from "../server/api/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";
+import { unknownEnvWarnings } from "../server/config_env.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
 
 /** The flags; `undefined` is the default of each pair, which is on. */
@@ -31,6 +32,7 @@ export function uiCommand(context: CommandContext): Command {
       const { serveApi } = await import("../server/serve.ts");
       const { serveUi } = await import("../server/ui_server.ts");
       const log = jsonLines((line: string) => context.io.err(`${line}\n`));
+      for (const warning of unknownEnvWarnings(context.env)) log(logLine("warn", warning));
       const config = await Config.fromFile(
         findConfigPath({ config: options.config, env: context.env }),
         { env: context.env },

@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { quote } from "../components/core/errors.ts";
 import { BUILTINS, isModulePath } from "../components/registry.ts";
+import { closest, distance } from "./closest.ts";
 
 /** What a key holds, and so how its value is checked. */
 export type Kind =
@@ -193,10 +194,10 @@ function checkList(
 function checkClass(classPath: string, subject: string, family: string): Checked {
   const builtins = known(family);
   if (isModulePath(classPath) || builtins.includes(classPath)) return { value: classPath };
-  const closest = builtins.find((name) => distance(name, classPath) <= 3);
+  const suggestion = closest(classPath, builtins, { maxDistance: 3 });
   return {
     problem: `Unknown class path ${quote(classPath)} in ${subject}` +
-      (closest ? ` (did you mean ${quote(closest)}?)` : "") +
+      (suggestion ? ` (did you mean ${quote(suggestion)}?)` : "") +
       `: the built-in ones are ${builtins.join(", ")}, ` +
       `and your own are named like "./module.ts#Export"`,
   };
@@ -247,18 +248,4 @@ function isHttpUrl(text: string): boolean {
 
 function expandHome(path: string): string {
   return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
-}
-
-/** The Levenshtein distance: how many edits turn one word into the other. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -49,3 +49,15 @@ Deno.test("examples/chat.ts answers over the documents it is given", async () =>
   assert.match(stdout, /^\[report\.pdf, page 1\]$/m);
   assert.match(stdout, /^\[guide\.md\]$/m);
 });
+
+Deno.test("examples/chat.ts with a missing file says so in one sentence and exits 1", async () => {
+  await using dir = await tmpDir();
+  const example = new URL("../examples/chat.ts", import.meta.url).pathname;
+  const { code, stdout, stderr } = await run(dir.path, example, "x.pdf", "Why?");
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  // Only its last line: a first run may print what Deno downloads before it.
+  const text = new TextDecoder().decode(stderr);
+  assert.match(text, /(^|\n)error: Cannot read "x\.pdf": no such file\n$/);
+  assert.doesNotMatch(text, /never uploaded|^\s+at /m);
+});

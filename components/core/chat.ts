@@ -64,6 +64,8 @@ export class Chat {
   readonly #rag: Rag;
   readonly #options: ChatOptions;
   readonly #params: Record<string, unknown>;
+  /** The documents given as paths, and each path as given, to name it when the file is missing. */
+  readonly #paths = new Map<Document, string>();
   #resolved?: Resolved;
   #prepared: boolean;
 
@@ -73,9 +75,12 @@ export class Chat {
     this.#options = options;
     this.#params = { ...defaultSpecialParams(), ...options.params };
     this.#prepared = options.prepared ?? false;
-    this.documents = [...options.documents].map((document) =>
-      document instanceof Document ? document : LocalDocument.fromPath(document)
-    );
+    this.documents = [...options.documents].map((document) => {
+      if (document instanceof Document) return document;
+      const local = LocalDocument.fromPath(document);
+      this.#paths.set(local, document instanceof URL ? local.path : document);
+      return local;
+    });
     const storage = resolveSync(options.sourceStorage, SourceStorage);
     const assistant = resolveSync(options.assistant, Assistant);
     if (storage && assistant) validateParams(this.#params, [storage, assistant]);
@@ -119,14 +124,14 @@ export class Chat {
     }
     const { sourceStorage, storageParams } = await this.#resolve();
     for (const document of this.documents) {
-      if (!(await document.isReadable())) {
-        throw new SvcError(
-          `Cannot read ${quote(document.name)}: it was never uploaded or is gone`,
-          {
-            status: 404,
-          },
-        );
-      }
+      if (await document.isReadable()) continue;
+      const path = this.#paths.get(document);
+      throw new SvcError(
+        path === undefined
+          ? `Cannot read ${quote(document.name)}: it was never uploaded or is gone`
+          : `Cannot read ${quote(path)}: ${await missing(path)}`,
+        { status: 404 },
+      );
     }
     await sourceStorage.store(this.documents, this.#withSignal(storageParams));
     this.#prepared = true;
@@ -227,4 +232,13 @@ function describe(ref: unknown): string {
   if (typeof ref === "string") return ref;
   if (typeof ref === "function") return displayNameOf(ref as ComponentClass);
   return String(ref);
+}
+
+/** Why a file given by its path cannot be read, in words. */
+async function missing(path: string): Promise<string> {
+  try {
+    return (await Deno.stat(path)).isDirectory ? "it is a folder" : "it is not a file";
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound ? "no such file" : (error as Error).message;
+  }
 }

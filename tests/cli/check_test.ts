@@ -71,6 +71,20 @@ Deno.test("svc check on the demo configuration shows every built-in and exits 0"
   assert.match(io.stdout, /^All selected components are available$/m);
 });
 
+Deno.test("svc check warns about an unknown SVC_ variable and still checks", async () => {
+  await using dir = await tmpDir();
+  const path = await writeConfig(dir.path);
+  const io = capture();
+  const env = { SVC_OLAMA_MODEL: "llama3.2", SVC_OLLAMA_MODEL: "llama3.2" };
+  assert.equal(await run(["check", "-c", path], io, { env }), 0);
+  assert.equal(
+    io.stderr,
+    'warning: Unknown environment variable "SVC_OLAMA_MODEL" (did you mean "SVC_OLLAMA_MODEL"?): ' +
+      "neither svc nor its built-in components read it\n",
+  );
+  assert.match(io.stdout, /^All selected components are available$/m);
+});
+
 Deno.test("svc check names the embedder the environment chooses, or why it cannot", async () => {
   await using dir = await tmpDir();
   const path = await writeConfig(dir.path);

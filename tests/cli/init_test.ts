@@ -99,6 +99,18 @@ Deno.test("svc init --yes writes the demo configuration", async () => {
   assert.match(io.stdout, /svc api -c .*svc\.toml/);
 });
 
+Deno.test("svc init's closing hint is deno task svc from a checkout, svc from the binary", async () => {
+  await using dir = await tmpDir();
+  const hint = (svc: string) =>
+    `Next: "${svc} check -c svc.toml" to see what the components need, ` +
+    `then "${svc} api -c svc.toml" to start the REST API\n`;
+  // deno test runs from the sources, as deno task svc does.
+  const checkout = await init(["--yes"], { cwd: dir.path });
+  assert.equal(checkout.stdout, `Wrote svc.toml\n${hint("deno task svc")}`);
+  const binary = await init(["--yes", "--force"], { cwd: dir.path, svc: "svc" });
+  assert.equal(binary.stdout, `Wrote svc.toml\n${hint("svc")}`);
+});
+
 Deno.test("svc init --yes refuses an existing file without --force and overwrites with it", async () => {
   await using dir = await tmpDir();
   const path = join(dir.path, "svc.toml");

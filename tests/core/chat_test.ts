@@ -255,18 +255,53 @@ Deno.test("Chat passes the answer's signal to the assistant", async () => {
   assert.equal(seen?.aborted, true);
 });
 
-Deno.test("Chat.prepare() refuses a document that cannot be read", async () => {
+Deno.test("Chat.prepare() refuses a path that is no file, naming the path as given", async () => {
   await using dir = await tmpDir();
+  const chat = (document: string) =>
+    new Rag().chat({
+      documents: [document],
+      sourceStorage: SvcDemoSourceStorage,
+      assistant: SvcDemoAssistant,
+    });
+  const missing = chat(`${dir.path}/missing.md`);
+  await assert.rejects(missing.prepare(), (e) => {
+    assert.ok(e instanceof SvcError);
+    assert.equal(e.status, 404);
+    assert.equal(e.message, `Cannot read "${dir.path}/missing.md": no such file`);
+    return true;
+  });
+  assert.equal(missing.prepared, false);
+  await Deno.mkdir(`${dir.path}/folder.md`);
+  await assert.rejects(
+    chat(`${dir.path}/folder.md`).prepare(),
+    {
+      name: "SvcError",
+      status: 404,
+      message: `Cannot read "${dir.path}/folder.md": it is a folder`,
+    },
+  );
+});
+
+Deno.test("Chat.prepare() refuses a Document that is gone without naming a path", async () => {
+  await using dir = await tmpDir();
+  const document = new LocalDocument({
+    id: crypto.randomUUID(),
+    name: "report.pdf",
+    metadata: { path: `${dir.path}/${crypto.randomUUID()}` },
+  });
   const chat = new Rag().chat({
-    documents: [`${dir.path}/missing.md`],
+    documents: [document],
     sourceStorage: SvcDemoSourceStorage,
     assistant: SvcDemoAssistant,
   });
   await assert.rejects(
     chat.prepare(),
-    (e) => e instanceof SvcError && e.status === 404 && /"missing\.md"/.test(e.message),
+    {
+      name: "SvcError",
+      status: 404,
+      message: 'Cannot read "report.pdf": it was never uploaded or is gone',
+    },
   );
-  assert.equal(chat.prepared, false);
 });
 
 Deno.test("Chat loads a user's component from a module path at prepare()", async () => {

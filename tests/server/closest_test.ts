@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { closest, distance } from "../../server/closest.ts";
+
+Deno.test("distance() counts inserted, deleted and replaced characters", () => {
+  assert.equal(distance("check", "check"), 0);
+  assert.equal(distance("chek", "check"), 1);
+  assert.equal(distance("checks", "check"), 1);
+  assert.equal(distance("chuck", "check"), 1);
+  assert.equal(distance("", "api"), 3);
+  assert.equal(distance("SVC_API_PROT", "SVC_API_PORT"), 2);
+});
+
+Deno.test("closest() picks the candidate fewest edits away, the first one on a tie", () => {
+  assert.equal(closest("chek", ["init", "check", "api", "ui"]), "check");
+  assert.equal(closest("ap", ["ui", "api"]), "api");
+  assert.equal(closest("ab", ["ac", "ad"]), "ac");
+  assert.equal(closest("ab", ["ad", "ac"]), "ad");
+});
+
+Deno.test("closest() suggests nothing beyond maxDistance", () => {
+  assert.equal(closest("serve", ["init", "check", "api", "ui"]), undefined);
+  assert.equal(closest("chck", ["check"], { maxDistance: 0 }), undefined);
+  assert.equal(
+    closest("svc.assistants.Gpt4o", ["svc.assistants.Gpt4"], { maxDistance: 3 }),
+    "svc.assistants.Gpt4",
+  );
+});
