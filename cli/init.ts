@@ -17,6 +17,8 @@ import {
 } from "./check.ts";
 import type { CommandContext } from "./context.ts";
 import { svcCommand } from "./invocation.ts";
+import type * as Inquirer from "npm:@inquirer/prompts@8.8.0";
+import { importPackage } from "../components/packages.ts";
 
 /** One answer of a `select` or `checkbox` question. */
 export interface Choice<T> {
@@ -327,7 +329,7 @@ function reachable(hostname: string): string {
 
 /** The questions of `@inquirer/prompts`, loaded only when `svc init` asks. */
 async function inquirerPrompts(signal?: AbortSignal): Promise<Prompts> {
-  const inquirer = await import("@inquirer/prompts");
+  const inquirer = await importPackage<typeof Inquirer>("@inquirer/prompts");
   const context = { signal };
   return {
     select: (question) => inquirer.select(question, context),

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { denoArgs, run as runProcess } from "./_process.ts";
 import { FIXTURES, tmpDir } from "./test_utils.ts";
 
 // The library example of the contract, word for word.
@@ -22,12 +23,10 @@ console.log(answer.sources);
 const config = new URL("../deno.json", import.meta.url).pathname;
 
 async function run(cwd: string, ...args: string[]) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", config, ...args],
+  return await runProcess(Deno.execPath(), denoArgs("run", "-A", "--config", config, ...args), {
     cwd,
     env: { NO_COLOR: "1" },
-  }).output();
-  return { ...output, stdout: new TextDecoder().decode(output.stdout) };
+  });
 }
 
 Deno.test("the contract's library example streams an answer citing a page of a real PDF", async () => {
@@ -57,7 +56,6 @@ Deno.test("examples/chat.ts with a missing file says so in one sentence and exit
   assert.equal(code, 1);
   assert.equal(stdout, "");
   // Only its last line: a first run may print what Deno downloads before it.
-  const text = new TextDecoder().decode(stderr);
-  assert.match(text, /(^|\n)error: Cannot read "x\.pdf": no such file\n$/);
-  assert.doesNotMatch(text, /never uploaded|^\s+at /m);
+  assert.match(stderr, /(^|\n)error: Cannot read "x\.pdf": no such file\n$/);
+  assert.doesNotMatch(stderr, /never uploaded|^\s+at /m);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { freePort, MAIN } from "../_process.ts";
+import { denoArgs, freePort, MAIN, run } from "../_process.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
 
@@ -61,25 +61,23 @@ Deno.test("svc api refuses an unknown class path in the configuration, naming it
   await using dir = await tmpDir();
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(config, `assistants = ["svc.assistants.Gpt4"]\n`);
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "api", "-c", config],
-    stdout: "null",
-  }).output();
+  const { code, stderr } = await run(
+    Deno.execPath(),
+    denoArgs("run", "-A", MAIN, "api", "-c", config),
+  );
   assert.equal(code, 1);
   assert.match(
-    new TextDecoder().decode(stderr),
+    stderr,
     /Unknown class path "svc\.assistants\.Gpt4" in "assistants"/,
   );
 });
 
 Deno.test("svc api without a configuration says how to make one", async () => {
   await using dir = await tmpDir();
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "api"],
+  const { code, stderr } = await run(Deno.execPath(), denoArgs("run", "-A", MAIN, "api"), {
     cwd: dir.path,
     env: { SVC_CONFIG: "" },
-    stdout: "null",
-  }).output();
+  });
   assert.equal(code, 1);
-  assert.match(new TextDecoder().decode(stderr), /No configuration found: .*svc init/);
+  assert.match(stderr, /No configuration found: .*svc init/);
 });

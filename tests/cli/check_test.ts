@@ -4,6 +4,7 @@ import { builtinClassPaths, checkCommand, FAMILIES } from "../../cli/check.ts";
 import { run } from "../../cli/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { Config } from "../../server/config.ts";
+import { denoArgs, run as runProcess } from "../_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
@@ -41,17 +42,11 @@ function row(stdout: string, classPath: string): string {
 
 /** `svc` run by `deno run main.ts` in a folder. */
 async function spawn(args: string[], cwd: string) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", DENO_JSON, MAIN, ...args],
-    cwd,
-    env: { SVC_CONFIG: "", NO_COLOR: "1" },
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+  return await runProcess(
+    Deno.execPath(),
+    denoArgs("run", "-A", "--config", DENO_JSON, MAIN, ...args),
+    { cwd, env: { SVC_CONFIG: "", NO_COLOR: "1" } },
+  );
 }
 
 Deno.test("svc check on the demo configuration shows every built-in and exits 0", async () => {

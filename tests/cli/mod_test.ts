@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { run } from "../../cli/mod.ts";
 import { VERSION } from "../../components/version.ts";
+import { denoArgs, MAIN, run as runProcess } from "../_process.ts";
 import { tmpDir, writeFile } from "../test_utils.ts";
 import { capture } from "./_io.ts";
 
@@ -140,14 +141,12 @@ Deno.test("svc api and svc ui warn about an unknown SVC_ variable, with the one 
 });
 
 Deno.test("main.ts exits with the code of the command", async () => {
-  const main = new URL("../../main.ts", import.meta.url);
-  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", main.pathname, "--version"],
-  }).output();
+  const { code, stdout } = await runProcess(
+    Deno.execPath(),
+    denoArgs("run", "-A", MAIN, "--version"),
+  );
   assert.equal(code, 0);
-  assert.equal(new TextDecoder().decode(stdout), `svc ${VERSION}\n`);
-  const removed = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", main.pathname, "worker"],
-  }).output();
+  assert.equal(stdout, `svc ${VERSION}\n`);
+  const removed = await runProcess(Deno.execPath(), denoArgs("run", "-A", MAIN, "worker"));
   assert.equal(removed.code, 1);
 });
