@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { SvcError } from "../components/core/errors.ts";
+import { redactUrls } from "../components/redact_url.ts";
 import { VERSION } from "../components/version.ts";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
@@ -105,7 +106,7 @@ export async function run(
       return error.exitCode;
     }
     if (error instanceof SvcError) {
-      io.err(`error: ${error.message}\n`);
+      io.err(`error: ${redactUrls(error.message)}\n`);
       return 1;
     }
     throw error;

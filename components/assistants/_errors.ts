@@ -5,6 +5,7 @@
  * @module
  */
 import { quote, SvcError } from "../core/errors.ts";
+import { redactUrl, redactUrls } from "../redact_url.ts";
 import { shorten } from "../shorten.ts";
 
 /** Options of the errors of this module. */
@@ -25,7 +26,9 @@ export interface ProviderAnswer extends CauseOptions {
 
 /**
  * A provider answered with an error. The REST API answers 502; `httpStatus`
- * is the provider's own status, which decides whether to try again.
+ * is the provider's own status, which decides whether to try again. A URL in
+ * the message (a provider's words, a fetch error naming the configured URL)
+ * loses its user name, password, query and fragment.
  */
 export class ProviderError extends SvcError {
   /** The provider, as the assistant's display name names it: `OpenAI`. */
@@ -40,7 +43,7 @@ export class ProviderError extends SvcError {
     message: string,
     options: Partial<Omit<ProviderAnswer, "message">> = {},
   ) {
-    super(message, { status: 502, cause: options.cause });
+    super(redactUrls(message), { status: 502, cause: options.cause });
     this.name = "ProviderError";
     this.provider = provider;
     this.httpStatus = options.httpStatus;
@@ -107,7 +110,8 @@ export function malformed(
 
 /**
  * The error for a provider that cannot be reached. The URL is shown without
- * its query, which may hold a key.
+ * its user name, password, query and fragment, which may hold a key, and so
+ * is any URL in the cause's message (fetch names the URL it was given).
  */
 export function unreachable(
   provider: string,
@@ -115,15 +119,12 @@ export function unreachable(
   options: CauseOptions = {},
 ): ProviderError {
   const { cause } = options;
-  let shown = url;
-  try {
-    const parsed = new URL(url);
-    shown = `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    // not a URL: shown as given, so that the user sees what is wrong with it
-  }
-  const why = cause instanceof Error ? `: ${cause.message}` : "";
-  return new ProviderError(provider, `Cannot reach ${provider} at ${quote(shown)}${why}`, options);
+  const why = cause instanceof Error ? `: ${redactUrls(cause.message, { secretsOf: [url] })}` : "";
+  return new ProviderError(
+    provider,
+    `Cannot reach ${provider} at ${quote(redactUrl(url))}${why}`,
+    options,
+  );
 }
 
 /**

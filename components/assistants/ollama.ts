@@ -1,5 +1,6 @@
 import { quote } from "../core/errors.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { redactUrl } from "../redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
 import { jsonLines, postJson } from "./_http.ts";
@@ -30,7 +31,7 @@ export class Ollama extends ModelAssistant {
 
   static override get requirements(): readonly Requirement[] {
     const host = this.host();
-    return [new ServerRequirement(`Ollama at ${quote(host)}`, () => host)];
+    return [new ServerRequirement(`Ollama at ${quote(redactUrl(host))}`, () => host)];
   }
 
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {

@@ -2,6 +2,7 @@ import type * as OpenAISdk from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { importPackage } from "../packages.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { redactUrl } from "../redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { chatCompletionDelta } from "./_chat_completions.ts";
 import {
@@ -74,7 +75,7 @@ export class OpenAICompatible extends ModelAssistant {
 
   static override get requirements(): readonly Requirement[] {
     const url = this.env(COMPATIBLE_URL);
-    const server = url ? quote(url) : `$${COMPATIBLE_URL}`;
+    const server = url ? quote(redactUrl(url)) : `$${COMPATIBLE_URL}`;
     return [
       this.envRequirement(COMPATIBLE_URL),
       ...(this.model ? [] : [this.envRequirement(COMPATIBLE_MODEL)]),

@@ -3,6 +3,7 @@
  * modules that must load, servers that must answer. `svc check` reports them.
  * @module
  */
+import { redactUrls } from "../redact_url.ts";
 
 /** One thing a component needs. */
 export interface Requirement {
@@ -62,16 +63,31 @@ export interface ServerRequirementOptions {
 
 /**
  * A server that must answer HTTP at a URL; any HTTP response counts, since
- * the server is there even when it refuses the request.
+ * the server is there even when it refuses the request. A URL in its name
+ * (`Ollama at "http://gpu-box:11434"`) is shown without its user name,
+ * password, query or fragment, since `svc check` prints the name and an
+ * unavailable component's error, which any user may read, gives it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ServerRequirement } from "@svc/svc";
+ * const url = "http://ada:secret@gpu-box:11434/?key=secret";
+ * const server = new ServerRequirement(`Ollama at "${url}"`, () => url);
+ * assert.equal(server.name, 'Ollama at "http://gpu-box:11434/"');
+ * ```
  */
 export class ServerRequirement implements Requirement {
   readonly kind = "server";
+  readonly name: string;
 
   constructor(
-    readonly name: string,
+    name: string,
     private readonly url: () => string,
     private readonly options: ServerRequirementOptions = {},
-  ) {}
+  ) {
+    this.name = redactUrls(name);
+  }
 
   async isAvailable(): Promise<boolean> {
     try {

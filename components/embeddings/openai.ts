@@ -7,6 +7,7 @@ import type OpenAI from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { envVar } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
+import { redactUrl, redactUrls } from "../redact_url.ts";
 import type { Embedder, EmbedOptions } from "./embedder.ts";
 
 /** Options of {@linkcode OpenAIEmbedder}. */
@@ -81,6 +82,10 @@ export class OpenAIEmbedder implements Embedder {
   readonly #clientOptions: ConstructorParameters<typeof OpenAI>[0];
   #connection?: Promise<{ sdk: typeof OpenAI; client: OpenAI }>;
   readonly #model: string;
+  /** The base URL as messages show it. */
+  readonly #endpoint: string;
+  /** The base URL as configured, whose secrets messages must not show. */
+  readonly #baseURL: string;
   readonly #sendDimensions: boolean;
   readonly #batchSize: number;
   readonly #retries: number;
@@ -113,7 +118,9 @@ export class OpenAIEmbedder implements Embedder {
       // The retries are ours, so that the errors name the provider and status.
       maxRetries: 0,
     };
-    this.description = `semantic, from the OpenAI-compatible endpoint ${baseURL}`;
+    this.#baseURL = baseURL;
+    this.#endpoint = redactUrl(baseURL);
+    this.description = `semantic, from the OpenAI-compatible endpoint ${this.#endpoint}`;
   }
 
   /** The SDK and its client, made on the first call: the SDK loads only when embeddings are made. */
@@ -189,22 +196,26 @@ export class OpenAIEmbedder implements Embedder {
     return Math.min(backoff, 30_000);
   }
 
+  #redact(text: string): string {
+    return redactUrls(text, { secretsOf: [this.#baseURL] });
+  }
+
   #failure(sdk: typeof OpenAI, error: unknown): SvcError {
     const provider = `The embedding model ${quote(this.id)}`;
     if (error instanceof sdk.APIConnectionError) {
-      return new SvcError(`${provider} cannot be reached: ${error.message}`, {
-        status: 502,
-        cause: error,
-      });
+      return new SvcError(
+        `${provider} cannot be reached at ${quote(this.#endpoint)}: ${this.#redact(error.message)}`,
+        { status: 502, cause: error },
+      );
     }
     if (error instanceof sdk.APIError) {
-      return new SvcError(`${provider} failed with status ${error.status}: ${error.message}`, {
-        status: 502,
-        cause: error,
-      });
+      return new SvcError(
+        `${provider} failed with status ${error.status}: ${this.#redact(error.message)}`,
+        { status: 502, cause: error },
+      );
     }
     if (error instanceof SvcError) return error;
-    return new SvcError(`${provider} failed: ${(error as Error).message}`, {
+    return new SvcError(`${provider} failed: ${this.#redact((error as Error).message)}`, {
       status: 502,
       cause: error,
     });

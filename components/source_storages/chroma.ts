@@ -7,6 +7,7 @@ import {
   ServerRequirement,
 } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
+import { redactUrl, redactUrls } from "../redact_url.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
 import {
   type IndexBackend,
@@ -57,7 +58,7 @@ export class Chroma extends IndexedSourceStorage {
     const url = chromaUrl();
     return [
       new PackageRequirement("chromadb", () => importPackage("chromadb")),
-      new ServerRequirement(`Chroma at ${quote(url)}`, () => `${url}/api/v2/heartbeat`),
+      new ServerRequirement(`Chroma at ${quote(redactUrl(url))}`, () => `${url}/api/v2/heartbeat`),
     ];
   }
 
@@ -96,7 +97,9 @@ async function open(url: string): Promise<ChromaBackend> {
     return await ChromaBackend.open(client);
   } catch (error) {
     throw new SvcError(
-      `Cannot use the Chroma server ${quote(url)}: ${(error as Error).message}`,
+      `Cannot use the Chroma server ${quote(redactUrl(url))}: ${
+        redactUrls((error as Error).message, { secretsOf: [url] })
+      }`,
       { status: 503, cause: error },
     );
   }

@@ -3,6 +3,7 @@ import type { Client } from "@libsql/client";
 import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
+import { redactUrl, redactUrls } from "../redact_url.ts";
 import {
   type IndexBackend,
   IndexedSourceStorage,
@@ -77,7 +78,7 @@ async function open(
   url: string,
   options: { path?: string; authToken?: string },
 ): Promise<LibSQLBackend> {
-  const name = options.path ?? url.replace(/\?.*$/, "");
+  const name = options.path ?? redactUrl(url);
   let client: Client | undefined;
   try {
     const { createClient } = await import("@libsql/client");
@@ -98,7 +99,9 @@ async function open(
   } catch (error) {
     client?.close();
     throw new SvcError(
-      `Cannot open the LibSQL database ${quote(name)}: ${(error as Error).message}`,
+      `Cannot open the LibSQL database ${quote(name)}: ${
+        redactUrls((error as Error).message, { secretsOf: [url] })
+      }`,
       { status: 503, cause: error },
     );
   }

@@ -1,14 +1,19 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";
+import { redactUrls } from "../../components/redact_url.ts";
 import { logLine } from "./log.ts";
 
 /** Where log lines go: one JSON line per event (see `log.ts`). */
 export type Log = (line: string) => void;
 
-/** The body of every error: `{"error": {"message": "..."}}`. */
+/**
+ * The body of every error: `{"error": {"message": "..."}}`. A URL in the
+ * message loses its user name, password, query and fragment: whatever a
+ * component put there, no user reads a configured secret.
+ */
 export function errorBody(message: string): { error: { message: string } } {
-  return { error: { message } };
+  return { error: { message: redactUrls(message) } };
 }
 
 /**

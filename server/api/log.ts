@@ -3,18 +3,42 @@
  * the fields of a request, so that a log collector can read them without parsing prose.
  * @module
  */
+import { redactUrls } from "../../components/redact_url.ts";
 import type { Log } from "./errors.ts";
 
 /** How much a line matters. */
 export type LogLevel = "info" | "warn" | "error";
 
-/** One log line: `{"time", "level", "message", ...fields}`. */
+/**
+ * One log line: `{"time", "level", "message", ...fields}`. URLs in the
+ * message and in text fields (a stack) lose their user name, password, query
+ * and fragment, so that a log never holds a configured secret.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { logLine } from "./log.ts";
+ * const line = JSON.parse(logLine("error", "Cannot reach http://ada:pw@gpu-box/v1?key=k"));
+ * assert.equal(line.message, "Cannot reach http://gpu-box/v1");
+ * ```
+ */
 export function logLine(
   level: LogLevel,
   message: string,
   fields: Record<string, unknown> = {},
 ): string {
-  return JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
+  const redacted = Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [
+      key,
+      typeof value === "string" ? redactUrls(value) : value,
+    ]),
+  );
+  return JSON.stringify({
+    time: new Date().toISOString(),
+    level,
+    message: redactUrls(message),
+    ...redacted,
+  });
 }
 
 /** What the line of one request says. */

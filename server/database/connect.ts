@@ -7,11 +7,12 @@ import { type Client, createClient } from "@libsql/client";
 import { dirname } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { envVar } from "../../components/core/requirements.ts";
+import { redactUrl, redactUrls } from "../../components/redact_url.ts";
 import { Database } from "./database.ts";
 import { migrate } from "./migrations.ts";
 import { reason } from "./steps.ts";
 import { DatabaseThread } from "./thread.ts";
-import { type DatabaseLocation, parseDatabaseUrl, redact } from "./url.ts";
+import { type DatabaseLocation, parseDatabaseUrl } from "./url.ts";
 
 /** Options of {@linkcode openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -66,13 +67,15 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   const location = parseDatabaseUrl(url, options);
   // A file is named by its absolute URL: what the user wrote when it was
   // absolute, and the file it resolved to when it was relative.
-  const name = location.kind === "file" ? `sqlite:///${location.path}` : redact(url);
-  if (options.thread ?? location.kind === "file") return await openThread(name, options);
+  const name = location.kind === "file" ? `sqlite:///${location.path}` : redactUrl(url);
+  if (options.thread ?? location.kind === "file") {
+    return await openThread(location.kind === "file" ? name : url, options);
+  }
   let client: Client;
   try {
     client = await createFor(location, options);
   } catch (error) {
-    throw cannotOpen(name, error);
+    throw cannotOpen(name, error, url);
   }
   const timeout = options.timeout ?? 10_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -88,7 +91,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     ]);
   } catch (error) {
     client.close();
-    throw cannotOpen(name, error);
+    throw cannotOpen(name, error, url);
   } finally {
     clearTimeout(timer);
   }
@@ -137,12 +140,14 @@ function fileUrl(path: string): string {
   return `file:${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-function cannotOpen(name: string, error: unknown): SvcError {
+function cannotOpen(name: string, error: unknown, url: string): SvcError {
   // The migrations' own refusals already name the database and say what to do.
   if (error instanceof SvcError && error.message.startsWith("Cannot open the database")) {
     return error;
   }
-  return new SvcError(`Cannot open the database ${quote(name)}: ${reason(error)}`, {
+  // The client may quote a part of the URL apart from it: its fragment, a value of its query.
+  const why = redactUrls(reason(error), { secretsOf: [url] });
+  return new SvcError(`Cannot open the database ${quote(name)}: ${why}`, {
     status: error instanceof SvcError ? error.status : 500,
     cause: error,
   });

@@ -4,6 +4,7 @@
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
+import { redactUrl } from "../../components/redact_url.ts";
 
 /** Where a `database_url` points. */
 export type DatabaseLocation =
@@ -83,10 +84,5 @@ function parseSqliteUrl(url: string, base: string): DatabaseLocation {
 }
 
 function refused(url: string, problem: string): SvcError {
-  return new SvcError(`Cannot open the database ${quote(redact(url))}: ${problem}`);
-}
-
-/** The URL with an `authToken` query parameter hidden, for messages and logs. */
-export function redact(url: string): string {
-  return url.replace(/([?&]authToken=)[^&#]*/gi, "$1***");
+  return new SvcError(`Cannot open the database ${quote(redactUrl(url))}: ${problem}`);
 }

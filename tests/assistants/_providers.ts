@@ -132,6 +132,26 @@ export function configured<T extends ModelAssistantClass>(
   } as T;
 }
 
+/** The password and the key that {@linkcode withSecrets} puts into URLs. */
+export const SECRETS = { password: "hunter2-password", key: "sk-query-secret" } as const;
+
+/**
+ * `vars` with each value that holds `url` given a user name and password
+ * (`http://ada:hunter2-password@...`) and a key in its query and fragment, as
+ * an operator may configure them: none of these may show in a message or log.
+ */
+export function withSecrets(vars: Record<string, string>, url: string): Record<string, string> {
+  const { password, key } = SECRETS;
+  return Object.fromEntries(
+    Object.entries(vars).map(([name, value]) => [
+      name,
+      value.includes(url)
+        ? `${value.replace("://", `://ada:${password}@`)}?key=${key}#${key}`
+        : value,
+    ]),
+  );
+}
+
 /** Chat parameters for a direct call of `answer()`. */
 export function chatParams(
   signal: AbortSignal = new AbortController().signal,

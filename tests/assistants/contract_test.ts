@@ -16,7 +16,9 @@ import {
   type ModelAssistantClass,
   okThen,
   type ProviderFake,
+  SECRETS,
   SOURCES,
+  withSecrets,
 } from "./_providers.ts";
 
 const MODEL_ASSISTANTS = Object.entries(assistants).filter(([, value]) =>
@@ -226,6 +228,24 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
       error?.message.startsWith(`Cannot reach ${provider} at "${url}`),
       error?.message,
     );
+  });
+
+  Deno.test(`${name} names its server without the password and key of its URL`, async () => {
+    const url = await closedUrl();
+    const assistant = configured(base, {
+      ...withSecrets(fake.env(url), url),
+      SVC_ASSISTANT_TIMEOUT: "2",
+    });
+    const { error } = await collect(assistant);
+    assert.equal(error?.status, 502);
+    assert.match(error?.message ?? "", new RegExp(`^Cannot reach ${provider} at "http://127`));
+    const shown = [
+      error?.message,
+      ...assistant.requirements.map(({ name }) => name),
+    ].join("\n");
+    for (const secret of [SECRETS.password, SECRETS.key, "ada:"]) {
+      assert.ok(!shown.includes(secret), `${secret} shows in ${shown}`);
+    }
   });
 
   Deno.test(`${name} passes on its provider's own error messages, as its server shapes them`, async () => {

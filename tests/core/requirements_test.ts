@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  describeRequirement,
   EnvVarRequirement,
   PackageRequirement,
   ServerRequirement,
@@ -28,6 +29,16 @@ Deno.test("PackageRequirement is met when the module loads, once", async () => {
   assert.equal(loads, 1);
   const broken = new PackageRequirement("nope", () => Promise.reject(new Error("dlopen failed")));
   assert.equal(await broken.isAvailable(), false);
+});
+
+Deno.test("ServerRequirement names its server without the password and key of its URL", () => {
+  const url = "http://ada:hunter2@gpu-box:11434/v1?key=secret#secret";
+  const requirement = new ServerRequirement(`Ollama at "${url}"`, () => url);
+  assert.equal(requirement.name, 'Ollama at "http://gpu-box:11434/v1"');
+  assert.equal(
+    describeRequirement(requirement),
+    'the server Ollama at "http://gpu-box:11434/v1" to answer',
+  );
 });
 
 Deno.test("ServerRequirement is met when a server answers at all", async () => {

@@ -112,6 +112,21 @@ Deno.test("OpenAIEmbedder says when the endpoint cannot be reached", async () =>
   );
 });
 
+Deno.test("OpenAIEmbedder names its endpoint without the password and key of its URL", async () => {
+  const endpoint = fakeEndpoint();
+  const { baseURL } = endpoint;
+  await endpoint[Symbol.asyncDispose]();
+  const secretUrl = `${baseURL.replace("://", "://ada:hunter2@")}?key=secret#secret`;
+  const secretive = embedder(secretUrl, { retries: 0 });
+  assert.equal(secretive.description, `semantic, from the OpenAI-compatible endpoint ${baseURL}`);
+  await assert.rejects(secretive.embed(["abc"]), (error) => {
+    assert.ok(error instanceof SvcError && error.status === 502);
+    assert.ok(error.message.includes(`cannot be reached at "${baseURL}"`), error.message);
+    assert.ok(!/hunter2|secret|ada:/.test(error.message), error.message);
+    return true;
+  });
+});
+
 Deno.test("OpenAIEmbedder refuses vectors of another dimension, naming the fix", async () => {
   await using endpoint = fakeEndpoint({ dimension: 5 });
   await assert.rejects(

@@ -104,6 +104,21 @@ Deno.test("Chroma says when its server does not answer", async () => {
   );
 });
 
+Deno.test("Chroma names its server without the password and key of its URL", async () => {
+  await using root = await tmpLocalRoot();
+  const guide = await copiedFixture(root.path, "guide.md");
+  const storage = new Chroma({ url: "http://ada:hunter2@127.0.0.1:9/?key=secret#secret" });
+  await assert.rejects(
+    async () => await storage.retrieve([guide], "start", chatParams("x")),
+    (error) => {
+      assert.ok(error instanceof SvcError && error.status === 503);
+      assert.ok(error.message.startsWith(`Cannot use the Chroma server "http://127.0.0.1:9/": `));
+      assert.ok(!/hunter2|secret|ada:/.test(error.message), error.message);
+      return true;
+    },
+  );
+});
+
 Deno.test("Chroma requires its package and its server, at SVC_CHROMA_URL", async () => {
   const [pkg, server] = Chroma.requirements;
   assert.equal(pkg!.name, "chromadb");

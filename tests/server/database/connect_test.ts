@@ -123,6 +123,29 @@ Deno.test("openDatabase() fails fast with a clear error for a server nobody list
   assert.ok(performance.now() - started < 5000, "it did not wait for the timeout");
 });
 
+Deno.test("openDatabase() names a server without the password and token of its URL", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  for (const thread of [false, true]) {
+    await assert.rejects(
+      openDatabase(`http://ada:hunter2@127.0.0.1:${port}/?authToken=secret&tls=0#secret`, {
+        localRoot: "/nonexistent",
+        timeout: 5000,
+        thread,
+      }),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          new RegExp(`^Cannot open the database "http://127\\.0\\.0\\.1:${port}/": `),
+        );
+        assert.ok(!/hunter2|secret|ada:/.test(error.message), error.message);
+        return true;
+      },
+    );
+  }
+});
+
 Deno.test("openDatabase() gives up on a server that never answers after the timeout", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];

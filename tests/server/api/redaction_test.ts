@@ -1,0 +1,158 @@
+/**
+ * No configured secret reaches a user or the log: every URL svc can be
+ * configured with gets a user name, a password and a key in its query and
+ * fragment, points at a port nobody listens on, and the API's answers (whole
+ * and streamed) and log lines are searched for them.
+ * @module
+ */
+import assert from "node:assert/strict";
+import * as assistants from "../../../components/assistants/mod.ts";
+import { Assistant } from "../../../components/core/component.ts";
+import { SvcError } from "../../../components/core/errors.ts";
+import type { Requirement } from "../../../components/core/requirements.ts";
+import { OpenAIEmbedder } from "../../../components/embeddings/openai.ts";
+import { Chroma } from "../../../components/source_storages/chroma.ts";
+import { LibSQL } from "../../../components/source_storages/libsql.ts";
+import { closedUrl } from "../../assistants/_fake_server.ts";
+import {
+  configured,
+  FAKES,
+  type ModelAssistantClass,
+  SECRETS,
+  withSecrets,
+} from "../../assistants/_providers.ts";
+import { tmpDir } from "../../test_utils.ts";
+import { type TestApi, testApi } from "./_api.ts";
+
+/** What a user and the log saw of one chat: each response's body, and the log. */
+interface Seen {
+  statuses: number[];
+  bodies: string[];
+  logs: string[];
+}
+
+/** Creates a chat over one document, prepares it and asks twice: whole and streamed. */
+async function askThrough(
+  api: TestApi,
+  components: { sourceStorage?: string; assistant?: string },
+): Promise<Seen> {
+  const statuses: number[] = [];
+  const bodies: string[] = [];
+  const record = async (response: Response) => {
+    statuses.push(response.status);
+    const body = await response.text();
+    bodies.push(body);
+    return body;
+  };
+  const { document } = await api.upload("a.md", "# Ada\n\nThe analytical engine weaves.\n");
+  const chat = JSON.parse(
+    await record(
+      await api.call("POST", "/chats", {
+        name: "c",
+        source_storage: components.sourceStorage ?? "Svc/DemoSourceStorage",
+        assistant: components.assistant ?? "Svc/DemoAssistant",
+        params: {},
+        documents: [document],
+      }),
+    ),
+  );
+  await record(await api.call("POST", `/chats/${chat.id}/prepare`));
+  await record(await api.call("POST", `/chats/${chat.id}/answer`, { prompt: "What weaves?" }));
+  await record(
+    await api.call("POST", `/chats/${chat.id}/answer`, { prompt: "What weaves?", stream: true }),
+  );
+  return { statuses, bodies, logs: [...api.logs] };
+}
+
+/** Asserts that nothing seen holds a secret of {@linkcode withSecrets}, and that the host shows. */
+function assertNoSecrets(seen: Seen, host: string): void {
+  const everything = [...seen.bodies, ...seen.logs].join("\n");
+  for (const secret of [SECRETS.password, SECRETS.key, "ada:"]) {
+    assert.ok(!everything.includes(secret), `"${secret}" shows in:\n${everything}`);
+  }
+  assert.ok(everything.includes(host), `the host ${host} is named in:\n${everything}`);
+}
+
+for (const [name, fake] of Object.entries(FAKES)) {
+  Deno.test(`the REST API names an unreachable ${name} without the password and key of its URL`, async () => {
+    const url = await closedUrl();
+    const Configured = configured(
+      (assistants as unknown as Record<string, ModelAssistantClass>)[name]!,
+      { ...withSecrets(fake.env(url), url), SVC_ASSISTANT_TIMEOUT: "2" },
+    );
+    const assistant = new Configured() as unknown as Assistant;
+    await using api = await testApi({ assistants: [assistant] });
+    const seen = await askThrough(api, { assistant: assistant.displayName });
+    // A server the assistant needs is checked first (422); else the answer fails (502).
+    assert.ok(
+      seen.statuses.includes(422) || seen.statuses.includes(502),
+      `a failure: ${seen.statuses}`,
+    );
+    if (seen.statuses.includes(502)) assert.ok(seen.logs.length > 0, "the 502 is logged");
+    assertNoSecrets(seen, new URL(url).host);
+  });
+}
+
+Deno.test("the REST API names an unreachable LibSQL server without its password and key", async () => {
+  const url = await closedUrl();
+  const storage = new LibSQL({ url: withSecrets({ url }, url).url!, authToken: "token" });
+  await using api = await testApi({ sourceStorages: [storage] });
+  const seen = await askThrough(api, { sourceStorage: "LibSQL" });
+  assert.ok(seen.statuses.includes(503), `a 503: ${seen.statuses}`);
+  assertNoSecrets(seen, new URL(url).host);
+});
+
+Deno.test("the REST API names an unreachable Chroma server without its password and key", async () => {
+  const url = await closedUrl();
+  // Its requirement checks the server of SVC_CHROMA_URL, which this test leaves alone.
+  class AnyChroma extends Chroma {
+    static override get requirements(): readonly Requirement[] {
+      return [];
+    }
+  }
+  const storage = new AnyChroma({ url: withSecrets({ url }, url).url! });
+  await using api = await testApi({ sourceStorages: [storage] });
+  const seen = await askThrough(api, { sourceStorage: "Chroma" });
+  assert.ok(seen.statuses.includes(503), `a 503: ${seen.statuses}`);
+  assertNoSecrets(seen, new URL(url).host);
+});
+
+Deno.test("the REST API names an unreachable embedding endpoint without its password and key", async () => {
+  const url = await closedUrl();
+  await using folder = await tmpDir();
+  const storage = new LibSQL({
+    url: `file:${folder.path}/sources.db`,
+    embedder: new OpenAIEmbedder({
+      model: "text-embedding-3-small",
+      apiKey: "sk-test",
+      baseURL: withSecrets({ url: `${url}/v1` }, url).url!,
+      retries: 0,
+    }),
+  });
+  await using api = await testApi({ sourceStorages: [storage] });
+  const seen = await askThrough(api, { sourceStorage: "LibSQL" });
+  assert.ok(seen.statuses.includes(502), `a 502: ${seen.statuses}`);
+  assertNoSecrets(seen, new URL(url).host);
+});
+
+Deno.test("the REST API takes secrets out of URLs in any component's errors, and in its log", async () => {
+  const leaky = `http://ada:${SECRETS.password}@models.internal/v1?key=${SECRETS.key}`;
+  class Leaking extends Assistant {
+    // deno-lint-ignore require-yield
+    override async *answer(): AsyncGenerator<string> {
+      throw new SvcError(`Cannot reach ${leaky}`, { status: 502 });
+    }
+  }
+  class Buggy extends Assistant {
+    override answer(): never {
+      throw new TypeError(`Invalid URL: '${leaky}'`);
+    }
+  }
+  for (const assistant of [new Leaking(), new Buggy()]) {
+    await using api = await testApi({ assistants: [assistant] });
+    const seen = await askThrough(api, { assistant: assistant.displayName });
+    assert.ok(seen.statuses.includes(502) || seen.statuses.includes(500), `${seen.statuses}`);
+    assert.ok(seen.logs.length > 0, "the failure is logged");
+    assertNoSecrets(seen, "models.internal/v1");
+  }
+});
