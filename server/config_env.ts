@@ -41,6 +41,7 @@ export const ENV_VARIABLES: readonly string[] = [
   "SVC_LIBSQL_URL",
   "SVC_LIBSQL_AUTH_TOKEN",
   "SVC_CHROMA_URL",
+  "SVC_SHARE_INDEXES",
   // the tests and benchmarks, which may share a shell with svc
   "SVC_REQUIRE_BROWSER",
   "SVC_CHROMIUM",

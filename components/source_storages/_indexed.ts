@@ -1,8 +1,8 @@
 /**
  * The shared half of the chunking source storages (LibSQL, LanceDB, Chroma):
- * chat parameters, indexing each document once per content and settings,
- * links from chats to the indexes they use, hybrid retrieval with reciprocal
- * rank fusion, and the token budget. A storage supplies an
+ * chat parameters, indexing each document once per user, content and
+ * settings, links from chats to the indexes they use, hybrid retrieval with
+ * reciprocal rank fusion, and the token budget. A storage supplies an
  * {@linkcode IndexBackend}: where indexes live and how they are searched.
  * @module
  */
@@ -12,6 +12,7 @@ import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import type { ChatParams, ParamSchema } from "../core/params.ts";
+import { envVar } from "../core/requirements.ts";
 import type { Source } from "../core/source.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
@@ -28,6 +29,11 @@ export const INDEX_PARAMS: ParamSchema = {
 
 /** What an index was made from; two documents with equal settings share one index. */
 export interface IndexSettings {
+  /**
+   * The user whose chats, and only those, share the index; left out when the
+   * chats of every user share it (`SVC_SHARE_INDEXES`).
+   */
+  owner?: string;
   /** The SHA-256 of the document's bytes, in hex. */
   contentHash: string;
   chunkSize: number;
@@ -117,6 +123,41 @@ export interface IndexedSourceStorageOptions {
    * @default {embedderFromEnv()}
    */
   embedder?: Embedder;
+  /**
+   * Whether the chats of different users share the index of a document they
+   * both have; else each user's chats have their own.
+   * @default {shareIndexesFromEnv()}
+   */
+  shareIndexes?: boolean;
+}
+
+/** The variable that lets the chats of different users share indexes. */
+export const SHARE_INDEXES_ENV = "SVC_SHARE_INDEXES";
+
+/**
+ * Whether the environment lets different users' chats share indexes:
+ * `SVC_SHARE_INDEXES` set to `true` (or `1`, `yes`, `on`). Off by default,
+ * since a shared index tells one user, by how fast a document is prepared,
+ * that another user has the same document.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { shareIndexesFromEnv } from "./_indexed.ts";
+ * assert.equal(shareIndexesFromEnv(undefined), false);
+ * assert.equal(shareIndexesFromEnv("true"), true);
+ * ```
+ *
+ * @throws {SvcError} for a value that is neither true nor false
+ */
+export function shareIndexesFromEnv(value = envVar(SHARE_INDEXES_ENV)): boolean {
+  const setting = value?.trim().toLowerCase() ?? "";
+  if (["true", "1", "yes", "on"].includes(setting)) return true;
+  if (["false", "0", "no", "off", ""].includes(setting)) return false;
+  throw new SvcError(
+    `The environment variable ${quote(SHARE_INDEXES_ENV)} must be "true" or "false", ` +
+      `not ${quote(value!)}`,
+  );
 }
 
 /** The rankings behind an answer's sources, for evaluation and debugging. */
@@ -129,15 +170,17 @@ export interface Rankings {
 
 /**
  * A source storage that cuts documents into token windows and finds them by
- * several rankings fused. A document is indexed once per content, chunk
- * settings and embedder, and every chat over it shares the index; a chat
- * links to the indexes of its documents, and an index goes when its last
- * chat does. Changing the embedder or the chunk settings makes new indexes:
- * vectors of different embedders are never mixed.
+ * several rankings fused. A document is indexed once per user, content, chunk
+ * settings and embedder, and every chat of that user over it shares the
+ * index (every chat of any user, with `shareIndexes`); a chat links to the
+ * indexes of its documents, and an index goes when its last chat does.
+ * Changing the embedder or the chunk settings makes new indexes: vectors of
+ * different embedders are never mixed.
  */
 export abstract class IndexedSourceStorage extends SourceStorage {
   static override params: ParamSchema = INDEX_PARAMS;
   #embedder?: Embedder;
+  readonly #shareIndexes?: boolean;
   // Builds in progress, so that chats storing the same new document at once
   // index it once.
   #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
@@ -145,6 +188,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   constructor(options: IndexedSourceStorageOptions = {}) {
     super();
     this.#embedder = options.embedder;
+    this.#shareIndexes = options.shareIndexes;
   }
 
   /** The embedder: the one given, else the environment's, chosen on first use. */
@@ -270,7 +314,11 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     const { chatId, params, ...settings } = options;
     const embedder = this.embedder;
     const bytes = await document.read();
+    // Read at each store, as the embedder is: the environment may change
+    // between chats of a long-lived process (tests, a script).
+    const shared = this.#shareIndexes ?? shareIndexesFromEnv();
     const info = await indexInfo({
+      ...(shared ? {} : { owner: params.user }),
       contentHash: await contentHash(bytes),
       chunkSize: settings.chunkSize,
       chunkOverlap: settings.chunkOverlap,
@@ -339,6 +387,7 @@ function settingsOf(params: ChatParams): Settings {
 /** An index's settings with its key: the SHA-256 of the settings, in hex. */
 export async function indexInfo(settings: IndexSettings): Promise<IndexInfo> {
   // The "v1" names the chunking; change it when chunks of the same settings change.
+  // A shared index has the key it had before indexes had owners.
   const text = JSON.stringify([
     "svc-index-v1",
     settings.contentHash,
@@ -346,6 +395,7 @@ export async function indexInfo(settings: IndexSettings): Promise<IndexInfo> {
     settings.chunkOverlap,
     settings.embedder,
     settings.dimension,
+    ...(settings.owner === undefined ? [] : [{ owner: settings.owner }]),
   ]);
   return { ...settings, key: await contentHash(new TextEncoder().encode(text)) };
 }

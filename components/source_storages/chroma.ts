@@ -38,10 +38,11 @@ const backends = new Map<string, Promise<ChromaBackend>>();
  * same with the same embedder.
  *
  * The server is env `SVC_CHROMA_URL`, else `http://127.0.0.1:8000`. Each
- * document is indexed once per content, chunk settings and embedder, in a
- * collection of its own shared by every chat over it; a chat's deletion
- * removes the collections no other chat uses. Parsing and embedding run in a
- * worker, off the main thread.
+ * document is indexed once per user, content, chunk settings and embedder,
+ * in a collection of its own shared by every chat of that user over it (of
+ * any user with `SVC_SHARE_INDEXES`); a chat's deletion removes the
+ * collections no other chat uses. Parsing and embedding run in a worker, off
+ * the main thread.
  *
  * @example
  * ```ts

@@ -32,9 +32,10 @@ const backends = new Map<string, Promise<LanceDBBackend>>();
  * on first use; `svc check` says whether it loads here.
  *
  * The folder is `<local root>/lancedb`. Each document is indexed once per
- * content, chunk settings and embedder, and shared by every chat over it; a
- * chat's deletion removes the indexes no other chat uses. Parsing and
- * embedding run in a worker, off the main thread.
+ * user, content, chunk settings and embedder, and shared by every chat of
+ * that user over it (of any user with `SVC_SHARE_INDEXES`); a chat's deletion
+ * removes the indexes no other chat uses. Parsing and embedding run in a
+ * worker, off the main thread.
  *
  * @example
  * ```ts

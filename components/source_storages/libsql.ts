@@ -34,9 +34,10 @@ export interface LibSQLOptions extends IndexedSourceStorageOptions {
  *
  * The database is `<local root>/libsql/sources.db` unless env `SVC_LIBSQL_URL`
  * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). Each document is
- * indexed once per content, chunk settings and embedder, and shared by every
- * chat over it; a chat's deletion removes the indexes no other chat uses.
- * Parsing and embedding run in a worker, off the main thread.
+ * indexed once per user, content, chunk settings and embedder, and shared by
+ * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`); a
+ * chat's deletion removes the indexes no other chat uses. Parsing and
+ * embedding run in a worker, off the main thread.
  *
  * @example
  * ```ts

@@ -8,6 +8,11 @@ import { countTokens } from "../../components/chunking.ts";
 import { type ComponentClass, SourceStorage } from "../../components/core/component.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { BUILTINS } from "../../components/registry.ts";
+import type {
+  IndexBackend,
+  IndexedSourceStorage,
+  IndexedSourceStorageOptions,
+} from "../../components/source_storages/_indexed.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { Chroma } from "../../components/source_storages/chroma.ts";
@@ -18,8 +23,8 @@ import { chatParams, copiedFixture } from "./_helpers.ts";
 interface Setup {
   /** Starts what the storage needs; disposed after the test. */
   start?(): Promise<AsyncDisposable>;
-  /** Makes the storage for what was started; `make()` when left out. */
-  make?(started: AsyncDisposable): SourceStorage;
+  /** Makes the storage for what was started; `new Storage(options)` when left out. */
+  make?(started: AsyncDisposable, options?: IndexedSourceStorageOptions): SourceStorage;
 }
 
 /** How each registered storage is tested: a new storage joins by adding its entry. */
@@ -28,7 +33,7 @@ const SETUPS: Record<string, Setup> = {
   "svc.source_storages.LanceDB": {},
   "svc.source_storages.Chroma": {
     start: () => startChroma(),
-    make: (server) => new Chroma({ url: (server as ChromaServer).url }),
+    make: (server, options) => new Chroma({ url: (server as ChromaServer).url, ...options }),
   },
 };
 
@@ -47,12 +52,17 @@ for (const [path, Storage] of STORAGES) {
   const setup = SETUPS[path] ?? {};
 
   /** Runs `fn` with a fresh local root and whatever the storage needs. */
-  const withStorage =
-    (fn: (folder: string, make: () => SourceStorage) => Promise<void>) => async () => {
-      await using root = await tmpLocalRoot();
-      await using started = await (setup.start?.() ?? Promise.resolve(nothing()));
-      await fn(root.path, () => setup.make?.(started) ?? new Storage());
-    };
+  const withStorage = (
+    fn: (folder: string, make: (options?: IndexedSourceStorageOptions) => SourceStorage) => Promise<
+      void
+    >,
+  ) =>
+  async () => {
+    await using root = await tmpLocalRoot();
+    await using started = await (setup.start?.() ?? Promise.resolve(nothing()));
+    const Made = Storage as unknown as new (options?: IndexedSourceStorageOptions) => SourceStorage;
+    await fn(root.path, (options) => setup.make?.(started, options) ?? new Made(options));
+  };
 
   Deno.test(`${name} takes chunk_size, chunk_overlap and num_tokens with defaults`, () => {
     const defaults = Object.fromEntries(
@@ -147,6 +157,49 @@ for (const [path, Storage] of STORAGES) {
   );
 
   Deno.test(
+    `${name} shares an index among one user's chats only, unless told to share it across users`,
+    withStorage(async (folder, make) => {
+      // Bob uploads the very bytes Ada did, as a document of his own.
+      const report = await copiedFixture(folder, "report.pdf");
+      await Deno.mkdir(`${folder}/bob`);
+      await Deno.copyFile(report.path, `${folder}/bob/report.pdf`);
+      const bobs = LocalDocument.fromPath(`${folder}/bob/report.pdf`, { id: "bobs-report" });
+      const chats = [
+        { ...chatParams("ada-1"), user: "ada", document: report },
+        { ...chatParams("ada-2"), user: "ada", document: report },
+        { ...chatParams("bob-1"), user: "bob", document: bobs },
+      ];
+      const question = "What is the secret ingredient of the winter loaf?";
+      const keysAndSources = async (storage: SourceStorage) => {
+        const sources = [];
+        for (const { document, ...params } of chats) {
+          await storage.store([document], params);
+          sources.push((await storage.retrieve([document], question, params)).map((s) => s.id));
+        }
+        const keys = await indexKeys(
+          storage,
+          chats.map(({ chat_id, document }) => ({ chat_id, document: document.id })),
+        );
+        for (const chat of chats) await storage.delete(chat);
+        return { keys, sources };
+      };
+
+      // By default: Ada's chats share one index; Bob's copy has an index of its own.
+      const apart = await keysAndSources(make());
+      assert.equal(apart.keys[0], apart.keys[1]);
+      assert.notEqual(apart.keys[2], apart.keys[0]);
+      assert.deepEqual(apart.sources[1], apart.sources[0]);
+      assert.ok(apart.sources[0]!.length > 0);
+      assert.ok(apart.sources[2]!.every((id) => !apart.sources[0]!.includes(id)));
+
+      // Shared on purpose: all three chats use one index.
+      const shared = await keysAndSources(make({ shareIndexes: true }));
+      assert.equal(new Set(shared.keys).size, 1);
+      assert.deepEqual(shared.sources[2], shared.sources[0]);
+    }),
+  );
+
+  Deno.test(
     `${name} forgets a deleted chat, and keeps what another chat still uses`,
     withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
@@ -170,6 +223,19 @@ for (const [path, Storage] of STORAGES) {
       await restarted.delete(second);
     }),
   );
+}
+
+/** The key of the index each chat's document is linked to, as the storage's backend keeps it. */
+async function indexKeys(
+  storage: SourceStorage,
+  chats: { chat_id: string; document: string }[],
+): Promise<string[]> {
+  const backend: IndexBackend = await (storage as IndexedSourceStorage)["backend"]();
+  return await Promise.all(chats.map(async ({ chat_id, document }) => {
+    const key = (await backend.links(chat_id)).get(document)?.key;
+    assert.ok(key, `${chat_id} has an index of ${document}`);
+    return key;
+  }));
 }
 
 function withoutDocument({ document: _, ...rest }: { document: unknown }) {
