@@ -5,7 +5,7 @@
  */
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { Page } from "./core/page.ts";
-import { SvcError } from "./core/errors.ts";
+import { quote, SvcError } from "./core/errors.ts";
 
 /** A window of tokens of one document. */
 export interface Chunk {
@@ -29,6 +29,14 @@ export interface ChunkOptions {
    * @default {250}
    */
   chunkOverlap?: number;
+  /**
+   * The most chunks the pages may make: more is an error, raised before any
+   * chunk is made.
+   * @default {Infinity}
+   */
+  maxChunks?: number;
+  /** The document's name, for that error. */
+  name?: string;
 }
 
 /**
@@ -46,10 +54,12 @@ export interface ChunkOptions {
  * ```
  *
  * @throws {SvcError} 422 when `chunkSize` is not a positive integer, or
- * `chunkOverlap` not an integer from 0 to below `chunkSize`
+ * `chunkOverlap` not an integer from 0 to below `chunkSize`; 422 naming the
+ * document, the number of chunks and the limit when they are more than
+ * `maxChunks`
  */
 export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): Chunk[] {
-  const { chunkSize = 500, chunkOverlap = 250 } = options;
+  const { chunkSize = 500, chunkOverlap = 250, maxChunks = Infinity } = options;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new SvcError(`chunk_size must be a positive integer, not ${chunkSize}`, { status: 422 });
   }
@@ -73,6 +83,11 @@ export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): 
   }
 
   const step = chunkSize - chunkOverlap;
+  // Counted before the windows are made, which could be as many as the tokens.
+  const count = tokens.length <= chunkSize
+    ? Math.min(tokens.length, 1)
+    : Math.ceil((tokens.length - chunkSize) / step) + 1;
+  if (count > maxChunks) throw tooManyChunks(count, { ...options, maxChunks });
   const starts: number[] = [];
   let start = 0;
   for (; start + chunkSize <= tokens.length; start += step) starts.push(start);
@@ -93,6 +108,21 @@ export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): 
       numTokens: end - first,
     };
   });
+}
+
+/** The refusal of a document that would make more chunks than the limit. */
+function tooManyChunks(
+  count: number,
+  options: ChunkOptions & { maxChunks: number },
+): SvcError {
+  const subject = options.name === undefined
+    ? "The document would make"
+    : `Cannot store ${quote(options.name)}: it would make`;
+  return new SvcError(
+    `${subject} ${count} chunks, more than the limit of ${options.maxChunks} per document: ` +
+      "use a larger chunk_size, a smaller chunk_overlap, or split the document",
+    { status: 422 },
+  );
 }
 
 /** The number of cl100k tokens of a text. */

@@ -85,3 +85,38 @@ Deno.test("pageNumbersToLocation() joins runs of three or more", () => {
   assert.equal(pageNumbersToLocation([8, 7, 5, 3, 2, 1, 2]), "1-3, 5, 7, 8");
   assert.equal(pageNumbersToLocation([1, 2, 3, 4, 6, 7, 8, 10]), "1-4, 6-8, 10");
 });
+
+Deno.test("chunkPages() refuses more chunks than maxChunks, naming the document, the count and the limit", () => {
+  const pages = [{ text: words(0, 100), number: null }];
+  const tokens = countTokens(`${words(0, 100)}\n`);
+  // Windows of 10 every 5 tokens: one, then one per 5 tokens after the first 10.
+  const count = Math.ceil((tokens - 10) / 5) + 1;
+  const options = { chunkSize: 10, chunkOverlap: 5, name: "book.txt" };
+  assert.equal(chunkPages(pages, { ...options, maxChunks: count }).length, count);
+  assert.throws(
+    () => chunkPages(pages, { ...options, maxChunks: count - 1 }),
+    (e) =>
+      e instanceof SvcError && e.status === 422 &&
+      e.message === `Cannot store "book.txt": it would make ${count} chunks, more than the limit ` +
+          `of ${count - 1} per document: use a larger chunk_size, a smaller chunk_overlap, ` +
+          "or split the document",
+  );
+});
+
+Deno.test("chunkPages() counts the windows it refuses as it would make them", () => {
+  for (const length of [0, 1, 9, 10, 11, 14, 15, 16, 37]) {
+    const pages = [{ text: words(0, length), number: null }];
+    for (const [chunkSize, chunkOverlap] of [[10, 5], [10, 0], [10, 9], [3, 1], [50, 10]]) {
+      const made = chunkPages(pages, { chunkSize, chunkOverlap }).length;
+      const options = { chunkSize, chunkOverlap };
+      assert.equal(chunkPages(pages, { ...options, maxChunks: made }).length, made);
+      if (made > 0) {
+        assert.throws(
+          () => chunkPages(pages, { ...options, maxChunks: made - 1 }),
+          new RegExp(`make ${made} chunks`),
+          `${length} words, ${chunkSize}/${chunkOverlap}`,
+        );
+      }
+    }
+  }
+});

@@ -1,5 +1,5 @@
 import type { Document } from "./document.ts";
-import type { ChatParams, ParamSchema } from "./params.ts";
+import type { ChatParams, ParamRule, ParamSchema } from "./params.ts";
 import type { Requirement } from "./requirements.ts";
 import type { Source } from "./source.ts";
 
@@ -13,6 +13,8 @@ export abstract class Component {
   static displayName?: string;
   /** The chat parameters this component takes. */
   static params: ParamSchema = {};
+  /** Checks over several of its chat parameters, such as one that must stay below another. */
+  static paramRules: readonly ParamRule[] = [];
   /** What must be there for this component to run. */
   static requirements: readonly Requirement[] = [];
 
@@ -37,6 +39,7 @@ export type ComponentClass<T extends Component = Component> = (new () => T) & {
   readonly name: string;
   displayName?: string;
   params: ParamSchema;
+  paramRules?: readonly ParamRule[];
   requirements: readonly Requirement[];
   isAvailable(): Promise<boolean>;
 };

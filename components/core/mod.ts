@@ -16,7 +16,7 @@ export { Message, MessageRole } from "./message.ts";
 export type { MessageOptions } from "./message.ts";
 export type { Page } from "./page.ts";
 export { paramsJsonSchema, SPECIAL_PARAMS, validateParams } from "./params.ts";
-export type { ChatParams, ParamSchema, SpecialParams } from "./params.ts";
+export type { ChatParams, ParamProblem, ParamRule, ParamSchema, SpecialParams } from "./params.ts";
 export { Rag, UnavailableComponentError } from "./rag.ts";
 export type { ComponentRef, Family, LoadComponentOptions } from "./rag.ts";
 export { EnvVarRequirement, PackageRequirement, ServerRequirement } from "./requirements.ts";

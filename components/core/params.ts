@@ -41,10 +41,36 @@ export type ChatParams = SpecialParams & {
 /** The names of the special parameters. */
 export const SPECIAL_PARAMS: readonly (keyof SpecialParams)[] = ["user", "chat_id", "chat_name"];
 
+/** What is wrong with one parameter: its name, and a phrase such as `must be at least 8`. */
+export interface ParamProblem {
+  name: string;
+  problem: string;
+}
+
+/**
+ * A check over several parameters of one component, which a schema per
+ * parameter cannot express (`chunk_overlap` below `chunk_size`). It gets the
+ * component's parameters with defaults filled in, each valid on its own.
+ *
+ * @example
+ * ```ts
+ * import type { ParamProblem, ParamRule } from "@svc/svc";
+ * function overlapBelowSize(params: Readonly<Record<string, unknown>>): ParamProblem | undefined {
+ *   const { chunk_size, chunk_overlap } = params as Record<string, number>;
+ *   if (chunk_overlap! < chunk_size!) return undefined;
+ *   return { name: "chunk_overlap", problem: `must be less than chunk_size (${chunk_size})` };
+ * }
+ * const rules: ParamRule[] = [overlapBelowSize];
+ * ```
+ */
+export type ParamRule = (params: Readonly<Record<string, unknown>>) => ParamProblem | undefined;
+
 /** A component class as far as parameters go. */
 export interface Parametrized {
   readonly name: string;
   readonly params: ParamSchema;
+  /** Checks over several of its parameters. */
+  readonly paramRules?: readonly ParamRule[];
 }
 
 /**
@@ -53,7 +79,8 @@ export interface Parametrized {
  * parameters, which `params` must hold.
  *
  * @throws {SvcError} 422 listing every unknown, missing and wrong-type parameter
- * by name, value and expected type
+ * by name, value and expected type, and every value that is not allowed (below
+ * a minimum, refused by a rule) by name, value and what it must be
  */
 export function validateParams(
   params: Readonly<Record<string, unknown>>,
@@ -63,6 +90,7 @@ export function validateParams(
   const unknown: string[] = [];
   const missing: string[] = [];
   const wrongType: string[] = [];
+  const invalid: string[] = [];
 
   const special: Partial<SpecialParams> = {};
   for (const name of SPECIAL_PARAMS) {
@@ -82,17 +110,31 @@ export function validateParams(
       if (!components.every((c) => c.params[name]?.safeParse(undefined).success ?? true)) {
         missing.push(`- ${name}: ${typeName(schema)}`);
       }
-    } else if (!components.every((c) => c.params[name]?.safeParse(value).success ?? true)) {
-      wrongType.push(`- ${name}: ${typeName(schema)} = ${show(value)}`);
+    } else {
+      const issue = components.map((c) => c.params[name]?.safeParse(value).error?.issues[0])
+        .find((issue) => issue !== undefined);
+      if (issue === undefined) continue;
+      if (VALUE_ISSUES.has(issue.code)) {
+        invalid.push(`- ${name} = ${show(value)}: ${issue.message}`);
+      } else wrongType.push(`- ${name}: ${typeName(schema)} = ${show(value)}`);
+    }
+  }
+  for (const component of components) {
+    const own = ownParams(component, params);
+    if (own === undefined) continue;
+    for (const rule of component.paramRules ?? []) {
+      const found = rule(own);
+      if (found) invalid.push(`- ${found.name} = ${show(own[found.name])}: ${found.problem}`);
     }
   }
 
-  const problems = unknown.length + missing.length + wrongType.length;
+  const problems = unknown.length + missing.length + wrongType.length + invalid.length;
   if (problems > 0) {
     const sections = [
       [unknown, "These parameters are unknown:"],
       [missing, "These parameters are missing:"],
       [wrongType, "These parameters have the wrong type:"],
+      [invalid, "These parameters have values that are not allowed:"],
     ] as const;
     const text = sections
       .filter(([lines]) => lines.length > 0)
@@ -104,14 +146,33 @@ export function validateParams(
     );
   }
 
-  return new Map(components.map((component) => {
-    const own = Object.fromEntries(
-      Object.entries(component.params).map((
-        [name, schema],
-      ) => [name, schema.parse(params[name])]),
-    );
-    return [component, { ...own, ...special }];
-  }));
+  return new Map(components.map((component) => [
+    component,
+    { ...ownParams(component, params), ...special },
+  ]));
+}
+
+// Issues of a value of the right type that is out of bounds, as opposed to a wrong type.
+const VALUE_ISSUES = new Set([
+  "too_small",
+  "too_big",
+  "not_multiple_of",
+  "invalid_value",
+  "custom",
+]);
+
+/** The component's own parameters with defaults filled in; `undefined` when one is not valid. */
+function ownParams(
+  component: Parametrized,
+  params: Readonly<Record<string, unknown>>,
+): Record<string, unknown> | undefined {
+  const own: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(component.params)) {
+    const parsed = schema.safeParse(params[name]);
+    if (!parsed.success) return undefined;
+    own[name] = parsed.data;
+  }
+  return own;
 }
 
 /**

@@ -21,7 +21,12 @@ const embedders = new Map<number, HashEmbedder>();
 scope.onmessage = async ({ data: job }) => {
   try {
     const pages = job.pages ?? await extractPages(job);
-    const chunks = chunkPages(pages, { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap });
+    const chunks = chunkPages(pages, {
+      chunkSize: job.chunkSize,
+      chunkOverlap: job.chunkOverlap,
+      maxChunks: job.maxChunks,
+      name: job.name,
+    });
     if (job.hashDimension === undefined) return scope.postMessage({ id: job.id, chunks });
 
     const dimension = job.hashDimension;

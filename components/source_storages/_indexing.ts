@@ -22,6 +22,12 @@ export interface ChunkAndEmbedOptions {
   chunkSize: number;
   /** Tokens shared by neighbouring chunks. */
   chunkOverlap: number;
+  /**
+   * The most chunks the document may make: more is an error before anything
+   * is embedded.
+   * @default {Infinity}
+   */
+  maxChunks?: number;
   /** What makes the vectors. */
   embedder: Embedder;
   /** The document's content, when already read; read when left out. */
@@ -46,7 +52,8 @@ export interface EmbeddedChunks {
  * how.
  *
  * @throws {SvcError} 422 for a document that cannot be read, as
- * `Document.extractPages()` does; 500 when the worker fails
+ * `Document.extractPages()` does, or that makes more than `maxChunks`
+ * chunks; 500 when the worker fails
  */
 export async function chunkAndEmbed(
   document: Document,
@@ -67,6 +74,7 @@ export async function chunkAndEmbed(
     pages,
     chunkSize: options.chunkSize,
     chunkOverlap: options.chunkOverlap,
+    maxChunks: options.maxChunks,
     hashDimension,
   }, signal);
 
@@ -109,6 +117,8 @@ export interface IndexJob {
   pages?: Page[];
   chunkSize: number;
   chunkOverlap: number;
+  /** The most chunks the document may make; no limit when left out. */
+  maxChunks?: number;
   /** Embed with `HashEmbedder` of this dimension; no vectors when left out. */
   hashDimension?: number;
 }

@@ -58,3 +58,50 @@ Deno.test("paramsJsonSchema() titles the schema and lists parameters with defaul
   });
   assert.deepEqual(paramsJsonSchema("Typed", { flag: z.boolean() }).required, ["flag"]);
 });
+
+Deno.test("validateParams() names a value below a parameter's minimum with the bound", () => {
+  const bounded = {
+    name: "Bounded",
+    params: { chunk_size: z.int().min(8, { error: "must be at least 8" }).default(500) },
+  };
+  assert.throws(
+    () => validateParams({ ...specials, chunk_size: 1 }, [bounded]),
+    (e) =>
+      e instanceof SvcError && e.status === 422 &&
+      e.message === "The chat parameters have 1 problem:\n\n" +
+          "These parameters have values that are not allowed:\n- chunk_size = 1: must be at least 8",
+  );
+  assert.equal(
+    validateParams({ ...specials, chunk_size: 8 }, [bounded]).get(bounded)?.chunk_size,
+    8,
+  );
+});
+
+Deno.test("validateParams() checks a component's rules over several parameters, defaults included", () => {
+  const ruled = {
+    name: "Ruled",
+    params: { size: z.int().default(500), overlap: z.int().default(250) },
+    paramRules: [
+      ({ size, overlap }: Readonly<Record<string, unknown>>) =>
+        (overlap as number) < (size as number)
+          ? undefined
+          : { name: "overlap", problem: `must be less than size (${size})` },
+    ],
+  };
+  assert.throws(
+    () => validateParams({ ...specials, size: 100 }, [ruled, assistant]),
+    (e) =>
+      e instanceof SvcError && e.status === 422 &&
+      e.message.endsWith("- overlap = 250: must be less than size (100)"),
+  );
+  // A rule sees only values that are valid on their own: a wrong type is told once, as such.
+  assert.throws(
+    () => validateParams({ ...specials, size: "big" }, [ruled]),
+    (e) => e instanceof SvcError && e.message.includes("1 problem") && !/overlap/.test(e.message),
+  );
+  assert.deepEqual(validateParams({ ...specials, overlap: 0 }, [ruled]).get(ruled), {
+    size: 500,
+    overlap: 0,
+    ...specials,
+  });
+});
