@@ -1,13 +1,14 @@
 /**
- * The SQL of chats: creating one with its documents, finding a user's chat
- * for a write, reading chats with all their messages, and deleting one.
+ * The SQL of chats: creating one with its documents, within the user's limit
+ * of chats; finding a user's chat for a write; reading chats with all their
+ * messages, or without them; and deleting one.
  * @module
  */
 import type { InStatement, ResultSet, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { documentSeqs } from "./documents.ts";
 import { appendSteps, assembleMessages, messageQueries, sourceDocumentIds } from "./messages.ts";
-import type { ChatRecord, DocumentRecord } from "./records.ts";
+import type { ChatMetadata, ChatRecord, ChatSummary, DocumentRecord } from "./records.ts";
 import { runSteps, type Step } from "./steps.ts";
 
 /** A user's chat as a write needs it. */
@@ -20,13 +21,44 @@ export interface ChatKey {
   next: number;
 }
 
-/** Stores a new chat of the user whose key is `userSeq`, with its documents and messages. */
+/** Options of {@linkcode insertChat}. */
+export interface InsertChatOptions {
+  /**
+   * The most chats the user may have: 429 when they have as many already.
+   * @default {Infinity}
+   */
+  maxChats?: number;
+}
+
+/**
+ * Stores a new chat of the user whose key is `userSeq`, with its documents and
+ * messages.
+ *
+ * @throws {SvcError} 429 when the user has `maxChats` chats already; 404 naming
+ * the documents that are missing or another user's; 409 when the id is taken
+ */
 export async function insertChat(
   tx: Transaction,
   userSeq: number,
   chat: ChatRecord,
+  options: InsertChatOptions = {},
 ): Promise<void> {
   const { metadata } = chat;
+  const { maxChats = Infinity } = options;
+  if (Number.isFinite(maxChats)) {
+    // Counted in the write that adds the chat, so that chats created at once cannot pass the limit.
+    const { rows } = await tx.execute({
+      sql: "SELECT COUNT(*) AS n FROM chats WHERE user_seq = ?",
+      args: [userSeq],
+    });
+    const count = Number(rows[0]?.n ?? 0);
+    if (count >= maxChats) {
+      throw new SvcError(
+        `You have ${count} chats, the most one user may have: delete a chat to create another`,
+        { status: 429 },
+      );
+    }
+  }
   const documents = await documentSeqs(tx, userSeq, [
     ...metadata.documents.map((d) => d.id),
     ...sourceDocumentIds(chat.messages),
@@ -108,24 +140,64 @@ export function chatQueries(user: string, id?: string): InStatement[] {
 
 /** The chats, oldest first, from the results of {@linkcode chatQueries}. */
 export function assembleChats([chatRows, documentRows, ...rest]: ResultSet[]): ChatRecord[] {
+  const metadata = metadataOf(chatRows!, documentRows!);
+  const messages = assembleMessages(rest);
+  return chatRows!.rows.map((row, index) => ({
+    id: String(row.id),
+    metadata: metadata[index]!,
+    messages: messages.get(Number(row.seq)) ?? [],
+    prepared: Number(row.prepared) === 1,
+  }));
+}
+
+/**
+ * The queries that read the user's chats with their documents but not their
+ * messages, only how many there are and when the last one was written: two
+ * queries, whatever the number of chats. {@linkcode assembleSummaries} puts
+ * the results together.
+ */
+export function summaryQueries(user: string): InStatement[] {
+  const [, documents] = chatQueries(user);
+  return [
+    {
+      // The last message by position, which the index of (chat_seq, position) finds at once.
+      sql: `SELECT c.seq, c.id, c.name, c.source_storage, c.assistant, c.params, c.prepared,
+          (SELECT COUNT(*) FROM messages m WHERE m.chat_seq = c.seq) AS num_messages,
+          (SELECT m.timestamp FROM messages m WHERE m.chat_seq = c.seq
+            ORDER BY m.position DESC LIMIT 1) AS last_activity
+        FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?) ORDER BY c.seq`,
+      args: [user],
+    },
+    documents!,
+  ];
+}
+
+/** The chats without their messages, oldest first, from the results of {@linkcode summaryQueries}. */
+export function assembleSummaries([chatRows, documentRows]: ResultSet[]): ChatSummary[] {
+  const metadata = metadataOf(chatRows!, documentRows!);
+  return chatRows!.rows.map((row, index) => ({
+    id: String(row.id),
+    metadata: metadata[index]!,
+    prepared: Number(row.prepared) === 1,
+    num_messages: Number(row.num_messages),
+    last_activity: row.last_activity === null ? null : String(row.last_activity),
+  }));
+}
+
+/** The metadata of each chat row, in order, with its documents. */
+function metadataOf(chatRows: ResultSet, documentRows: ResultSet): ChatMetadata[] {
   const documents = new Map<number, DocumentRecord[]>();
-  for (const row of documentRows!.rows) {
+  for (const row of documentRows.rows) {
     const list = documents.get(Number(row.chat_seq)) ?? [];
     list.push({ id: String(row.id), name: String(row.name) });
     documents.set(Number(row.chat_seq), list);
   }
-  const messages = assembleMessages(rest);
-  return chatRows!.rows.map((row) => ({
-    id: String(row.id),
-    metadata: {
-      name: String(row.name),
-      source_storage: String(row.source_storage),
-      assistant: String(row.assistant),
-      params: JSON.parse(String(row.params)),
-      documents: documents.get(Number(row.seq)) ?? [],
-    },
-    messages: messages.get(Number(row.seq)) ?? [],
-    prepared: Number(row.prepared) === 1,
+  return chatRows.rows.map((row) => ({
+    name: String(row.name),
+    source_storage: String(row.source_storage),
+    assistant: String(row.assistant),
+    params: JSON.parse(String(row.params)),
+    documents: documents.get(Number(row.seq)) ?? [],
   }));
 }
 

@@ -4,10 +4,28 @@
  */
 import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
-import { assembleChats, chatQueries, findChat, insertChat, noChat, removeChat } from "./chats.ts";
-import { documentSeqs, documentsInOrder, insertDocument, selectDocuments } from "./documents.ts";
+import {
+  assembleChats,
+  assembleSummaries,
+  chatQueries,
+  findChat,
+  insertChat,
+  type InsertChatOptions,
+  noChat,
+  removeChat,
+  summaryQueries,
+} from "./chats.ts";
+import {
+  documentSeqs,
+  documentsInOrder,
+  insertDocument,
+  type RecordedSize,
+  recordSize,
+  selectDocuments,
+  storageQuery,
+} from "./documents.ts";
 import { appendSteps, sourceDocumentIds } from "./messages.ts";
-import type { ChatRecord, MessageRecord, StoredDocument } from "./records.ts";
+import type { ChatRecord, ChatSummary, MessageRecord, StoredDocument } from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
 import type { DatabaseThread } from "./thread.ts";
@@ -91,14 +109,38 @@ export class Database {
   }
 
   /**
-   * Stores a new chat of the user: its metadata, its documents in the given
-   * order, whether it is prepared, and its messages. 404 naming every document
-   * that is missing or another user's; 409 if the chat's id is taken.
+   * The bytes of the files the user uploaded, as {@linkcode Database.recordSize}
+   * recorded them.
    */
-  addChat(user: string, chat: ChatRecord): Promise<void> {
-    if (this.#thread) return this.#forward("addChat", user, chat);
+  async storageUsed(user: string): Promise<number> {
+    if (this.#thread) return this.#forward("storageUsed", user);
+    const [result] = await this.#read([storageQuery(user)]);
+    return Number(result!.rows[0]?.used ?? 0);
+  }
+
+  /**
+   * Records the size of the file uploaded for the user's document, unless the
+   * user's files would then take more than `maxTotal` bytes; checked and
+   * recorded in one write, so that uploads ending at once cannot pass the
+   * limit together. 404 for a missing or another user's document.
+   */
+  recordSize(user: string, id: string, size: number, maxTotal: number): Promise<RecordedSize> {
+    if (this.#thread) return this.#forward("recordSize", user, id, size, maxTotal);
+    return this.#write(async (tx) =>
+      await recordSize(tx, await userSeq(tx, user), id, size, maxTotal)
+    );
+  }
+
+  /**
+   * Stores a new chat of the user: its metadata, its documents in the given
+   * order, whether it is prepared, and its messages. 429 when the user has
+   * `maxChats` chats already; 404 naming every document that is missing or
+   * another user's; 409 if the chat's id is taken.
+   */
+  addChat(user: string, chat: ChatRecord, options: InsertChatOptions = {}): Promise<void> {
+    if (this.#thread) return this.#forward("addChat", user, chat, options);
     return this.#write(async (tx) => {
-      await insertChat(tx, await userSeq(tx, user), chat);
+      await insertChat(tx, await userSeq(tx, user), chat, options);
     });
   }
 
@@ -114,6 +156,12 @@ export class Database {
   async listChats(user: string): Promise<ChatRecord[]> {
     if (this.#thread) return this.#forward("listChats", user);
     return assembleChats(await this.#read(chatQueries(user)));
+  }
+
+  /** The user's chats, oldest first, without their messages: how many, and the last one's time. */
+  async listChatSummaries(user: string): Promise<ChatSummary[]> {
+    if (this.#thread) return this.#forward("listChatSummaries", user);
+    return assembleSummaries(await this.#read(summaryQueries(user)));
   }
 
   /**

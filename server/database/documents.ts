@@ -1,5 +1,7 @@
 /**
- * The SQL of documents: storing one, and finding a user's by id.
+ * The SQL of documents: storing one, finding a user's by id, and the bytes of
+ * the files a user uploaded, each recorded in its document's metadata as
+ * `size`.
  * @module
  */
 import type { InStatement, ResultSet, Row, Transaction } from "@libsql/client";
@@ -64,6 +66,53 @@ export async function documentSeqs(
   const missing = unique.filter((id) => !seqs.has(id));
   if (missing.length > 0) throw noDocuments(missing);
   return seqs;
+}
+
+/** The query for the bytes of the user's uploaded files: one row, `used`. */
+export function storageQuery(user: string): InStatement {
+  return {
+    sql: `SELECT COALESCE(SUM(json_extract(metadata, '$.size')), 0) AS used FROM documents
+      WHERE user_seq = (SELECT seq FROM users WHERE name = ?)`,
+    args: [user],
+  };
+}
+
+/** What {@linkcode recordSize} did. */
+export interface RecordedSize {
+  /** Whether the size was recorded: the user's documents stay within the limit. */
+  recorded: boolean;
+  /** The bytes of the user's other uploaded files. */
+  used: number;
+}
+
+/**
+ * Records the size of the file uploaded for the user's document, inside a
+ * write, unless the user's files would then take more than `maxTotal` bytes.
+ * A document uploaded again counts once, with its new size.
+ *
+ * @throws {SvcError} 404 for a document that is missing or another user's
+ */
+export async function recordSize(
+  tx: Transaction,
+  userSeq: number,
+  id: string,
+  size: number,
+  maxTotal: number,
+): Promise<RecordedSize> {
+  const { rows } = await tx.execute({
+    sql: `SELECT COALESCE(SUM(json_extract(metadata, '$.size')), 0) AS used FROM documents
+      WHERE user_seq = ? AND id != ?`,
+    args: [userSeq, id],
+  });
+  const used = Number(rows[0]?.used ?? 0);
+  if (used + size > maxTotal) return { recorded: false, used };
+  const updated = await tx.execute({
+    sql:
+      "UPDATE documents SET metadata = json_set(metadata, '$.size', ?) WHERE user_seq = ? AND id = ?",
+    args: [size, userSeq, id],
+  });
+  if (updated.rowsAffected === 0) throw noDocuments([id]);
+  return { recorded: true, used };
 }
 
 /** 404 `No document "a"`, or `No documents "a", "b"`: never saying whether another user has it. */

@@ -25,10 +25,12 @@
  * ```
  * @module
  */
+export type { InsertChatOptions } from "./chats.ts";
 export { openDatabase } from "./connect.ts";
 export type { OpenDatabaseOptions } from "./connect.ts";
 export { Database } from "./database.ts";
 export type { DatabaseOptions } from "./database.ts";
+export type { RecordedSize } from "./documents.ts";
 export { MIGRATIONS } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";
 export { parseDatabaseUrl } from "./url.ts";
@@ -36,6 +38,7 @@ export type { DatabaseLocation, ParseDatabaseUrlOptions } from "./url.ts";
 export type {
   ChatMetadata,
   ChatRecord,
+  ChatSummary,
   DocumentRecord,
   MessageRecord,
   MessageRole,

@@ -55,3 +55,17 @@ export interface ChatRecord {
   messages: MessageRecord[];
   prepared: boolean;
 }
+
+/**
+ * A chat without its messages, as the light list of chats shows it: what a
+ * list of chats needs, whatever the length of the conversations.
+ */
+export interface ChatSummary {
+  id: string;
+  metadata: ChatMetadata;
+  prepared: boolean;
+  /** How many messages the chat has. */
+  num_messages: number;
+  /** The timestamp of its last message; `null` for a chat without messages. */
+  last_activity: string | null;
+}

@@ -231,6 +231,67 @@ for (const kind of KINDS) {
     assert.deepEqual(await fresh.db.listChats("ada"), expected);
   });
 
+  Deno.test(`Database.addChat() refuses a chat past maxChats with 429 and saves nothing of it (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    await fresh.db.addDocument("ada", d1);
+    await fresh.db.addChat("ada", chat("c1", [d1]), { maxChats: 2 });
+    await fresh.db.addChat("bob", chat("b1", []), { maxChats: 1 });
+    const before = fresh.path === undefined ? undefined : await countRows(fresh.path);
+    // Chats created at once are counted one after the other: never more than the limit.
+    const results = await Promise.allSettled(
+      ["c2", "c3", "c4"].map((id) => fresh.db.addChat("ada", chat(id, [d1]), { maxChats: 2 })),
+    );
+    assert.deepEqual(results.map((result) => result.status), ["fulfilled", "rejected", "rejected"]);
+    for (const result of results.slice(1)) {
+      svcError(
+        429,
+        "You have 2 chats, the most one user may have: delete a chat to create another",
+      )(
+        (result as PromiseRejectedResult).reason,
+      );
+    }
+    assert.deepEqual((await fresh.db.listChats("ada")).map((c) => c.id), ["c1", "c2"]);
+    if (before !== undefined) {
+      const after = await countRows(fresh.path!);
+      assert.equal(after.chats, before.chats! + 1);
+      assert.equal(after.chat_documents, before.chat_documents! + 1);
+    }
+    await fresh.db.deleteChat("ada", "c1");
+    await fresh.db.addChat("ada", chat("c5", [d1]), { maxChats: 2 });
+  });
+
+  Deno.test(`Database.listChatSummaries() lists chats without messages: how many, and the last one's time (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    for (const d of [d1, d2]) await fresh.db.addDocument("ada", d);
+    const quiet = chat("c-quiet", [d2, d1]);
+    await fresh.db.addChat("ada", quiet);
+    const busy = chat("c-busy", [d1]);
+    await fresh.db.addChat("ada", busy);
+    const welcome = message("w", { role: "system" });
+    await fresh.db.setPrepared("ada", "c-busy", welcome);
+    const last = message("a", { role: "assistant", sources: [source("s", d1)] });
+    await fresh.db.addMessages("ada", "c-busy", [message("q"), last]);
+    await fresh.db.addChat("bob", chat("c-bob", []));
+
+    assert.deepEqual(await fresh.db.listChatSummaries("ada"), [
+      {
+        id: "c-quiet",
+        metadata: quiet.metadata,
+        prepared: false,
+        num_messages: 0,
+        last_activity: null,
+      },
+      {
+        id: "c-busy",
+        metadata: busy.metadata,
+        prepared: true,
+        num_messages: 3,
+        last_activity: last.timestamp,
+      },
+    ]);
+    assert.deepEqual(await fresh.db.listChatSummaries("eve"), []);
+  });
+
   Deno.test(`Database.deleteChat() removes the chat, its messages and their links (${kind})`, async () => {
     await using fresh = await freshDatabase(kind);
     await fresh.db.addDocument("ada", d1);

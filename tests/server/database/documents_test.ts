@@ -50,4 +50,42 @@ for (const kind of KINDS) {
     await fresh.db.addDocument("Zoë O'Brien", odd);
     assert.deepEqual(await fresh.db.getDocument("Zoë O'Brien", odd.id), odd);
   });
+
+  Deno.test(`Database.recordSize() keeps a user's uploads within the limit, each document counted once (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    for (const id of ["d1", "d2", "d3"]) await fresh.db.addDocument("ada", document(id));
+    await fresh.db.addDocument("bob", document("b1"));
+    assert.equal(await fresh.db.storageUsed("ada"), 0);
+
+    assert.deepEqual(await fresh.db.recordSize("ada", "d1", 600, 1000), {
+      recorded: true,
+      used: 0,
+    });
+    assert.deepEqual(await fresh.db.recordSize("bob", "b1", 900, 1000), {
+      recorded: true,
+      used: 0,
+    });
+    assert.deepEqual(await fresh.db.recordSize("ada", "d2", 401, 1000), {
+      recorded: false,
+      used: 600,
+    });
+    assert.equal(await fresh.db.storageUsed("ada"), 600);
+    assert.deepEqual((await fresh.db.getDocument("ada", "d2")).metadata, document("d2").metadata);
+    // Exactly at the limit is within it; a document uploaded again counts with its new size.
+    assert.deepEqual(await fresh.db.recordSize("ada", "d2", 400, 1000), {
+      recorded: true,
+      used: 600,
+    });
+    assert.deepEqual(await fresh.db.recordSize("ada", "d1", 100, 1000), {
+      recorded: true,
+      used: 400,
+    });
+    assert.equal(await fresh.db.storageUsed("ada"), 500);
+    assert.equal((await fresh.db.getDocument("ada", "d1")).metadata.size, 100);
+    assert.equal(await fresh.db.storageUsed("bob"), 900);
+    await assert.rejects(
+      fresh.db.recordSize("bob", "d3", 1, 1000),
+      svcError(404, 'No document "d3"'),
+    );
+  });
 }
