@@ -11,21 +11,28 @@ import { type Chunk, pageNumbersToLocation } from "../chunking.ts";
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";
-import type { ChatParams, ParamSchema } from "../core/params.ts";
+import type { ChatParams, ParamRule, ParamSchema } from "../core/params.ts";
 import { envVar } from "../core/requirements.ts";
 import type { Source } from "../core/source.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
 import { fillBudget } from "./_budget.ts";
+import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { fuseRankings } from "./_fusion.ts";
 import { chunkAndEmbed, contentHash, holdIndexingWorker } from "./_indexing.ts";
 
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
-  chunk_size: z.int().positive().default(500),
+  // A getter, so that the bounds of SVC_MIN_CHUNK_SIZE and SVC_MAX_CHUNK_SIZE are read when used.
+  get chunk_size() {
+    return chunkSizeParam();
+  },
   chunk_overlap: z.int().nonnegative().default(250),
   num_tokens: z.int().positive().default(1024),
 };
+
+/** The checks over several parameters of every chunking source storage. */
+export const INDEX_PARAM_RULES: readonly ParamRule[] = [overlapBelowSize];
 
 /** What an index was made from; two documents with equal settings share one index. */
 export interface IndexSettings {
@@ -179,6 +186,7 @@ export interface Rankings {
  */
 export abstract class IndexedSourceStorage extends SourceStorage {
   static override params: ParamSchema = INDEX_PARAMS;
+  static override paramRules: readonly ParamRule[] = INDEX_PARAM_RULES;
   #embedder?: Embedder;
   readonly #shareIndexes?: boolean;
   // Builds in progress, so that chats storing the same new document at once
@@ -342,6 +350,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
         const { chunks, vectors } = await chunkAndEmbed(document, {
           chunkSize: settings.chunkSize,
           chunkOverlap: settings.chunkOverlap,
+          maxChunks: chunkLimits().maxChunksPerDocument,
           embedder,
           bytes,
           signal: params.signal,
@@ -365,22 +374,24 @@ interface Settings {
   numTokens: number;
 }
 
-const SETTINGS = z.object(INDEX_PARAMS);
-
+/** The settings of the chat parameters, checked as `validateParams()` checks them. */
 function settingsOf(params: ChatParams): Settings {
-  const parsed = SETTINGS.safeParse(params);
+  const parsed = z.object(INDEX_PARAMS).safeParse(params);
   if (!parsed.success) {
     throw new SvcError(`The chat parameters are not valid: ${z.prettifyError(parsed.error)}`, {
       status: 422,
     });
   }
-  const { chunk_size, chunk_overlap, num_tokens } = parsed.data as Record<string, number>;
-  if (chunk_overlap! >= chunk_size!) {
-    throw new SvcError(
-      `chunk_overlap must be less than chunk_size (${chunk_size}), not ${chunk_overlap}`,
-      { status: 422 },
-    );
+  const values = parsed.data as Record<string, number>;
+  for (const rule of INDEX_PARAM_RULES) {
+    const found = rule(values);
+    if (found) {
+      throw new SvcError(`${found.name} ${found.problem}, not ${values[found.name]}`, {
+        status: 422,
+      });
+    }
   }
+  const { chunk_size, chunk_overlap, num_tokens } = values;
   return { chunkSize: chunk_size!, chunkOverlap: chunk_overlap!, numTokens: num_tokens! };
 }
 
