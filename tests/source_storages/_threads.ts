@@ -1,0 +1,78 @@
+/**
+ * What runs on which thread: the calls made on this one, and the messages of
+ * the workers it starts, so that a test can tell what happens while a worker
+ * has a job, which a clock cannot tell on a busy machine.
+ * @module
+ */
+
+/** The arguments of each call recorded, in order. */
+export interface RecordedCalls extends Disposable {
+  readonly calls: unknown[][];
+}
+
+/**
+ * Records the calls of `object[name]` until disposed, and still makes them.
+ * A worker has its own copy of every module, so only this thread's calls are
+ * recorded.
+ */
+export function recordCalls<T extends object>(object: T, name: keyof T & string): RecordedCalls {
+  const original = object[name] as (...args: unknown[]) => unknown;
+  const calls: unknown[][] = [];
+  object[name] = function (this: unknown, ...args: unknown[]) {
+    calls.push(args);
+    return original.apply(this, args);
+  } as T[typeof name];
+  return {
+    calls,
+    [Symbol.dispose]() {
+      object[name] = original as T[typeof name];
+    },
+  };
+}
+
+/** The messages posted to the watched workers, and their replies. */
+export interface WorkerWatch extends Disposable {
+  /** Messages posted to a worker. */
+  readonly posted: number;
+  /** Messages received from a worker. */
+  readonly replies: number;
+  /** Settles once the next message is posted, before the worker can have answered it. */
+  nextPost(): Promise<void>;
+}
+
+/**
+ * Replaces `globalThis.Worker` until disposed by a subclass that counts what
+ * is posted to it and what it answers. Workers started before keep running
+ * unwatched.
+ */
+export function watchWorkers(): WorkerWatch {
+  const original = globalThis.Worker;
+  let waiting: PromiseWithResolvers<void>[] = [];
+  const watch = {
+    posted: 0,
+    replies: 0,
+    nextPost() {
+      const next = Promise.withResolvers<void>();
+      waiting.push(next);
+      return next.promise;
+    },
+    [Symbol.dispose]() {
+      globalThis.Worker = original;
+    },
+  };
+  globalThis.Worker = class extends original {
+    constructor(...args: ConstructorParameters<typeof Worker>) {
+      super(...args);
+      // Added before the starter sets `onmessage`, so it counts a reply before it is handled.
+      this.addEventListener("message", () => watch.replies++);
+    }
+
+    override postMessage(message: unknown, options?: Transferable[] | StructuredSerializeOptions) {
+      super.postMessage(message, options as StructuredSerializeOptions);
+      watch.posted++;
+      for (const next of waiting) next.resolve();
+      waiting = [];
+    }
+  };
+  return watch;
+}
