@@ -3,8 +3,9 @@
  * against `svc api` (the test assistant: 20 chunks, 20 ms apart) and, in the
  * same run, against a bare `Deno.serve` that streams the same lines with the
  * same pauses (`_reference_server.ts`). Both run in their own process on
- * loopback; `/health` is timed from a worker beside the load. Prints one
- * Markdown table with svc, the reference and their ratio at each level.
+ * loopback; `/health` is timed from a worker beside the load, and each
+ * server's resident memory read after each level. Prints one Markdown table
+ * with svc, the reference and their ratio at each level.
  *
  * Run with `deno task bench:load`, or `deno run -A bench/load.ts [levels]
  * [rounds]`, e.g. `deno run -A bench/load.ts 10,50 2`.
@@ -12,7 +13,7 @@
  */
 import { freePort } from "../tests/_process.ts";
 import { percentile, sampleHealth, streamAnswers, type StreamStats } from "../tests/rely/_load.ts";
-import { Client, pause, startSvc } from "../tests/rely/_server.ts";
+import { Client, pause, rss, startSvc } from "../tests/rely/_server.ts";
 
 const LEVELS = (Deno.args[0] ?? "10,50,200").split(",").map(Number);
 const ROUNDS = Number(Deno.args[1] ?? 3);
@@ -25,6 +26,8 @@ interface Row {
   health: number[];
   /** CPU time of the server process per answer, in milliseconds. */
   cpuPerAnswer: number;
+  /** Resident memory of the server process after the level, in MiB. */
+  rssMiB: number;
 }
 
 /** Runs every level against a server, given how to ask it for an answer in a slot. */
@@ -43,7 +46,12 @@ async function measure(
     const { latencies } = await sampler.stop();
     const cpu = (await cpuSeconds(pid)) - cpuBefore;
     if (stats.problems.length > 0) throw new Error(stats.problems.slice(0, 5).join("\n"));
-    rows.push({ stats, health: latencies, cpuPerAnswer: (cpu * 1000) / stats.answers });
+    rows.push({
+      stats,
+      health: latencies,
+      cpuPerAnswer: (cpu * 1000) / stats.answers,
+      rssMiB: (await rss(pid)) / 2 ** 20,
+    });
   }
   return rows;
 }
@@ -105,7 +113,7 @@ async function cpuSeconds(pid: number): Promise<number> {
 }
 
 /** The figures of a row, in the table's column order. */
-function figures({ stats, health, cpuPerAnswer }: Row): number[] {
+function figures({ stats, health, cpuPerAnswer, rssMiB }: Row): number[] {
   return [
     stats.answers / stats.seconds,
     stats.chunks / stats.seconds,
@@ -116,6 +124,7 @@ function figures({ stats, health, cpuPerAnswer }: Row): number[] {
     percentile(health, 50),
     percentile(health, 99),
     cpuPerAnswer,
+    rssMiB,
   ];
 }
 
@@ -132,6 +141,7 @@ function table(svc: Row[], reference: Row[]): string {
     "/health p50 ms",
     "p99",
     "CPU ms/answer",
+    "RSS MiB",
   ];
   const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
   const show = (values: number[], digits: number) => values.map((v) => v.toFixed(digits));
@@ -152,7 +162,7 @@ if (import.meta.main) {
   const reference = await measureReference();
   console.log(
     `${ROUNDS} answers per stream of ${CHUNKS} chunks ${DELAY_MS} ms apart; ` +
-      "ratio = svc / reference (throughput: higher is better; latency and CPU: lower)\n",
+      "ratio = svc / reference (throughput: higher is better; latency, CPU and memory: lower)\n",
   );
   console.log(table(svc, reference));
 }

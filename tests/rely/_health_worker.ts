@@ -2,7 +2,9 @@
  * A worker that times `GET /health` every few milliseconds on its own thread,
  * so that the load the test generates on the main thread does not delay the
  * measurement. Send `{url, every}` to start; it answers `"started"` after
- * the first sample. Send `"stop"` to get the latencies, in milliseconds.
+ * the first sample. Send `"stop"` to get the latencies, in milliseconds, and
+ * when each answered request was asked and answered, by the clock (which
+ * other processes share).
  * @module
  */
 
@@ -13,6 +15,7 @@ const scope = globalThis as unknown as {
 
 let running = false;
 const latencies: number[] = [];
+const spans: { asked: number; answered: number }[] = [];
 const failures: string[] = [];
 
 scope.onmessage = (event) => {
@@ -21,17 +24,21 @@ scope.onmessage = (event) => {
     return;
   }
   running = true;
-  sample(event.data.url, event.data.every).then(() => scope.postMessage({ latencies, failures }));
+  sample(event.data.url, event.data.every).then(() =>
+    scope.postMessage({ latencies, spans, failures })
+  );
 };
 
 async function sample(url: string, every: number): Promise<void> {
   while (running) {
     const start = performance.now();
+    const asked = Date.now();
     try {
       const response = await fetch(url);
       await response.text();
       if (!response.ok) failures.push(`${response.status}`);
       latencies.push(performance.now() - start);
+      spans.push({ asked, answered: Date.now() });
       if (latencies.length === 1) scope.postMessage("started");
     } catch (error) {
       failures.push(String(error));

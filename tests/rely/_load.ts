@@ -88,17 +88,26 @@ async function oneAnswer(ask: () => Promise<Response>, chunks: number, stats: St
   stats.chunks += count;
 }
 
+/** What a {@linkcode HealthSampler} saw. */
+export interface HealthSamples {
+  /** Of each answer, in milliseconds. */
+  latencies: number[];
+  /** When each answered request was asked and answered, by `Date.now()`. */
+  spans: { asked: number; answered: number }[];
+  failures: string[];
+}
+
 /** `GET /health` timed from a worker until `stop()`. */
 export interface HealthSampler {
-  /** Stops sampling; the latencies in milliseconds and any failures. */
-  stop(): Promise<{ latencies: number[]; failures: string[] }>;
+  /** Stops sampling; what it saw. */
+  stop(): Promise<HealthSamples>;
 }
 
 /** Starts timing `GET <base>/health` every `every` milliseconds on another thread; settles once it runs. */
 export async function sampleHealth(base: string, every = 20): Promise<HealthSampler> {
   const worker = new Worker(new URL("./_health_worker.ts", import.meta.url), { type: "module" });
   const started = Promise.withResolvers<void>();
-  const results = Promise.withResolvers<{ latencies: number[]; failures: string[] }>();
+  const results = Promise.withResolvers<HealthSamples>();
   worker.onmessage = (event) => {
     if (event.data === "started") started.resolve();
     else results.resolve(event.data);

@@ -4,7 +4,8 @@
  * the `/health` measurement on a small machine. Reads `{base, chats, rounds,
  * chunks, document}` as JSON on standard input; streams `rounds` answers in
  * every chat at once while it uploads documents and prepares chats over them;
- * writes `{stats, prepared, failures}` as JSON on standard output.
+ * writes `{stats, prepared, failures, streaming}` as JSON on standard output,
+ * `streaming` saying by `Date.now()` when the answers began and ended.
  * @module
  */
 import { streamAnswers } from "./_load.ts";
@@ -31,11 +32,13 @@ const sideWork = (async () => {
   }
   return prepared;
 })();
+const from = Date.now();
 const stats = await streamAnswers((slot) => client.ask(chats[slot], "count"), {
   concurrency: chats.length,
   rounds,
   chunks,
 });
+const to = Date.now();
 streaming = false;
 const prepared = await sideWork;
-console.log(JSON.stringify({ stats, prepared, failures }));
+console.log(JSON.stringify({ stats, prepared, failures, streaming: { from, to } }));
