@@ -15,6 +15,7 @@ import { SvcDemoAuthentication } from "./auth.ts";
 import { loadComponents } from "./components.ts";
 import { type Config, withLocalhostTwins } from "./config.ts";
 import { openDatabase } from "./database/mod.ts";
+import { quotas } from "./quotas.ts";
 import { shutdownTimeout, Streams } from "./shutdown.ts";
 import { UploadTokens } from "./upload_token.ts";
 
@@ -62,6 +63,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const log = jsonLines(options.log ?? ((line: string) => console.error(line)));
   const warn = (message: string) => log(logLine("warn", message));
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
+  const userQuotas = quotas();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
   const components = await loadComponents(config, {
@@ -89,6 +91,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     database,
     uploadTokens,
     maxUploadSize: maxUploadSize(),
+    ...userQuotas,
     log,
   }, { rootPath: config.api.rootPath, origins: withLocalhostTwins(config.api.origins) });
 

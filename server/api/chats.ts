@@ -1,6 +1,7 @@
 /**
- * Chat routes: create, list, read, prepare, answer (whole or as JSON Lines)
- * and delete chats.
+ * Chat routes: create (within the user's quota of chats), list (with or
+ * without their messages), read, prepare, answer (whole or as JSON Lines) and
+ * delete chats.
  * @module
  */
 import { Hono } from "hono";
@@ -11,11 +12,12 @@ import { quote, SvcError } from "../../components/core/errors.ts";
 import { SPECIAL_PARAMS } from "../../components/core/params.ts";
 import { handlerFor } from "../../components/documents/mod.ts";
 import type { ChatRecord } from "../database/mod.ts";
+import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { keepPrompt, streamAnswer } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { messageRecord } from "./records.ts";
-import { AnswerBody, ChatMetadata } from "./schemas.ts";
+import { AnswerBody, ChatListQuery, ChatMetadata } from "./schemas.ts";
 import { requestUser } from "./user.ts";
 
 /** The routes of `/chats`, with `/chat/{id}/prepare` and `/chat/{id}/answer` as aliases. */
@@ -40,13 +42,28 @@ export function chatRoutes(): Hono<ApiEnv> {
       prepared: false,
     };
     await coreChat(deps, user, record);
-    await deps.database.addChat(user, record);
+    await deps.database.addChat(user, record, {
+      maxChats: deps.maxChatsPerUser ?? DEFAULT_MAX_CHATS_PER_USER,
+    });
     return c.json(record);
   });
 
   app.get("/chats", async (c) => {
     const { deps } = c.var;
     const user = await requestUser(c);
+    const query = ChatListQuery.safeParse(c.req.query());
+    if (!query.success) {
+      throw new SvcError(
+        `The query parameter "messages" must be "true" or "false", not ${
+          quote(c.req.query("messages"))
+        }`,
+        { status: 422 },
+      );
+    }
+    // Without messages, the list stays small however long the conversations are.
+    if (query.data.messages === "false") {
+      return c.json(await deps.database.listChatSummaries(user));
+    }
     return c.json(await deps.database.listChats(user));
   });
 

@@ -21,6 +21,16 @@ export interface ApiDeps {
   uploadTokens: UploadTokens;
   /** The largest upload, in bytes. */
   maxUploadSize: number;
+  /**
+   * The most chats one user may have.
+   * @default {1000}
+   */
+  maxChatsPerUser?: number;
+  /**
+   * The most bytes the files one user uploaded may take.
+   * @default {1024 ** 3}
+   */
+  maxStoragePerUser?: number;
   log: Log;
 }
 

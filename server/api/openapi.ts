@@ -14,6 +14,8 @@ interface Operation {
   path: string;
   summary: string;
   auth?: "bearer" | "upload token";
+  /** The query parameters, each optional. */
+  query?: z.ZodObject;
   body?: z.ZodType;
   form?: z.ZodType;
   multipart?: z.ZodType;
@@ -71,9 +73,11 @@ const OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/chats",
-    summary: "The user's chats",
+    summary:
+      "The user's chats, oldest first: with all their messages, or without (?messages=false)",
     auth: "bearer",
-    response: z.array(schemas.Chat),
+    query: schemas.ChatListQuery,
+    response: z.union([z.array(schemas.Chat), z.array(schemas.ChatSummary)]),
   },
   { method: "get", path: "/chats/{id}", summary: "A chat", auth: "bearer", response: schemas.Chat },
   {
@@ -123,9 +127,15 @@ export function allowedMethods(path: string): string[] {
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
-    const parameters = operation.path.includes("{id}")
-      ? [{ name: "id", in: "path", required: true, schema: jsonSchema(Id) }]
-      : undefined;
+    const parameters = [
+      ...(operation.path.includes("{id}")
+        ? [{ name: "id", in: "path", required: true, schema: jsonSchema(Id) }]
+        : []),
+      ...Object.entries(operation.query?.shape ?? {}).map(([name, schema]) => {
+        const { description, ...rest } = jsonSchema(schema as z.ZodType);
+        return { name, in: "query", required: false, description, schema: rest };
+      }),
+    ];
     const content: Record<string, unknown> = {
       "application/json": { schema: jsonSchema(operation.response) },
     };
@@ -149,7 +159,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     paths[operation.path]![operation.method] = {
       summary: operation.summary,
       ...(operation.auth === "bearer" ? { security: [{ bearer: [] }] } : {}),
-      ...(parameters ? { parameters } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses: {
         200: { description: "Success", content },

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-/** The longest document name, in characters: what most file systems take. */
+/** The longest name of a document or a chat, in characters: what most file systems take. */
 export const MAX_NAME_LENGTH = 255;
 
 // The database cannot keep U+0000 (it would cut the text there), so no text field takes it.
@@ -23,7 +23,12 @@ const DocumentName = z.string().min(1).refine((name) => [...name].length <= MAX_
   maxLength: MAX_NAME_LENGTH,
 });
 
-export const Document = z.object({ id: Text, name: Text }).meta({ id: "Document" });
+/** A chat's name, or a document's as a chat names it: at most 255 characters. */
+const Name = Text.refine((name) => [...name].length <= MAX_NAME_LENGTH, {
+  error: `must be at most ${MAX_NAME_LENGTH} characters`,
+}).meta({ description: `At most ${MAX_NAME_LENGTH} characters`, maxLength: MAX_NAME_LENGTH });
+
+export const Document = z.object({ id: Text, name: Name }).meta({ id: "Document" });
 
 export const Source = z.object({
   id: z.string(),
@@ -44,7 +49,7 @@ export const Message = z.object({
 }).meta({ id: "Message" });
 
 export const ChatMetadata = z.strictObject({
-  name: Text,
+  name: Name,
   source_storage: Text.meta({ description: "The display name of a source storage" }),
   assistant: Text.meta({ description: "The display name of an assistant" }),
   params: z.record(z.string(), z.unknown()),
@@ -57,6 +62,24 @@ export const Chat = z.object({
   messages: z.array(Message),
   prepared: z.boolean(),
 }).meta({ id: "Chat" });
+
+export const ChatSummary = z.object({
+  id: z.string(),
+  metadata: ChatMetadata,
+  prepared: z.boolean(),
+  num_messages: z.int().meta({ description: "How many messages the chat has" }),
+  last_activity: z.string().nullable().meta({
+    description: "The timestamp of the chat's last message (ISO 8601, UTC); null without messages",
+  }),
+}).meta({ id: "ChatSummary" });
+
+/** The query of `GET /chats`: with every message of every chat (0.2.1), or without. */
+export const ChatListQuery = z.object({
+  messages: z.enum(["true", "false"]).default("true").meta({
+    description: '"false" lists each chat without its messages (a `ChatSummary`): how many it ' +
+      'has and when the last was written; "true", the default, with all of them (a `Chat`)',
+  }),
+});
 
 export const Registration = z.strictObject({ name: DocumentName });
 

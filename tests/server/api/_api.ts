@@ -14,6 +14,8 @@ export interface TestApiOptions {
   sourceStorages?: SourceStorage[];
   assistants?: Assistant[];
   maxUploadSize?: number;
+  maxChatsPerUser?: number;
+  maxStoragePerUser?: number;
   rootPath?: string;
 }
 
@@ -49,6 +51,8 @@ export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
     rag: new Rag(),
     uploadTokens: new UploadTokens(),
     maxUploadSize: options.maxUploadSize ?? 1024 * 1024,
+    maxChatsPerUser: options.maxChatsPerUser,
+    maxStoragePerUser: options.maxStoragePerUser,
     log: (line) => logs.push(line),
   };
   const app = createApi(deps, { rootPath: options.rootPath, origins: ["http://127.0.0.1:31477"] });

@@ -42,3 +42,29 @@ Deno.test("/docs renders the API with assets served by svc itself", async () => 
   }
   assert.match(page, /url: "openapi\.json"/);
 });
+
+Deno.test("/openapi.json describes the query of GET /chats and both of its shapes", async () => {
+  await using api = await testApi();
+  const document = await (await api.app.request("http://svc.test/openapi.json")).json();
+  const list = document.paths["/chats"].get;
+  assert.deepEqual(list.parameters.map((p: { name: string; in: string }) => [p.name, p.in]), [
+    ["messages", "query"],
+  ]);
+  const [messages] = list.parameters;
+  assert.equal(messages.required, false);
+  assert.deepEqual(messages.schema, { default: "true", type: "string", enum: ["true", "false"] });
+  assert.match(messages.description, /"false" lists each chat without its messages/);
+  const { anyOf, $defs } = list.responses[200].content["application/json"].schema;
+  assert.deepEqual(
+    anyOf.map((shape: { items: { $ref: string } }) =>
+      $defs[shape.items.$ref.replace("#/$defs/", "")].required
+    ),
+    [
+      ["id", "metadata", "messages", "prepared"],
+      ["id", "metadata", "prepared", "num_messages", "last_activity"],
+    ],
+  );
+  const body = document.paths["/chats"].post.requestBody.content["application/json"].schema;
+  const metadata = body.$ref ? body.$defs[body.$ref.replace("#/$defs/", "")] : body;
+  assert.equal(metadata.properties.name.maxLength, 255);
+});

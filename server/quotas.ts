@@ -1,0 +1,61 @@
+/**
+ * The quotas of each user, which keep one user from filling the disk or the
+ * database for all: how many chats they may have, and how many bytes their
+ * uploaded documents may take. Each is an environment variable with a default.
+ * @module
+ */
+import { quote, SvcError } from "../components/core/errors.ts";
+import { envVar } from "../components/core/requirements.ts";
+
+/** The most chats one user may have, unless `SVC_API_MAX_CHATS_PER_USER` says otherwise. */
+export const DEFAULT_MAX_CHATS_PER_USER = 1000;
+
+/** The most bytes one user's uploads may take, unless `SVC_API_MAX_STORAGE_PER_USER` says otherwise: 1 GiB. */
+export const DEFAULT_MAX_STORAGE_PER_USER = 1024 ** 3;
+
+/** The quotas of each user. */
+export interface Quotas {
+  /** The most chats one user may have. */
+  maxChatsPerUser: number;
+  /** The most bytes the files one user uploaded may take. */
+  maxStoragePerUser: number;
+}
+
+/**
+ * The quotas from the environment: `SVC_API_MAX_CHATS_PER_USER` (1000) and
+ * `SVC_API_MAX_STORAGE_PER_USER` (bytes, 1 GiB).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { quotas } from "./quotas.ts";
+ * const set = quotas({ SVC_API_MAX_CHATS_PER_USER: "50" });
+ * assert.equal(set.maxChatsPerUser, 50);
+ * assert.equal(set.maxStoragePerUser, 1024 ** 3);
+ * ```
+ *
+ * @throws {SvcError} naming the variable whose value is not a positive whole number
+ */
+export function quotas(env?: Record<string, string | undefined>): Quotas {
+  const read = (name: string) => env ? env[name] : envVar(name);
+  return {
+    maxChatsPerUser: positive(read, "SVC_API_MAX_CHATS_PER_USER", DEFAULT_MAX_CHATS_PER_USER),
+    maxStoragePerUser: positive(
+      read,
+      "SVC_API_MAX_STORAGE_PER_USER",
+      DEFAULT_MAX_STORAGE_PER_USER,
+    ),
+  };
+}
+
+function positive(
+  read: (name: string) => string | undefined,
+  name: string,
+  fallback: number,
+): number {
+  const value = read(name)?.trim();
+  if (value === undefined || value === "") return fallback;
+  const number = Number(value);
+  if (Number.isSafeInteger(number) && number > 0) return number;
+  throw new SvcError(`${name} must be a positive whole number, not ${quote(value)}`);
+}

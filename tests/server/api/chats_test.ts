@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import { LibSQL } from "../../../components/source_storages/libsql.ts";
+import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
+import { tmpLocalRoot } from "../../test_utils.ts";
+import { type TestApi, testApi } from "./_api.ts";
+
+async function expectError(response: Response, status: number, message: string | RegExp) {
+  assert.equal(response.status, status);
+  const body = await response.json();
+  assert.deepEqual(Object.keys(body), ["error"]);
+  if (typeof message === "string") assert.equal(body.error.message, message);
+  else assert.match(body.error.message, message);
+}
+
+/** Sets environment variables for the test; restores them when disposed. */
+function withEnv(values: Record<string, string>): Disposable {
+  const before = Object.fromEntries(Object.keys(values).map((name) => [name, Deno.env.get(name)]));
+  for (const [name, value] of Object.entries(values)) Deno.env.set(name, value);
+  return {
+    [Symbol.dispose]() {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) Deno.env.delete(name);
+        else Deno.env.set(name, value);
+      }
+    },
+  };
+}
+
+/** The body of `POST /chats` over the documents, with the source storage and params given. */
+function newChat(
+  documents: unknown[],
+  options: { name?: string; source_storage?: string; params?: Record<string, unknown> } = {},
+) {
+  return {
+    name: options.name ?? "Chat",
+    source_storage: options.source_storage ?? "Svc/DemoSourceStorage",
+    assistant: "Svc/DemoAssistant",
+    params: options.params ?? {},
+    documents,
+  };
+}
+
+async function chatIds(api: TestApi): Promise<string[]> {
+  const chats = await (await api.call("GET", "/chats?messages=false")).json();
+  return chats.map((chat: { id: string }) => chat.id);
+}
+
+Deno.test("POST /chats answers 422 naming chunk_size below its minimum and chunk_overlap not below it, storing nothing", async () => {
+  await using api = await testApi({ sourceStorages: [new LibSQL(), new SvcDemoSourceStorage()] });
+  const { document } = await api.upload("a.md", "# A\n");
+  const chat = (params: Record<string, unknown>) =>
+    api.call("POST", "/chats", newChat([document], { source_storage: "LibSQL", params }));
+  await expectError(
+    await chat({ chunk_size: 1 }),
+    422,
+    "The chat parameters have 1 problem:\n\nThese parameters have values that are not allowed:\n" +
+      "- chunk_size = 1: must be at least 8",
+  );
+  await expectError(
+    await chat({ chunk_size: 100 }),
+    422,
+    "The chat parameters have 1 problem:\n\nThese parameters have values that are not allowed:\n" +
+      "- chunk_overlap = 250: must be less than chunk_size (100)",
+  );
+  await expectError(
+    await chat({ chunk_size: 9000 }),
+    422,
+    /- chunk_size = 9000: must be at most 8192/,
+  );
+  assert.deepEqual(await chatIds(api), []);
+  assert.equal((await chat({ chunk_size: 8, chunk_overlap: 7 })).status, 200);
+});
+
+Deno.test("GET /components shows the bounds of chunk_size", async () => {
+  await using api = await testApi({ sourceStorages: [new LibSQL()] });
+  const components = await (await api.call("GET", "/components")).json();
+  const { chunk_size } = components.source_storages[0].properties;
+  assert.deepEqual(chunk_size, {
+    title: "Chunk Size",
+    type: "integer",
+    minimum: 8,
+    maximum: 8192,
+    default: 500,
+  });
+});
+
+Deno.test("POST /chats/{id}/prepare refuses a document of more chunks than the limit, naming it", async () => {
+  using _env = withEnv({ SVC_MAX_CHUNKS_PER_DOCUMENT: "20" });
+  await using _root = await tmpLocalRoot();
+  await using api = await testApi({ sourceStorages: [new LibSQL()] });
+  const words = Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ");
+  const { document } = await api.upload("book.txt", words);
+  const chat = await (await api.call(
+    "POST",
+    "/chats",
+    newChat([document], { source_storage: "LibSQL", params: { chunk_size: 16, chunk_overlap: 0 } }),
+  )).json();
+  await expectError(
+    await api.call("POST", `/chats/${chat.id}/prepare`),
+    422,
+    /^Cannot store "book\.txt": it would make \d+ chunks, more than the limit of 20 per document: use a larger chunk_size, a smaller chunk_overlap, or split the document$/,
+  );
+  const stored = await (await api.call("GET", `/chats/${chat.id}`)).json();
+  assert.equal(stored.prepared, false);
+  assert.deepEqual(stored.messages, []);
+});
+
+Deno.test("POST /chats answers 429 past the chats one user may have, and stores nothing of it", async () => {
+  await using api = await testApi({ maxChatsPerUser: 2 });
+  const { document } = await api.upload("a.md", "# A\n");
+  for (const name of ["one", "two"]) {
+    assert.equal((await api.call("POST", "/chats", newChat([document], { name }))).status, 200);
+  }
+  const kept = await chatIds(api);
+  await expectError(
+    await api.call("POST", "/chats", newChat([document], { name: "three" })),
+    429,
+    "You have 2 chats, the most one user may have: delete a chat to create another",
+  );
+  assert.deepEqual(await chatIds(api), kept);
+
+  await api.as("bob");
+  const { document: bobs } = await api.upload("b.md", "# B\n");
+  assert.equal((await api.call("POST", "/chats", newChat([bobs]))).status, 200);
+  await api.as("ada");
+  assert.equal((await api.call("DELETE", `/chats/${kept[0]}`)).status, 200);
+  assert.equal(
+    (await api.call("POST", "/chats", newChat([document], { name: "three" }))).status,
+    200,
+  );
+});
+
+Deno.test("POST /chats answers 422 for a chat name or a document name over 255 characters", async () => {
+  await using api = await testApi();
+  const { document } = await api.upload("a.md", "# A\n");
+  await expectError(
+    await api.call("POST", "/chats", newChat([document], { name: "é".repeat(256) })),
+    422,
+    'The body is not valid: "name": must be at most 255 characters',
+  );
+  await expectError(
+    await api.call("POST", "/chats", newChat([{ id: document.id, name: "x".repeat(1_000_000) }])),
+    422,
+    'The body is not valid: "documents.0.name": must be at most 255 characters',
+  );
+  assert.deepEqual(await chatIds(api), []);
+  const longest = await api.call("POST", "/chats", newChat([document], { name: "é".repeat(255) }));
+  assert.equal(longest.status, 200);
+});
+
+Deno.test("GET /chats?messages=false lists chats without their messages; GET /chats keeps every message", async () => {
+  await using api = await testApi();
+  const { document } = await api.upload("a.md", "# A\n");
+  const quiet = await (await api.call("POST", "/chats", newChat([document], { name: "quiet" })))
+    .json();
+  const busy = await (await api.call("POST", "/chats", newChat([document], { name: "busy" })))
+    .json();
+  await api.call("POST", `/chats/${busy.id}/prepare`);
+  const answer = await (await api.call("POST", `/chats/${busy.id}/answer`, { prompt: "Why?" }))
+    .json();
+
+  const light = await (await api.call("GET", "/chats?messages=false")).json();
+  assert.deepEqual(light, [
+    {
+      id: quiet.id,
+      metadata: quiet.metadata,
+      prepared: false,
+      num_messages: 0,
+      last_activity: null,
+    },
+    {
+      id: busy.id,
+      metadata: busy.metadata,
+      prepared: true,
+      num_messages: 3,
+      last_activity: answer.timestamp,
+    },
+  ]);
+
+  // The interface's shape stays the default, every message with its sources.
+  for (const path of ["/chats", "/chats?messages=true"]) {
+    const full = await (await api.call("GET", path)).json();
+    assert.deepEqual(full.map((chat: { id: string }) => chat.id), [quiet.id, busy.id]);
+    assert.deepEqual(full[1], await (await api.call("GET", `/chats/${busy.id}`)).json());
+    assert.deepEqual(full[1].messages.map((m: { role: string }) => m.role), [
+      "system",
+      "user",
+      "assistant",
+    ]);
+    assert.deepEqual(full[1].messages[2].sources, answer.sources);
+  }
+  await expectError(
+    await api.call("GET", "/chats?messages=no"),
+    422,
+    'The query parameter "messages" must be "true" or "false", not "no"',
+  );
+});
