@@ -48,12 +48,12 @@ Deno.test("svc api on SIGTERM refuses new connections, lets a stream finish, and
     }
   });
   await reading;
-  const { status, seconds } = await stopping;
+  const { status } = await stopping;
   assert.equal(status.code, 0, svc.stderr());
-  assert.ok(seconds < 10, `it ended once the stream was done (${seconds.toFixed(1)} s)`);
   assert.equal(received.map((line) => line.content).join(""), numbered(20), "the whole answer");
   assert.ok(received.every((line) => line.error === undefined));
   assert.match(svc.stderr(), /svc API stopping: waiting up to 10 s[^]*svc API stopped/);
+  assert.doesNotMatch(svc.stderr(), /Stopped waiting/, "it ended once the stream was done");
   const { messages } = checkDatabase(join(svc.root, "svc.db"));
   assert.equal(messages, 3, "the welcome, the prompt and the whole answer are stored");
 });
@@ -66,12 +66,13 @@ Deno.test("svc api on SIGTERM cuts off a stream at SVC_SHUTDOWN_TIMEOUT, keeps t
   const { status, seconds } = await terminate(svc);
   await reading;
   assert.equal(status.code, 0, svc.stderr());
-  // 1 s of waiting, then up to the grace for cut-off streams; generous for a busy machine.
-  assert.ok(seconds >= 0.9 && seconds < 8, `it ended at the bound (${seconds.toFixed(1)} s)`);
+  // It waited the 1 s first; that it stopped waiting then, not at the answer's end, the log and
+  // the cut stream show.
+  assert.ok(seconds >= 0.9, `it waited for the stream (${seconds.toFixed(1)} s)`);
   const last = received.at(-1)!;
   assert.deepEqual(last, { error: { message: CUT_OFF_MESSAGE } }, "the stream ends with an error");
   const chunks = received.slice(0, -1).map((line) => line.content);
-  assert.ok(chunks.length < 400, "the answer was cut");
+  assert.ok(chunks.length < 400, "the answer was cut before its end");
   assert.equal(chunks.join(""), numbered(chunks.length), "whole lines, in order, before it");
   assert.match(svc.stderr(), /Stopped waiting after 1 s \(SVC_SHUTDOWN_TIMEOUT\): cutting off 1 /);
   const { messages } = checkDatabase(join(svc.root, "svc.db"));

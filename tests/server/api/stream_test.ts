@@ -4,13 +4,16 @@ import type { ChatParams } from "../../../components/core/params.ts";
 import type { Source } from "../../../components/core/source.ts";
 import { testApi } from "./_api.ts";
 
+/** The words of a whole answer. */
+const WORDS = 50;
+
 /** Yields a word every 30 ms until told to stop, recording what happened. */
 class Slow extends Assistant {
   yielded = 0;
   closed = Promise.withResolvers<boolean>();
   override async *answer(_prompt: string, _sources: Source[], params: ChatParams) {
     try {
-      for (let i = 0; i < 50; i++) {
+      for (let i = 0; i < WORDS; i++) {
         await new Promise((resolve) => setTimeout(resolve, 30));
         this.yielded++;
         yield `word${i} `;
@@ -53,12 +56,12 @@ Deno.test("a streamed answer reaches the client chunk by chunk, and stops when t
   while (received.split("\n").length < 4) received += (await reader.read()).value;
   const lines = received.split("\n").slice(0, 3).map((line) => JSON.parse(line));
   assert.deepEqual(lines.map((line) => line.content), ["word0 ", "word1 ", "word2 "]);
-  assert.ok(slow.yielded < 10, "the lines came before the answer was finished");
+  assert.ok(slow.yielded < WORDS, "the lines came before the answer was finished");
 
   client.abort();
   await reader.cancel().catch(() => {});
   assert.equal(await slow.closed.promise, true, "the assistant saw the signal abort");
-  assert.ok(slow.yielded < 20, `the assistant stopped (${slow.yielded} chunks)`);
+  assert.ok(slow.yielded < WORDS, `the assistant stopped (${slow.yielded} chunks)`);
 
   const stored = await waitFor(async () => {
     const record = await (await api.call("GET", `/chats/${chat.id}`)).json();
