@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { denoArgs, run, spawn } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { checkDatabase } from "./_database.ts";
 import { sampleHealth, type StreamStats } from "./_load.ts";
@@ -21,25 +22,21 @@ const CHUNKS = 20;
 const DOCUMENT = "# Load\n\n" +
   "The load test uploads this paragraph again and again.\n".repeat(4000);
 const GENERATOR = new URL("./_load_generator.ts", import.meta.url).pathname;
-const HAS_NICE = await new Deno.Command("nice", { args: ["true"] }).output()
-  .then((output) => output.success, () => false);
+const HAS_NICE = await run("nice", ["true"]).then((output) => output.success, () => false);
 
 /** Runs the load generator at a lower priority, given the chats, and returns what it saw. */
 async function generateLoad(base: string, chats: string[]) {
-  const command = [Deno.execPath(), "run", "-A", GENERATOR];
-  const child = new Deno.Command(HAS_NICE ? "nice" : command[0]!, {
-    args: HAS_NICE ? ["-n", "10", ...command] : command.slice(1),
-    cwd: new URL("../../", import.meta.url).pathname,
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
+  const command = [Deno.execPath(), ...denoArgs("run", "-A", GENERATOR)];
+  const child = HAS_NICE
+    ? spawn("nice", ["-n", "10", ...command], { stdin: "piped" })
+    : spawn(command[0]!, command.slice(1), { stdin: "piped" });
   const input = { base, chats, rounds: ROUNDS, chunks: CHUNKS, document: DOCUMENT };
-  const writer = child.stdin.getWriter();
+  const writer = child.process.stdin.getWriter();
   await writer.write(new TextEncoder().encode(JSON.stringify(input)));
   await writer.close();
-  const { success, stdout } = await child.output();
-  assert.ok(success, "the load generator ran to its end");
-  return JSON.parse(new TextDecoder().decode(stdout)) as {
+  const { success, stdout, stderr } = await child.ended;
+  assert.ok(success, `the load generator ran to its end:\n${stderr}`);
+  return JSON.parse(stdout) as {
     stats: StreamStats;
     prepared: number;
     failures: string[];

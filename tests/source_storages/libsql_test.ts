@@ -6,6 +6,7 @@ import type { Source } from "../../components/core/source.ts";
 import { textHandler } from "../../components/documents/text.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
+import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture, LABELLED, LABELLED_FIXTURES, score } from "./_helpers.ts";
 import { recordCalls, watchWorkers } from "./_threads.ts";
@@ -257,13 +258,8 @@ Deno.test("LibSQL keeps a chat's links across a process restart", async () => {
     await new LibSQL().store([report], { user: "ada", chat_id: "restart", chat_name: "x",
       signal: new AbortController().signal });
   `;
-  const config = new URL("../../deno.json", import.meta.url).pathname;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--config", config, script],
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const output = await run(Deno.execPath(), denoArgs("eval", script));
+  assert.equal(output.code, 0, output.stderr);
   await Deno.remove(report.path);
   const sources = await new LibSQL().retrieve([report], "cardamom", chatParams("restart"));
   assert.match(sources[0]!.content, /cardamom/);
