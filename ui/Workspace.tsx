@@ -61,6 +61,11 @@ export function Workspace(
   const chats = useMemo(() => store.chats && byActivity(store.chats), [store.chats]);
   const selected = chats?.find((chat) => chat.id === selectedId) ?? chats?.[0];
 
+  // The list has no messages; the open chat's are read when it is opened.
+  useEffect(() => {
+    if (selected && !selected.loaded && !selected.openError) store.open(selected.id);
+  }, [selected?.id, selected?.loaded, selected?.openError]);
+
   // The open chat is in the address, so a reload or a shared link opens it again.
   useEffect(() => {
     if (!chats) return;
@@ -146,6 +151,24 @@ export function Workspace(
         </button>
       </div>
     );
+  } else if (!selected.loaded) {
+    content = selected.openError
+      ? (
+        <div class="state-card" role="alert">
+          <Icon name="alert" class="state-icon" />
+          <h1>This chat cannot be shown</h1>
+          <p>{selected.openError}</p>
+          <button type="button" class="button primary" onClick={() => store.open(selected.id)}>
+            <Icon name="refresh" /> Try again
+          </button>
+        </div>
+      )
+      : (
+        <div class="state-card" aria-busy="true">
+          <span class="spinner" aria-hidden="true" />
+          <p>Loading the chat…</p>
+        </div>
+      );
   } else {
     content = (
       <ChatView

@@ -6,6 +6,7 @@
 import type {
   Chat,
   ChatMetadata,
+  ChatSummary,
   Components,
   Document,
   DocumentUpload,
@@ -55,8 +56,14 @@ export class ApiClient {
     return this.#json("GET", "/components");
   }
 
-  chats(): Promise<Chat[]> {
-    return this.#json("GET", "/chats");
+  /** The user's chats without their messages, which {@linkcode ApiClient.chat} reads one by one. */
+  chats(): Promise<ChatSummary[]> {
+    return this.#json("GET", "/chats?messages=false");
+  }
+
+  /** A chat with all its messages. */
+  chat(chatId: string): Promise<Chat> {
+    return this.#json("GET", `/chats/${encodeURIComponent(chatId)}`);
   }
 
   createChat(metadata: ChatMetadata): Promise<Chat> {

@@ -47,6 +47,17 @@ export interface Chat {
   prepared: boolean;
 }
 
+/** A chat without its messages, as the list of chats gives it (`GET /chats?messages=false`). */
+export interface ChatSummary {
+  id: string;
+  metadata: ChatMetadata;
+  prepared: boolean;
+  /** How many messages the chat has. */
+  num_messages: number;
+  /** The timestamp of its last message; `null` without messages. */
+  last_activity: string | null;
+}
+
 /** One parameter of a component, as JSON Schema. */
 export interface ParamSchema {
   type?: string | string[];

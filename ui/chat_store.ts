@@ -1,11 +1,12 @@
 /**
- * The user's chats in the page: loaded from the API, changed through it, and
+ * The user's chats in the page: listed from the API without their messages,
+ * each one's messages read when it is opened, changed through the API, and
  * each answer streamed into its chat whichever chat is on screen.
  * @module
  */
 import { useMemo, useRef, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
-import type { Chat, ChatMetadata, Message } from "./api_types.ts";
+import type { Chat, ChatMetadata, ChatSummary, Message } from "./api_types.ts";
 
 /** Where an answer stands while and after it streams. */
 export type AnswerState = "waiting" | "streaming" | "stopped" | "failed";
@@ -21,6 +22,12 @@ export interface ViewMessage extends Message {
 /** A chat as the page shows it. */
 export interface ViewChat extends Omit<Chat, "messages"> {
   messages: ViewMessage[];
+  /** Whether `messages` holds the chat's messages: the list gives none, opening the chat reads them. */
+  loaded: boolean;
+  /** The time of the last message, as the list gave it. */
+  last_activity?: string | null;
+  opening?: boolean;
+  openError?: string;
   preparing?: boolean;
   prepareError?: string;
 }
@@ -31,6 +38,8 @@ export interface ChatStore {
   chats: ViewChat[] | undefined;
   loadError: string | undefined;
   reload(): Promise<void>;
+  /** Reads the messages of a chat that the list gave without them; once, unless it failed. */
+  open(chatId: string): Promise<void>;
   /** Creates a chat, then prepares it; the chat is listed even if preparing fails. */
   create(metadata: ChatMetadata): Promise<ViewChat>;
   prepare(chatId: string): Promise<void>;
@@ -46,7 +55,16 @@ function localKey(): string {
 }
 
 function viewChat(chat: Chat): ViewChat {
-  return { ...chat, messages: chat.messages.map((message) => ({ ...message, key: message.id })) };
+  return {
+    ...chat,
+    loaded: true,
+    messages: chat.messages.map((message) => ({ ...message, key: message.id })),
+  };
+}
+
+function listedChat(summary: ChatSummary): ViewChat {
+  const { num_messages: _count, ...chat } = summary;
+  return { ...chat, messages: [], loaded: false };
 }
 
 /** The chats of the logged-in user. */
@@ -55,6 +73,7 @@ export function useChatStore(api: ApiClient): ChatStore {
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
   const [answering, setAnswering] = useState<ReadonlySet<string>>(new Set());
   const controllers = useRef(new Map<string, AbortController>());
+  const opening = useRef(new Set<string>());
 
   return useMemo(() => {
     const update = (chatId: string, change: (chat: ViewChat) => ViewChat) =>
@@ -100,10 +119,24 @@ export function useChatStore(api: ApiClient): ChatStore {
       async reload() {
         try {
           const list = await api.chats();
-          setChats(list.map(viewChat));
+          setChats(list.map(listedChat));
           setLoadError(undefined);
         } catch (error) {
           setLoadError(describeError(error));
+        }
+      },
+      async open(chatId) {
+        const listed = chats?.find((chat) => chat.id === chatId);
+        if (!listed || listed.loaded || opening.current.has(chatId)) return;
+        opening.current.add(chatId);
+        update(chatId, (chat) => ({ ...chat, opening: true, openError: undefined }));
+        try {
+          const read = viewChat(await api.chat(chatId));
+          update(chatId, (chat) => ({ ...chat, ...read, opening: false }));
+        } catch (error) {
+          update(chatId, (chat) => ({ ...chat, opening: false, openError: describeError(error) }));
+        } finally {
+          opening.current.delete(chatId);
         }
       },
       async create(metadata) {

@@ -2,16 +2,22 @@
  * The chat list's order: most recent activity first.
  * @module
  */
-/** What ordering needs of a chat. */
+/**
+ * What ordering needs of a chat: the messages it has on the page, and the
+ * time of its last message as the list of chats gave it, before they were read.
+ */
 export interface WithMessages {
   messages: readonly { timestamp: string }[];
+  last_activity?: string | null;
 }
 
 /** The time of a chat's last message, or `undefined` for a chat without any. */
 export function lastActivity(chat: WithMessages): number | undefined {
   let latest: number | undefined;
-  for (const message of chat.messages) {
-    const time = Date.parse(message.timestamp);
+  const times = chat.messages.map((message) => message.timestamp);
+  if (chat.last_activity) times.push(chat.last_activity);
+  for (const timestamp of times) {
+    const time = Date.parse(timestamp);
     if (!Number.isNaN(time) && (latest === undefined || time > latest)) latest = time;
   }
   return latest;

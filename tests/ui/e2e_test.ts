@@ -224,12 +224,24 @@ browserTest(
     }
     await screenshot(page, "12-chat-info");
 
-    // A reload finds the chat, open, with its messages.
+    // A reload finds the chat, open, with its messages: the list comes without any, and the
+    // open chat's are read on their own.
+    const chatReads: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => {
+      const url = new URL(request.url());
+      if (request.method() === "GET" && url.pathname.startsWith("/chats")) {
+        chatReads.push(`${url.pathname}${url.search}`);
+      }
+    };
+    page.on("request", onRequest);
     await page.reload();
     const current = page.getByRole("navigation", { name: "Chats" }).locator("[aria-current=page]");
     await current.waitFor();
     assert.match(await current.innerText(), /Report and notes/);
     await page.locator("article.message.assistant table").waitFor();
+    page.off("request", onRequest);
+    const chatId = new URL(page.url()).searchParams.get("chat");
+    assert.deepEqual(chatReads, ["/chats?messages=false", `/chats/${chatId}`]);
     await screenshot(page, "13-after-reload");
 
     // At a phone's width the chat list is behind the menu button.
