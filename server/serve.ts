@@ -16,6 +16,7 @@ import { loadComponents } from "./components.ts";
 import { type Config, withLocalhostTwins } from "./config.ts";
 import { openDatabase } from "./database/mod.ts";
 import { quotas } from "./quotas.ts";
+import { requestLimits } from "./request_limits.ts";
 import { shutdownTimeout, Streams } from "./shutdown.ts";
 import { UploadTokens } from "./upload_token.ts";
 
@@ -63,6 +64,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const log = jsonLines(options.log ?? ((line: string) => console.error(line)));
   const warn = (message: string) => log(logLine("warn", message));
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
+  const limits = requestLimits();
   const userQuotas = quotas();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
@@ -91,6 +93,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     database,
     uploadTokens,
     maxUploadSize: maxUploadSize(),
+    ...limits,
     ...userQuotas,
     log,
   }, { rootPath: config.api.rootPath, origins: withLocalhostTwins(config.api.origins) });

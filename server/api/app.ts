@@ -12,12 +12,14 @@ import { paramsJsonSchema } from "../../components/core/params.ts";
 import { VERSION } from "../../components/version.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { limitBodies, mediaType } from "./body.ts";
+import { DEFAULT_BODY_TIMEOUT, guardBodies } from "./body_timeout.ts";
 import { chatRoutes } from "./chats.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody, onError } from "./errors.ts";
 import { requestLine } from "./log.ts";
 import { allowedMethods, docsRoutes } from "./openapi.ts";
+import { UploadSlots } from "./upload_slots.ts";
 import { requestUser } from "./user.ts";
 
 export type { ApiDeps } from "./env.ts";
@@ -56,6 +58,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
     }));
   });
   app.use(cors({ origin: options.origins ?? [], credentials: true }));
+  app.use(guardBodies({ idleTimeout: deps.bodyTimeout ?? DEFAULT_BODY_TIMEOUT * 1000 }));
   app.use(limitBodies());
   app.onError(onError(deps.log));
 
@@ -68,7 +71,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
         { status: 415 },
       );
     }
-    return c.json(await deps.authentication.createToken(c.req.raw));
+    // Read here, so that a body cut off or stalled is told as such, whatever
+    // the authentication makes of the form.
+    const raw = c.req.raw;
+    const body = await c.req.arrayBuffer();
+    const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body });
+    return c.json(await deps.authentication.createToken(request));
   });
   app.get("/components", async (c) => {
     await requestUser(c);
@@ -82,7 +90,8 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
       assistants: deps.assistants.map(schema),
     });
   });
-  app.route("/", documentRoutes());
+  const slots = new UploadSlots({ total: deps.maxUploads, perUser: deps.maxUploadsPerUser });
+  app.route("/", documentRoutes(slots));
   app.route("/", chatRoutes());
   app.route("/", docsRoutes(deps.url));
 

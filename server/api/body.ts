@@ -50,6 +50,8 @@ export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Prom
   try {
     body = await c.req.json();
   } catch (error) {
+    // A body cut off or stalled is not a body that is not JSON.
+    if (error instanceof SvcError) throw error;
     throw new SvcError("The body must be JSON", { status: 422, cause: error });
   }
   const result = schema.safeParse(body);

@@ -3,18 +3,27 @@
  * content with the returned parameters (`PUT /document`).
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { join } from "node:path";
 import { handlerFor } from "../../components/documents/mod.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiEnv } from "./env.ts";
 import { Registration } from "./schemas.ts";
-import { receiveUpload, tooLarge } from "./upload.ts";
+import type { StoredDocument } from "../database/mod.ts";
+import { receiveUpload } from "./upload.ts";
+import type { UploadSlots } from "./upload_slots.ts";
 import { requestUser } from "./user.ts";
 
-/** The routes of `/document`. */
-export function documentRoutes(): Hono<ApiEnv> {
+/**
+ * The header that may carry the upload token (so may the query parameter
+ * `token`), besides the form field of the interface: either lets svc check the
+ * token before it reads the body.
+ */
+export const UPLOAD_TOKEN_HEADER = "X-Upload-Token";
+
+/** The routes of `/document`; `slots` bounds the uploads that run at once. */
+export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.post("/document", async (c) => {
@@ -38,19 +47,32 @@ export function documentRoutes(): Hono<ApiEnv> {
 
   app.put("/document", async (c) => {
     const { deps } = c.var;
-    await using upload = await receiveUpload(c.req.raw, {
-      maxSize: deps.maxUploadSize,
-      folder: join(deps.localRoot, "documents"),
-    });
-    const { user, id } = await deps.uploadTokens.verify(upload.fields.token);
-    c.set("user", user);
-    if (!upload.file) {
-      throw new SvcError('The upload has no file part named "file"', { status: 422 });
+    // A token in the header or the URL is checked before a byte of the body is read.
+    const early = c.req.header(UPLOAD_TOKEN_HEADER) ?? c.req.query("token");
+    let admitted: Admitted | undefined;
+    try {
+      if (early !== undefined) admitted = await admit(c, slots, early);
+      await using upload = await receiveUpload(c.req.raw, {
+        maxSize: deps.maxUploadSize,
+        folder: join(deps.localRoot, "documents"),
+        async admit(fields) {
+          oneToken(fields.token, early);
+          if (admitted) return;
+          if (fields.token === undefined) throw tokenFirst();
+          admitted = await admit(c, slots, fields.token);
+        },
+      });
+      oneToken(upload.fields.token, early);
+      admitted ??= await admit(c, slots, upload.fields.token);
+      if (!upload.file) {
+        throw new SvcError('The upload has no file part named "file"', { status: 422 });
+      }
+      const { document } = admitted;
+      await keepOnce(upload.file, document.metadata.path as string, document.id);
+      return c.json({ id: document.id, name: document.name });
+    } finally {
+      admitted?.release();
     }
-    if (upload.tooLarge) throw tooLarge(deps.maxUploadSize);
-    const document = await deps.database.getDocument(user, id);
-    await keepOnce(upload.file, document.metadata.path as string, id);
-    return c.json({ id: document.id, name: document.name });
   });
 
   return app;
@@ -65,18 +87,69 @@ export function documentRoutes(): Hono<ApiEnv> {
  * @throws {SvcError} 409 when the document has its file already
  */
 async function keepOnce(file: string, path: string, id: string): Promise<void> {
-  const taken = (cause?: unknown) =>
-    new SvcError(
-      `The document ${quote(id)} has its file already: register the document again to ` +
-        "upload another file",
-      { status: 409, cause },
-    );
   try {
     await Deno.link(file, path);
     return;
   } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) throw taken(error);
+    if (error instanceof Deno.errors.AlreadyExists) throw taken(id, error);
   }
-  if (await Deno.lstat(path).then(() => true, () => false)) throw taken();
+  if (await exists(path)) throw taken(id);
   await Deno.rename(file, path);
+}
+
+/** An upload let in: its user's document, and its slot to give back. */
+interface Admitted {
+  document: StoredDocument;
+  release: () => void;
+}
+
+/**
+ * Lets an upload in before anything of it is written: its token is valid,
+ * its document is the user's and has no file yet, and a slot is free.
+ *
+ * @throws {SvcError} 401 for a bad token, 404 for another user's or a missing
+ * document, 409 for a document that has its file, 429 when no slot is free
+ */
+async function admit(
+  c: Context<ApiEnv>,
+  slots: UploadSlots,
+  token: string | undefined,
+): Promise<Admitted> {
+  const { deps } = c.var;
+  const { user, id } = await deps.uploadTokens.verify(token);
+  c.set("user", user);
+  const document = await deps.database.getDocument(user, id);
+  if (await exists(document.metadata.path as string)) throw taken(id);
+  return { document, release: slots.take(user) };
+}
+
+/** An upload may carry its token twice, in the form and in the header or URL, but not two. */
+function oneToken(field: string | undefined, early: string | undefined): void {
+  if (early === undefined || field === undefined || field === early) return;
+  throw new SvcError(
+    `The upload has two different tokens, in its "token" field and in the ${UPLOAD_TOKEN_HEADER} ` +
+      'header or the "token" query parameter: send one',
+    { status: 422 },
+  );
+}
+
+/** The refusal of a file part that comes before any token. */
+function tokenFirst(): SvcError {
+  return new SvcError(
+    'The upload\'s file part came before its token: send the "token" field before the file, ' +
+      `or the token in the ${UPLOAD_TOKEN_HEADER} header`,
+    { status: 401 },
+  );
+}
+
+function taken(id: string, cause?: unknown): SvcError {
+  return new SvcError(
+    `The document ${quote(id)} has its file already: register the document again to ` +
+      "upload another file",
+    { status: 409, cause },
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
 }

@@ -22,6 +22,21 @@ export interface ApiDeps {
   /** The largest upload, in bytes. */
   maxUploadSize: number;
   /**
+   * How long a request body may send nothing before it is cut with a 408, in milliseconds.
+   * @default {30000}
+   */
+  bodyTimeout?: number;
+  /**
+   * How many uploads may run at once, all users together.
+   * @default {32}
+   */
+  maxUploads?: number;
+  /**
+   * How many uploads one user may run at once.
+   * @default {8}
+   */
+  maxUploadsPerUser?: number;
+  /**
    * The most chats one user may have.
    * @default {1000}
    */
