@@ -11,6 +11,7 @@ import { jsonBody } from "./body.ts";
 import type { ApiEnv } from "./env.ts";
 import { Registration } from "./schemas.ts";
 import type { StoredDocument } from "../database/mod.ts";
+import { UploadQuota } from "./storage_quota.ts";
 import { receiveUpload } from "./upload.ts";
 import type { UploadSlots } from "./upload_slots.ts";
 import { requestUser } from "./user.ts";
@@ -49,25 +50,27 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
     const { deps } = c.var;
     // A token in the header or the URL is checked before a byte of the body is read.
     const early = c.req.header(UPLOAD_TOKEN_HEADER) ?? c.req.query("token");
+    const quota = new UploadQuota(c.req.raw, deps);
     let admitted: Admitted | undefined;
     try {
-      if (early !== undefined) admitted = await admit(c, slots, early);
-      await using upload = await receiveUpload(c.req.raw, {
+      if (early !== undefined) admitted = await admit(c, slots, early, quota);
+      await using upload = await receiveUpload(quota.request, {
         maxSize: deps.maxUploadSize,
         folder: join(deps.localRoot, "documents"),
         async admit(fields) {
           oneToken(fields.token, early);
           if (admitted) return;
           if (fields.token === undefined) throw tokenFirst();
-          admitted = await admit(c, slots, fields.token);
+          admitted = await admit(c, slots, fields.token, quota);
         },
       });
       oneToken(upload.fields.token, early);
-      admitted ??= await admit(c, slots, upload.fields.token);
+      admitted ??= await admit(c, slots, upload.fields.token, quota);
       if (!upload.file) {
         throw new SvcError('The upload has no file part named "file"', { status: 422 });
       }
       const { document } = admitted;
+      await quota.record(c.var.user!, document, upload.file);
       await keepOnce(upload.file, document.metadata.path as string, document.id);
       return c.json({ id: document.id, name: document.name });
     } finally {
@@ -105,21 +108,25 @@ interface Admitted {
 
 /**
  * Lets an upload in before anything of it is written: its token is valid,
- * its document is the user's and has no file yet, and a slot is free.
+ * its document is the user's and has no file yet, the user's storage has room
+ * for it, and a slot is free.
  *
  * @throws {SvcError} 401 for a bad token, 404 for another user's or a missing
- * document, 409 for a document that has its file, 429 when no slot is free
+ * document, 409 for a document that has its file, 413 when the user's storage
+ * has no room for it, 429 when no slot is free
  */
 async function admit(
   c: Context<ApiEnv>,
   slots: UploadSlots,
   token: string | undefined,
+  quota: UploadQuota,
 ): Promise<Admitted> {
   const { deps } = c.var;
   const { user, id } = await deps.uploadTokens.verify(token);
   c.set("user", user);
   const document = await deps.database.getDocument(user, id);
   if (await exists(document.metadata.path as string)) throw taken(id);
+  await quota.admit(user, document);
   return { document, release: slots.take(user) };
 }
 
