@@ -193,8 +193,11 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   // index it once.
   #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
 
+  /** @throws {SvcError} naming a bound of chunking in the environment that is not valid */
   constructor(options: IndexedSourceStorageOptions = {}) {
     super();
+    // A mistyped bound stops svc when it loads the storage, rather than failing every chat.
+    chunkLimits();
     this.#embedder = options.embedder;
     this.#shareIndexes = options.shareIndexes;
   }

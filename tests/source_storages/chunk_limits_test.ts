@@ -140,6 +140,17 @@ Deno.test("The chunking storages take their bounds of chunk_size from the enviro
   );
 });
 
+Deno.test("A chunking storage is not made with a bound in the environment that is not valid", () => {
+  using _env = withEnv({ SVC_MAX_CHUNKS_PER_DOCUMENT: "ten thousand" });
+  assert.throws(
+    () => new LibSQL(),
+    (e) =>
+      e instanceof SvcError &&
+      e.message ===
+        'SVC_MAX_CHUNKS_PER_DOCUMENT must be a positive whole number, not "ten thousand"',
+  );
+});
+
 Deno.test("LibSQL refuses a document of more chunks than the limit before it stores anything", async () => {
   await using root = await tmpLocalRoot();
   const storage = new LibSQL();
