@@ -21,6 +21,37 @@ export interface StreamedAnswer {
   user: string;
   /** Aborts the assistant's work when the client leaves. */
   cancel: AbortController;
+  /** Ends the watch of {@linkcode cancelWhenLeft}; called once the stream has ended. */
+  release: () => void;
+}
+
+/**
+ * Aborts `cancel` as soon as the client of `request` goes away, from the
+ * moment this is called: before the first chunk as well as during the
+ * stream, so that the provider's call ends at once rather than at its
+ * timeout. Returns the function that stops watching.
+ */
+export function cancelWhenLeft(request: Request, cancel: AbortController): () => void {
+  const { signal } = request;
+  const abort = () => cancel.abort(clientLeft());
+  if (signal.aborted) {
+    abort();
+    return () => {};
+  }
+  signal.addEventListener("abort", abort, { once: true });
+  return () => signal.removeEventListener("abort", abort);
+}
+
+/**
+ * The error of an answer whose client went away: nobody reads it, but the
+ * request's log line says what happened (499, as proxies log it) rather than
+ * logging a failure.
+ */
+export function clientLeft(cause?: unknown): SvcError {
+  return new SvcError("The client went away before the answer was complete", {
+    status: 499,
+    cause,
+  });
 }
 
 /**
@@ -31,11 +62,23 @@ export interface StreamedAnswer {
  */
 export async function streamAnswer(
   c: Context<ApiEnv>,
-  { answer, chat, user, cancel }: StreamedAnswer,
+  { answer, chat, user, cancel, release }: StreamedAnswer,
 ): Promise<Response> {
   const { deps, requestId } = c.var;
   const chunks = answer[Symbol.asyncIterator]();
-  const first = await chunks.next();
+  let first: IteratorResult<string>;
+  try {
+    first = await chunks.next();
+  } catch (error) {
+    release();
+    throw cancel.signal.aborted ? clientLeft(error) : error;
+  }
+  // Gone before the first chunk: there is nobody to stream to.
+  if (cancel.signal.aborted) {
+    release();
+    await chunks.return?.();
+    throw clientLeft();
+  }
   const head = messageRecord(answer, first.done ? "" : first.value);
   c.header("Content-Type", "application/x-ndjson");
   return stream(c, async (out) => {
@@ -69,6 +112,7 @@ export async function streamAnswer(
       }
       if (!out.aborted) await out.write(`${JSON.stringify(errorBody(message))}\n`);
     } finally {
+      release();
       // An assistant that ends quietly when told to stop has not finished its answer.
       if (complete && !cancel.signal.aborted) {
         const reply = { ...head, content: contents.join("") };

@@ -13,7 +13,7 @@ import { SPECIAL_PARAMS } from "../../components/core/params.ts";
 import { handlerFor } from "../../components/documents/mod.ts";
 import type { ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
-import { keepPrompt, streamAnswer } from "./answer_stream.ts";
+import { cancelWhenLeft, clientLeft, keepPrompt, streamAnswer } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { messageRecord } from "./records.ts";
@@ -108,22 +108,33 @@ export function chatRoutes(): Hono<ApiEnv> {
       const { prompt, stream } = await jsonBody(c, AnswerBody);
       const record = await deps.database.getChat(user, c.req.param("id"));
       const chat = await coreChat(deps, user, record);
-      // Aborted when a streaming client leaves; a whole answer is finished and kept regardless.
+      // Aborted as soon as a streaming client leaves, retrieval and the wait
+      // for the first chunk included; a whole answer is finished and kept regardless.
       const cancel = new AbortController();
-      const answer = await chat.answer(prompt, { stream: true, signal: cancel.signal }).catch(
-        async (error) => {
-          await keepPrompt(deps, user, chat);
-          throw error;
-        },
-      );
-      // The prompt is stored before the answer is written, in its own write,
-      // so that it is kept whatever becomes of the answer, a crash included.
-      await keepPrompt(deps, user, chat);
-      if (stream) return streamAnswer(c, { answer, chat, user, cancel });
-      await answer.read();
-      const reply = messageRecord(answer);
-      await deps.database.addMessages(user, chat.id, [reply]);
-      return c.json(reply);
+      const release = stream ? cancelWhenLeft(c.req.raw, cancel) : () => {};
+      let streaming = false;
+      try {
+        const answer = await chat.answer(prompt, { stream: true, signal: cancel.signal }).catch(
+          async (error) => {
+            await keepPrompt(deps, user, chat);
+            throw cancel.signal.aborted ? clientLeft(error) : error;
+          },
+        );
+        // The prompt is stored before the answer is written, in its own write,
+        // so that it is kept whatever becomes of the answer, a crash included.
+        await keepPrompt(deps, user, chat);
+        if (stream) {
+          streaming = true;
+          return streamAnswer(c, { answer, chat, user, cancel, release });
+        }
+        await answer.read();
+        const reply = messageRecord(answer);
+        await deps.database.addMessages(user, chat.id, [reply]);
+        return c.json(reply);
+      } finally {
+        // From here on the stream releases it.
+        if (!streaming) release();
+      }
     });
   }
 

@@ -1,0 +1,277 @@
+/**
+ * A client that leaves a streamed answer, against a real `svc api` process
+ * whose assistant calls a slow OpenAI-compatible provider: the provider's
+ * connection must be closed whether the client left before the provider
+ * answered, before its first token or after it, long before the assistant's
+ * own timeout could have ended it.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { within } from "../assistants/_fake_server.ts";
+import { freePort, startProcess } from "../_process.ts";
+import { tmpDir } from "../test_utils.ts";
+import { failures } from "./_checks.ts";
+import { rawRequest, writeAll } from "./_raw_http.ts";
+import { Client, pause, type Svc } from "./_server.ts";
+
+/** How far the provider gets before it holds. */
+type Stage = "before the provider answers" | "before the first token" | "after the first token";
+
+/** A call to the provider, and when svc closed its connection. */
+interface Call {
+  prompt: string;
+  /** Settles when svc closes the connection. */
+  closed: Promise<void>;
+}
+
+/**
+ * An OpenAI-compatible provider on raw TCP that streams up to `stage` and then
+ * holds, so that only svc closing the connection ends a call. TCP, not
+ * `Deno.serve`, so that the close is seen at any moment, headers sent or not.
+ */
+class HoldingProvider implements AsyncDisposable {
+  stage: Stage = "before the first token";
+  readonly calls: Call[] = [];
+  readonly #listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  readonly #connections = new Set<Deno.Conn>();
+  readonly #called: ((call: Call) => void)[] = [];
+  readonly #accepting: Promise<void>;
+
+  constructor() {
+    this.#accepting = this.#accept();
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#listener.addr.port}/v1`;
+  }
+
+  /** The next call to the provider, once it has its whole request. */
+  nextCall(): Promise<Call> {
+    return new Promise((resolve) => this.#called.push(resolve));
+  }
+
+  async #accept(): Promise<void> {
+    try {
+      for await (const connection of this.#listener) {
+        this.#connections.add(connection);
+        this.#serve(connection).catch(() => {}).finally(() => {
+          this.#connections.delete(connection);
+          try {
+            connection.close();
+          } catch {
+            // closed already
+          }
+        });
+      }
+    } catch {
+      // the listener was closed
+    }
+  }
+
+  async #serve(connection: Deno.Conn): Promise<void> {
+    const { head, body } = await readRequest(connection);
+    const encoder = new TextEncoder();
+    if (!head.startsWith("POST /v1/chat/completions ")) {
+      // svc check's probe of the server, or anything else.
+      await writeAll(
+        connection,
+        encoder.encode("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+      );
+      return;
+    }
+    const messages = JSON.parse(body).messages as { content: string }[];
+    let closed!: () => void;
+    const call: Call = {
+      prompt: messages.at(-1)!.content,
+      closed: new Promise((resolve) => closed = resolve),
+    };
+    if (this.stage !== "before the provider answers") {
+      let text = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n" +
+        "Transfer-Encoding: chunked\r\n\r\n";
+      if (this.stage === "after the first token") {
+        const event = `data: ${
+          JSON.stringify({
+            id: "held",
+            object: "chat.completion.chunk",
+            created: 0,
+            model: "held",
+            choices: [{ index: 0, delta: { role: "assistant", content: "First" } }],
+          })
+        }\n\n`;
+        text += `${encoder.encode(event).length.toString(16)}\r\n${event}\r\n`;
+      }
+      await writeAll(connection, encoder.encode(text));
+    }
+    this.calls.push(call);
+    this.#called.shift()?.(call);
+    // Holds: only svc ends the call, by closing the connection.
+    const buffer = new Uint8Array(1024);
+    try {
+      while (await connection.read(buffer) !== null) {
+        // svc sends nothing more; whatever comes is ignored
+      }
+    } catch {
+      // reset by svc: closed as well
+    }
+    closed();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#listener.close();
+    for (const connection of this.#connections) {
+      try {
+        connection.close();
+      } catch {
+        // closed already
+      }
+    }
+    await this.#accepting;
+  }
+}
+
+/** A request's head and body, read up to its `Content-Length`. */
+async function readRequest(connection: Deno.Conn): Promise<{ head: string; body: string }> {
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(16 * 1024);
+  let text = "";
+  while (true) {
+    const n = await connection.read(buffer);
+    if (n === null) throw new Error(`The request ended early: ${text}`);
+    text += decoder.decode(buffer.subarray(0, n), { stream: true });
+    const end = text.indexOf("\r\n\r\n");
+    if (end < 0) continue;
+    const head = text.slice(0, end);
+    const length = Number(/^content-length:\s*(\d+)/im.exec(head)?.[1] ?? 0);
+    const body = text.slice(end + 4);
+    if (new TextEncoder().encode(body).length >= length) return { head, body };
+  }
+}
+
+/** `svc api` with the demo source storage and the OpenAI-compatible assistant at `provider`. */
+async function startWithProvider(dir: string, provider: HoldingProvider): Promise<Svc> {
+  const port = freePort();
+  const config = join(dir, "svc.toml");
+  await Deno.writeTextFile(
+    config,
+    [
+      'local_root = "root"',
+      'source_storages = ["svc.source_storages.SvcDemoSourceStorage"]',
+      'assistants = ["svc.assistants.OpenAICompatible"]',
+      "[api]",
+      `port = ${port}`,
+      "",
+    ].join("\n"),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const svc = await startProcess(["api", "-c", config], {
+    health: base,
+    env: {
+      SVC_OPENAI_COMPATIBLE_URL: provider.url,
+      SVC_OPENAI_COMPATIBLE_MODEL: "held",
+      // Far beyond the guard below: a closed call cannot be the timeout's doing.
+      SVC_ASSISTANT_TIMEOUT: "600",
+    },
+  });
+  return Object.assign(svc, { base, root: join(dir, "root") });
+}
+
+const STAGES: Stage[] = [
+  "before the provider answers",
+  "before the first token",
+  "after the first token",
+];
+
+Deno.test("a client that leaves a streamed answer ends the provider's call, before or after the first token", async () => {
+  await using dir = await tmpDir();
+  await using provider = new HoldingProvider();
+  await using svc = await startWithProvider(dir.path, provider);
+  const port = Number(new URL(svc.base).port);
+  const client = await Client.login(svc.base);
+  const bearer: string = await (await fetch(`${svc.base}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ username: "ada", password: "ada" }),
+  })).json();
+  const document = await client.upload("notes.md", "# Notes\n\nThe provider holds.\n");
+  const chat = await client.call("POST", "/chats", {
+    name: "Leaving",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "OpenAICompatible/held",
+    params: {},
+    documents: [document],
+  });
+  await client.call("POST", `/chats/${chat.id}/prepare`);
+
+  for (const stage of STAGES) {
+    provider.stage = stage;
+    const prompt = `Leaving ${stage}?`;
+    const called = provider.nextCall();
+    const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+    const request = rawRequest("POST", `/chats/${chat.id}/answer`, {
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+      body: JSON.stringify({ prompt, stream: true }),
+    });
+    await writeAll(connection, request.bytes);
+    const call = await within(called, 30_000, `the provider's call (${stage})`);
+    assert.match(call.prompt, new RegExp(prompt.replace("?", "\\?")));
+    if (stage === "after the first token") {
+      // The client has the first line, with the provider's first token, before it leaves.
+      const first = await readUntil(connection, "First");
+      assert.match(first, /"content":"First"/);
+    }
+    let ended = false;
+    call.closed.then(() => ended = true);
+    await pause(200);
+    assert.equal(ended, false, `the call holds while the client stays (${stage})`);
+    connection.close();
+    // Only a guard against a hang: the assistant's own timeout is 600 s.
+    await within(
+      call.closed,
+      10_000,
+      `svc closing the provider's call once the client left ${stage}`,
+    );
+  }
+
+  // The prompts were kept; no answer was stored as complete, and the chat goes on.
+  const stored = await client.call("GET", `/chats/${chat.id}`);
+  const asked = stored.messages.filter((message: { role: string }) => message.role === "user");
+  assert.deepEqual(
+    asked.map((message: { content: string }) => message.content),
+    STAGES.map((stage) => `Leaving ${stage}?`),
+  );
+  assert.equal(
+    stored.messages.filter((message: { role: string }) => message.role === "assistant").length,
+    0,
+  );
+  assert.equal(provider.calls.length, STAGES.length, "no call was made again");
+  assert.deepEqual(failures(svc), []);
+  assert.equal((await fetch(`${svc.base}/health`)).status, 200);
+  // Watching for the client to leave costs no line outside the JSON log (Deno warns of
+  // request.signal's legacy abort unless deno.json opts out of it).
+  const plain = svc.stderr().split("\n").filter((line) => line !== "" && !isJson(line));
+  assert.deepEqual(plain, []);
+});
+
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads from the connection until the text holds `marker`. */
+async function readUntil(connection: Deno.Conn, marker: string): Promise<string> {
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(4096);
+  let text = "";
+  while (!text.includes(marker)) {
+    const n = await connection.read(buffer);
+    if (n === null) {
+      throw new Error(`The connection closed before ${JSON.stringify(marker)}: ${text}`);
+    }
+    text += decoder.decode(buffer.subarray(0, n), { stream: true });
+  }
+  return text;
+}

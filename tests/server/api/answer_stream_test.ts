@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { Assistant } from "../../../components/core/component.ts";
+import type { ChatParams } from "../../../components/core/params.ts";
+import { cancelWhenLeft } from "../../../server/api/answer_stream.ts";
+import { testApi } from "./_api.ts";
+
+/** Holds before its first chunk until its signal aborts, and says when it saw that. */
+class Holding extends Assistant {
+  started = Promise.withResolvers<void>();
+  stopped = Promise.withResolvers<void>();
+  override async *answer(_prompt: string, _sources: unknown[], params: ChatParams) {
+    this.started.resolve();
+    await new Promise((resolve) => params.signal.addEventListener("abort", resolve));
+    this.stopped.resolve();
+    yield "too late";
+  }
+}
+
+Deno.test("a streamed answer whose client leaves before the first chunk stops the assistant and keeps the prompt", async () => {
+  const holding = new Holding();
+  await using api = await testApi({ assistants: [holding] });
+  const { document } = await api.upload("a.md", "# A\n");
+  const chat = await (await api.call("POST", "/chats", {
+    name: "held",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "Holding",
+    params: {},
+    documents: [document],
+  })).json();
+  await api.call("POST", `/chats/${chat.id}/prepare`);
+  const token = await (await api.app.request("http://svc.test/token", {
+    method: "POST",
+    body: new URLSearchParams({ username: "ada", password: "ada" }),
+  })).json();
+
+  const client = new AbortController();
+  const answering = api.app.request(`http://svc.test/chats/${chat.id}/answer`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ prompt: "Still there?", stream: true }),
+    signal: client.signal,
+  });
+  await holding.started.promise;
+  client.abort();
+  await holding.stopped.promise;
+  const response = await answering;
+  assert.equal(response.status, 499);
+  await response.body?.cancel();
+  const line = JSON.parse(api.logs.findLast((line) => line.includes("/answer"))!);
+  assert.equal(line.status, 499, "logged as a client that left, not as a failure");
+  assert.equal(line.level, "info");
+  const stored = await (await api.call("GET", `/chats/${chat.id}`)).json();
+  assert.deepEqual(
+    stored.messages.map((message: { role: string }) => message.role),
+    ["system", "user"],
+  );
+});
+
+Deno.test("cancelWhenLeft() aborts when the request's signal does, until released", () => {
+  const left = new AbortController();
+  const request = new Request("http://svc.test/", { signal: left.signal });
+  const cancel = new AbortController();
+  const release = cancelWhenLeft(request, cancel);
+  left.abort();
+  assert.equal(cancel.signal.aborted, true);
+  assert.equal((cancel.signal.reason as { status: number }).status, 499);
+
+  const later = new AbortController();
+  const released = new AbortController();
+  cancelWhenLeft(new Request("http://svc.test/", { signal: later.signal }), released)();
+  later.abort();
+  assert.equal(released.signal.aborted, false, "a released watch does nothing");
+  release();
+
+  const gone = new AbortController();
+  gone.abort();
+  const already = new AbortController();
+  cancelWhenLeft(new Request("http://svc.test/", { signal: gone.signal }), already);
+  assert.equal(already.signal.aborted, true, "a client that left already cancels at once");
+});
