@@ -19,7 +19,7 @@ import { requestUser } from "./user.ts";
 /**
  * The header that may carry the upload token (so may the query parameter
  * `token`), besides the form field of the interface: either lets svc check the
- * token before it reads the body.
+ * token before it parses the body.
  */
 export const UPLOAD_TOKEN_HEADER = "X-Upload-Token";
 
@@ -48,7 +48,7 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
 
   app.put("/document", async (c) => {
     const { deps } = c.var;
-    // A token in the header or the URL is checked before a byte of the body is read.
+    // A token in the header or the URL is checked before the body is parsed.
     const early = c.req.header(UPLOAD_TOKEN_HEADER) ?? c.req.query("token");
     const quota = new UploadQuota(c.req.raw, deps);
     let admitted: Admitted | undefined;

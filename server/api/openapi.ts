@@ -16,6 +16,8 @@ interface Operation {
   auth?: "bearer" | "upload token";
   /** The query parameters, each optional. */
   query?: z.ZodObject;
+  /** The request headers of its own, each optional. */
+  headers?: z.ZodObject;
   body?: z.ZodType;
   form?: z.ZodType;
   multipart?: z.ZodType;
@@ -59,6 +61,8 @@ const OPERATIONS: Operation[] = [
     path: "/document",
     summary: "Upload a registered document's content",
     auth: "upload token",
+    query: schemas.UploadQuery,
+    headers: schemas.UploadHeaders,
     multipart: schemas.UploadForm,
     response: schemas.Document,
   },
@@ -131,10 +135,8 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       ...(operation.path.includes("{id}")
         ? [{ name: "id", in: "path", required: true, schema: jsonSchema(Id) }]
         : []),
-      ...Object.entries(operation.query?.shape ?? {}).map(([name, schema]) => {
-        const { description, ...rest } = jsonSchema(schema as z.ZodType);
-        return { name, in: "query", required: false, description, schema: rest };
-      }),
+      ...optionalParameters("query", operation.query),
+      ...optionalParameters("header", operation.headers),
     ];
     const content: Record<string, unknown> = {
       "application/json": { schema: jsonSchema(operation.response) },
@@ -177,6 +179,14 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     paths,
   };
+}
+
+/** The optional parameters of a query or of headers, each with its description. */
+function optionalParameters(where: "query" | "header", shape: z.ZodObject | undefined) {
+  return Object.entries(shape?.shape ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = jsonSchema(schema as z.ZodType);
+    return { name, in: where, required: false, description, schema: rest };
+  });
 }
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {

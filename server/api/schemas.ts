@@ -93,8 +93,20 @@ export const DocumentUpload = z.object({
 });
 
 export const UploadForm = z.object({
-  token: z.string(),
+  token: z.string().meta({
+    description: "The upload token of POST /document, before the file part; or in the " +
+      "X-Upload-Token header or the token query parameter instead",
+  }),
   file: z.string().meta({ format: "binary" }),
+});
+
+const UPLOAD_TOKEN = "The upload token of POST /document, checked before the body is parsed; " +
+  'the form\'s "token" field may carry it instead';
+
+export const UploadQuery = z.object({ token: z.string().meta({ description: UPLOAD_TOKEN }) });
+
+export const UploadHeaders = z.object({
+  "X-Upload-Token": z.string().meta({ description: UPLOAD_TOKEN }),
 });
 
 export const LoginForm = z.object({ username: z.string(), password: z.string() });

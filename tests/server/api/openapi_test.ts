@@ -68,3 +68,14 @@ Deno.test("/openapi.json describes the query of GET /chats and both of its shape
   const metadata = body.$ref ? body.$defs[body.$ref.replace("#/$defs/", "")] : body;
   assert.equal(metadata.properties.name.maxLength, 255);
 });
+
+Deno.test("/openapi.json names the places of the upload token: form field, header and query", async () => {
+  await using api = await testApi();
+  const document = await (await api.app.request("http://svc.test/openapi.json")).json();
+  const upload = document.paths["/document"].put;
+  const places = upload.parameters.map((p: { in: string; name: string }) => `${p.in} ${p.name}`);
+  assert.deepEqual(places, ["query token", "header X-Upload-Token"]);
+  const form = upload.requestBody.content["multipart/form-data"].schema;
+  assert.deepEqual(form.required, ["token", "file"]);
+  assert.match(form.properties.token.description, /before the file part/);
+});
