@@ -4,8 +4,7 @@
  * uploaded documents may take. Each is an environment variable with a default.
  * @module
  */
-import { quote, SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
+import { envNumber } from "../components/core/env_number.ts";
 
 /** The most chats one user may have, unless `SVC_API_MAX_CHATS_PER_USER` says otherwise. */
 export const DEFAULT_MAX_CHATS_PER_USER = 1000;
@@ -37,25 +36,15 @@ export interface Quotas {
  * @throws {SvcError} naming the variable whose value is not a positive whole number
  */
 export function quotas(env?: Record<string, string | undefined>): Quotas {
-  const read = (name: string) => env ? env[name] : envVar(name);
   return {
-    maxChatsPerUser: positive(read, "SVC_API_MAX_CHATS_PER_USER", DEFAULT_MAX_CHATS_PER_USER),
-    maxStoragePerUser: positive(
-      read,
-      "SVC_API_MAX_STORAGE_PER_USER",
-      DEFAULT_MAX_STORAGE_PER_USER,
-    ),
+    maxChatsPerUser: envNumber("SVC_API_MAX_CHATS_PER_USER", {
+      fallback: DEFAULT_MAX_CHATS_PER_USER,
+      env,
+    }),
+    maxStoragePerUser: envNumber("SVC_API_MAX_STORAGE_PER_USER", {
+      fallback: DEFAULT_MAX_STORAGE_PER_USER,
+      unit: "bytes",
+      env,
+    }),
   };
-}
-
-function positive(
-  read: (name: string) => string | undefined,
-  name: string,
-  fallback: number,
-): number {
-  const value = read(name)?.trim();
-  if (value === undefined || value === "") return fallback;
-  const number = Number(value);
-  if (Number.isSafeInteger(number) && number > 0) return number;
-  throw new SvcError(`${name} must be a positive whole number, not ${quote(value)}`);
 }

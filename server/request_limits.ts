@@ -4,8 +4,7 @@
  * is an environment variable with a default.
  * @module
  */
-import { quote, SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
+import { envNumber } from "../components/core/env_number.ts";
 import { DEFAULT_BODY_TIMEOUT } from "./api/body_timeout.ts";
 import { DEFAULT_MAX_UPLOADS, DEFAULT_MAX_UPLOADS_PER_USER } from "./api/upload_slots.ts";
 
@@ -35,34 +34,16 @@ export interface RequestLimits {
  * @throws {SvcError} naming the variable whose value is not a positive number
  */
 export function requestLimits(env?: Record<string, string | undefined>): RequestLimits {
-  const read = (name: string) => env ? env[name] : envVar(name);
   return {
-    bodyTimeout: positive(read, "SVC_API_BODY_TIMEOUT", DEFAULT_BODY_TIMEOUT, "seconds") * 1000,
-    maxUploads: positive(read, "SVC_API_MAX_UPLOADS", DEFAULT_MAX_UPLOADS, "uploads"),
-    maxUploadsPerUser: positive(
-      read,
-      "SVC_API_MAX_UPLOADS_PER_USER",
-      DEFAULT_MAX_UPLOADS_PER_USER,
-      "uploads",
-    ),
+    bodyTimeout: envNumber("SVC_API_BODY_TIMEOUT", {
+      fallback: DEFAULT_BODY_TIMEOUT,
+      unit: "seconds",
+      env,
+    }) * 1000,
+    maxUploads: envNumber("SVC_API_MAX_UPLOADS", { fallback: DEFAULT_MAX_UPLOADS, env }),
+    maxUploadsPerUser: envNumber("SVC_API_MAX_UPLOADS_PER_USER", {
+      fallback: DEFAULT_MAX_UPLOADS_PER_USER,
+      env,
+    }),
   };
-}
-
-function positive(
-  read: (name: string) => string | undefined,
-  name: string,
-  fallback: number,
-  unit: "seconds" | "uploads",
-): number {
-  const value = read(name)?.trim();
-  if (value === undefined || value === "") return fallback;
-  const number = Number(value);
-  const valid = unit === "seconds"
-    ? Number.isFinite(number) && number > 0
-    : Number.isSafeInteger(number) && number > 0;
-  if (valid) return number;
-  throw new SvcError(
-    `${name} must be a positive ${unit === "seconds" ? "number of seconds" : "whole number"}, ` +
-      `not ${quote(value)}`,
-  );
 }

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { quote, SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
+import { envNumber } from "../components/core/env_number.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { createApi } from "./api/app.ts";
 import type { Log } from "./api/errors.ts";
@@ -186,13 +186,5 @@ async function settles(promise: Promise<unknown>, ms: number): Promise<boolean> 
 }
 
 function maxUploadSize(): number {
-  const value = envVar("SVC_API_MAX_UPLOAD_SIZE");
-  if (value === undefined) return DEFAULT_MAX_UPLOAD_SIZE;
-  const size = Number(value);
-  if (!Number.isSafeInteger(size) || size <= 0) {
-    throw new SvcError(
-      `SVC_API_MAX_UPLOAD_SIZE must be a positive number of bytes, not ${JSON.stringify(value)}`,
-    );
-  }
-  return size;
+  return envNumber("SVC_API_MAX_UPLOAD_SIZE", { fallback: DEFAULT_MAX_UPLOAD_SIZE, unit: "bytes" });
 }

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { Assistant } from "../core/component.ts";
+import { envNumber } from "../core/env_number.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import type { ChatParams, ParamSchema } from "../core/params.ts";
 import { envVar, EnvVarRequirement, type Requirement } from "../core/requirements.ts";
@@ -89,16 +90,8 @@ export abstract class ModelAssistant extends Assistant {
    * @throws {SvcError} when the variable is not a positive number
    */
   static timeout(): number {
-    const value = this.env(TIMEOUT_ENV);
-    if (value === undefined) return 60_000;
-    const seconds = Number(value);
-    if (!Number.isFinite(seconds) || seconds <= 0) {
-      throw new SvcError(
-        `The environment variable ${quote(TIMEOUT_ENV)} must be a positive number of seconds, ` +
-          `not ${quote(value)}`,
-      );
-    }
-    return seconds * 1000;
+    const env = { [TIMEOUT_ENV]: this.env(TIMEOUT_ENV) };
+    return envNumber(TIMEOUT_ENV, { fallback: 60, unit: "seconds", env }) * 1000;
   }
 
   /** A requirement of the variable `name`, read through {@linkcode ModelAssistant.env}. */

@@ -6,9 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import { quote, SvcError } from "../core/errors.ts";
+import { SvcError } from "../core/errors.ts";
 import type { ParamProblem } from "../core/params.ts";
-import { envVar } from "../core/requirements.ts";
+import { envNumber } from "../core/env_number.ts";
 
 /** The smallest `chunk_size`, in tokens, unless `SVC_MIN_CHUNK_SIZE` says otherwise. */
 export const DEFAULT_MIN_CHUNK_SIZE = 8;
@@ -51,15 +51,13 @@ export interface ChunkLimits {
  * number, or a minimum above the maximum
  */
 export function chunkLimits(env?: Record<string, string | undefined>): ChunkLimits {
-  const read = (name: string) => env ? env[name] : envVar(name);
   const limits = {
-    minChunkSize: positive(read, "SVC_MIN_CHUNK_SIZE", DEFAULT_MIN_CHUNK_SIZE),
-    maxChunkSize: positive(read, "SVC_MAX_CHUNK_SIZE", DEFAULT_MAX_CHUNK_SIZE),
-    maxChunksPerDocument: positive(
-      read,
-      "SVC_MAX_CHUNKS_PER_DOCUMENT",
-      DEFAULT_MAX_CHUNKS_PER_DOCUMENT,
-    ),
+    minChunkSize: envNumber("SVC_MIN_CHUNK_SIZE", { fallback: DEFAULT_MIN_CHUNK_SIZE, env }),
+    maxChunkSize: envNumber("SVC_MAX_CHUNK_SIZE", { fallback: DEFAULT_MAX_CHUNK_SIZE, env }),
+    maxChunksPerDocument: envNumber("SVC_MAX_CHUNKS_PER_DOCUMENT", {
+      fallback: DEFAULT_MAX_CHUNKS_PER_DOCUMENT,
+      env,
+    }),
   };
   if (limits.minChunkSize > limits.maxChunkSize) {
     throw new SvcError(
@@ -90,16 +88,4 @@ export function overlapBelowSize(
   const { chunk_size, chunk_overlap } = params as Record<string, number>;
   if (chunk_overlap! < chunk_size!) return undefined;
   return { name: "chunk_overlap", problem: `must be less than chunk_size (${chunk_size})` };
-}
-
-function positive(
-  read: (name: string) => string | undefined,
-  name: string,
-  fallback: number,
-): number {
-  const value = read(name)?.trim();
-  if (value === undefined || value === "") return fallback;
-  const number = Number(value);
-  if (Number.isSafeInteger(number) && number > 0) return number;
-  throw new SvcError(`${name} must be a positive whole number, not ${quote(value)}`);
 }

@@ -69,7 +69,7 @@ Deno.test("ModelAssistant reads SVC_ASSISTANT_TIMEOUT in seconds, 60 by default"
       () => configured(Echo, { SVC_ASSISTANT_TIMEOUT: value }).timeout(),
       (error: SvcError) =>
         error.message ===
-          `The environment variable "SVC_ASSISTANT_TIMEOUT" must be a positive number of seconds, not "${value}"`,
+          `SVC_ASSISTANT_TIMEOUT must be a positive number of seconds, not "${value}"`,
     );
   }
 });

@@ -11,14 +11,14 @@ Deno.test("quotas() reads each user's quotas from the environment, with defaults
   assert.deepEqual(quotas({ SVC_API_MAX_CHATS_PER_USER: "" }).maxChatsPerUser, 1000);
 });
 
-Deno.test("quotas() refuses a value that is not a positive whole number, naming the variable", () => {
+Deno.test("quotas() refuses a value that is not a positive whole number or byte count, naming the variable", () => {
   for (const value of ["0", "-3", "1.5", "1 GiB", "1e400"]) {
     assert.throws(
       () => quotas({ SVC_API_MAX_STORAGE_PER_USER: value }),
       (e) =>
         e instanceof SvcError &&
         e.message ===
-          `SVC_API_MAX_STORAGE_PER_USER must be a positive whole number, not "${value}"`,
+          `SVC_API_MAX_STORAGE_PER_USER must be a positive number of bytes, not "${value}"`,
       value,
     );
   }
