@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { logLine } from "../server/api/log.ts";
+import { logLine } from "../server/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";

@@ -1,5 +1,5 @@
 import { Command, Option } from "commander";
-import { jsonLines, logLine } from "../server/api/log.ts";
+import { jsonLog, logLine } from "../server/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
@@ -31,7 +31,7 @@ export function uiCommand(context: CommandContext): Command {
       // Loaded here, so that the other commands never load the server's native database client.
       const { serveApi } = await import("../server/serve.ts");
       const { serveUi } = await import("../server/ui_server.ts");
-      const log = jsonLines((line: string) => context.io.err(`${line}\n`));
+      const log = jsonLog((line: string) => context.io.err(`${line}\n`));
       for (const warning of unknownEnvWarnings(context.env)) log(logLine("warn", warning));
       const config = await Config.fromFile(
         findConfigPath({ config: options.config, env: context.env }),

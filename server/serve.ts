@@ -8,8 +8,7 @@ import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { createApi } from "./api/app.ts";
-import type { Log } from "./api/errors.ts";
-import { jsonLines, logLine } from "./api/log.ts";
+import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
 import { SvcDemoAuthentication } from "./auth.ts";
 import { loadComponents } from "./components.ts";
@@ -60,8 +59,8 @@ const CUT_OFF_GRACE_MS = 2000;
  * port that cannot be bound
  */
 export async function serveApi(config: Config, options: ServeApiOptions = {}): Promise<RunningApi> {
-  // Every line JSON, notices written as plain text included (see api/log.ts).
-  const log = jsonLines(options.log ?? ((line: string) => console.error(line)));
+  // Every line JSON, notices written as plain text included (see log.ts).
+  const log = jsonLog(options.log ?? ((line: string) => console.error(line)));
   const warn = (message: string) => log(logLine("warn", message));
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
   const limits = requestLimits();

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { SvcError } from "../components/core/errors.ts";
 import { envVar } from "../components/core/requirements.ts";
 import { VERSION } from "../components/version.ts";
-import type { Log } from "./api/errors.ts";
+import type { Log } from "./log.ts";
 import type { Config } from "./config.ts";
 import { UI_ASSETS, UI_ENTRY, type UiAsset } from "./ui_assets.ts";
 

@@ -9,12 +9,12 @@ import { stream } from "hono/streaming";
 import type { Chat } from "../../components/core/chat.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { Message } from "../../components/core/message.ts";
-import type { ApiDeps, ApiEnv } from "./env.ts";
+import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
-import { logLine } from "./log.ts";
+import { logLine } from "../log.ts";
 import { messageRecord } from "./records.ts";
 
-/** What {@linkcode streamAnswer} streams and stores. */
+/** What {@linkcode jsonLinesResponse} streams and stores. */
 export interface StreamedAnswer {
   answer: Message;
   chat: Chat;
@@ -60,7 +60,7 @@ export function clientLeft(cause?: unknown): SvcError {
  * with an error line. The question was stored before: nothing is added for an
  * answer that failed or that the client left.
  */
-export async function streamAnswer(
+export async function jsonLinesResponse(
   c: Context<ApiEnv>,
   { answer, chat, user, cancel, release }: StreamedAnswer,
 ): Promise<Response> {
@@ -122,10 +122,4 @@ export async function streamAnswer(
       }
     }
   });
-}
-
-/** Stores the user's prompt of an answer, so that nothing the user wrote is lost. */
-export async function keepPrompt(deps: ApiDeps, user: string, chat: Chat): Promise<void> {
-  const question = chat.messages.findLast((message) => message.role === "user");
-  if (question) await deps.database.addMessages(user, chat.id, [messageRecord(question)]);
 }

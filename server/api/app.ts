@@ -5,7 +5,6 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { matchedRoutes } from "hono/route";
 import { supportedSuffixes } from "../../components/documents/mod.ts";
 import { type ComponentClass, displayNameOf } from "../../components/core/component.ts";
 import { paramsJsonSchema } from "../../components/core/params.ts";
@@ -17,8 +16,9 @@ import { chatRoutes } from "./chats.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody, onError } from "./errors.ts";
-import { requestLine } from "./log.ts";
 import { allowedMethods, docsRoutes } from "./openapi.ts";
+import { requestId } from "./request_id.ts";
+import { requestLog } from "./request_log.ts";
 import { UploadSlots } from "./upload_slots.ts";
 import { requestUser } from "./user.ts";
 
@@ -39,23 +39,11 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   const rootPath = options.rootPath ?? "";
   const app = new Hono<ApiEnv>().basePath(rootPath || "/");
 
+  app.use(requestId());
+  app.use(requestLog(deps.log));
   app.use(async (c, next) => {
-    const start = performance.now();
-    const requestId = crypto.randomUUID().slice(0, 8);
     c.set("deps", deps);
-    c.set("requestId", requestId);
-    c.header("X-Request-Id", requestId);
     await next();
-    // A stream's line is written when its headers are sent: its duration is the time to them.
-    deps.log(requestLine({
-      request_id: requestId,
-      user: c.var.user,
-      method: c.req.method,
-      // The pattern of the route that matched, not the middleware that answered (a 413).
-      route: matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path ?? null,
-      status: c.res.status,
-      duration_ms: Math.round(performance.now() - start),
-    }));
   });
   app.use(cors({ origin: options.origins ?? [], credentials: true }));
   app.use(guardBodies({ idleTimeout: deps.bodyTimeout ?? DEFAULT_BODY_TIMEOUT * 1000 }));

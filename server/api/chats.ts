@@ -9,11 +9,12 @@ import type { Chat } from "../../components/core/chat.ts";
 import type { Component } from "../../components/core/component.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
+import { Message, MessageRole } from "../../components/core/message.ts";
 import { SPECIAL_PARAMS } from "../../components/core/params.ts";
 import { handlerFor } from "../../components/documents/mod.ts";
 import type { ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
-import { cancelWhenLeft, clientLeft, keepPrompt, streamAnswer } from "./answer_stream.ts";
+import { cancelWhenLeft, clientLeft, jsonLinesResponse } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { messageRecord } from "./records.ts";
@@ -112,20 +113,22 @@ export function chatRoutes(): Hono<ApiEnv> {
       // for the first chunk included; a whole answer is finished and kept regardless.
       const cancel = new AbortController();
       const release = stream ? cancelWhenLeft(c.req.raw, cancel) : () => {};
+      const question = messageRecord(new Message(prompt, { role: MessageRole.USER }));
       let streaming = false;
       try {
-        const answer = await chat.answer(prompt, { stream: true, signal: cancel.signal }).catch(
-          async (error) => {
-            await keepPrompt(deps, user, chat);
-            throw cancel.signal.aborted ? clientLeft(error) : error;
-          },
-        );
-        // The prompt is stored before the answer is written, in its own write,
-        // so that it is kept whatever becomes of the answer, a crash included.
-        await keepPrompt(deps, user, chat);
+        let answer: Message;
+        try {
+          answer = await chat.answer(prompt, { stream: true, signal: cancel.signal });
+        } catch (error) {
+          throw cancel.signal.aborted ? clientLeft(error) : error;
+        } finally {
+          // Stored before the answer is written, in its own write, so that it is kept whatever
+          // becomes of the answer, a crash included; a chat not prepared refused it unread.
+          if (chat.prepared) await deps.database.addMessages(user, chat.id, [question]);
+        }
         if (stream) {
           streaming = true;
-          return streamAnswer(c, { answer, chat, user, cancel, release });
+          return jsonLinesResponse(c, { answer, chat, user, cancel, release });
         }
         await answer.read();
         const reply = messageRecord(answer);

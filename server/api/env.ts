@@ -3,7 +3,7 @@ import type { Rag } from "../../components/core/rag.ts";
 import type { Authentication } from "../auth.ts";
 import type { Database } from "../database/mod.ts";
 import type { UploadTokens } from "../upload_token.ts";
-import type { Log } from "./errors.ts";
+import type { Log } from "../log.ts";
 
 /** What the REST API is made of. */
 export interface ApiDeps {

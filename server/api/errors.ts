@@ -2,10 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";
 import { redactUrls } from "../../components/redact_url.ts";
-import { logLine } from "./log.ts";
-
-/** Where log lines go: one JSON line per event (see `log.ts`). */
-export type Log = (line: string) => void;
+import { type Log, logLine } from "../log.ts";
 
 /**
  * The body of every error: `{"error": {"message": "..."}}`. A URL in the

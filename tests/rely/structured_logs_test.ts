@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Assistant } from "../../components/core/component.ts";
-import { jsonLines, logLine } from "../../server/api/log.ts";
+import { jsonLog, logLine } from "../../server/log.ts";
 import { Config } from "../../server/config.ts";
 import { serveApi } from "../../server/serve.ts";
 import { freePort } from "../_process.ts";
@@ -85,9 +85,9 @@ Deno.test("every request logs one JSON line with its id, user, route pattern, st
   assert.match(logged!.stack!, /undefined is not a function\n\s+at /);
 });
 
-Deno.test("jsonLines() passes JSON lines on and makes plain notices info lines", () => {
+Deno.test("jsonLog() passes JSON lines on and makes plain notices info lines", () => {
   const lines: string[] = [];
-  const log = jsonLines((line) => lines.push(line));
+  const log = jsonLog((line) => lines.push(line));
   log("svc API at http://127.0.0.1:1");
   log(logLine("warn", "Careful", { request_id: "abcd1234" }));
   log('{"not": "closed"');

@@ -3,8 +3,10 @@
  * the fields of a request, so that a log collector can read them without parsing prose.
  * @module
  */
-import { redactUrls } from "../../components/redact_url.ts";
-import type { Log } from "./errors.ts";
+import { redactUrls } from "../components/redact_url.ts";
+
+/** Where log lines go: one JSON line per event. */
+export type Log = (line: string) => void;
 
 /** How much a line matters. */
 export type LogLevel = "info" | "warn" | "error";
@@ -41,25 +43,6 @@ export function logLine(
   });
 }
 
-/** What the line of one request says. */
-export interface RequestFields {
-  request_id: string;
-  /** The user, once the request has shown who it is. */
-  user?: string;
-  method: string;
-  /** The route's pattern (`/chats/:id`), never the path with its ids; null when none matched. */
-  route: string | null;
-  status: number;
-  duration_ms: number;
-}
-
-/** The line of one request; a 5xx is an error, anything else is info. */
-export function requestLine(fields: RequestFields): string {
-  const level: LogLevel = fields.status >= 500 ? "error" : "info";
-  const message = `${fields.method} ${fields.route ?? "(no route)"} ${fields.status}`;
-  return logLine(level, message, { ...fields });
-}
-
 /**
  * A log whose every line is JSON: a line that is not a JSON object already (a notice written as
  * plain text) becomes the message of an info line.
@@ -67,13 +50,13 @@ export function requestLine(fields: RequestFields): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonLines } from "./log.ts";
+ * import { jsonLog } from "./log.ts";
  * const lines: string[] = [];
- * jsonLines((line) => lines.push(line))("svc API at http://127.0.0.1:31415");
+ * jsonLog((line) => lines.push(line))("svc API at http://127.0.0.1:31415");
  * assert(JSON.parse(lines[0]!).message === "svc API at http://127.0.0.1:31415");
  * ```
  */
-export function jsonLines(sink: Log): Log {
+export function jsonLog(sink: Log): Log {
   return (line) => sink(isJsonObject(line) ? line : logLine("info", line));
 }
 
