@@ -12,7 +12,7 @@ import {
   SourceStorage,
 } from "../components/core/component.ts";
 import { quote } from "../components/core/errors.ts";
-import type { Family } from "../components/core/rag.ts";
+import type { Family } from "../components/core/component.ts";
 import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/documents/mod.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";

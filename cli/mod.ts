@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { SvcError } from "../components/core/errors.ts";
-import { redactUrls } from "../components/redact_url.ts";
+import { redactUrls } from "../components/core/redact_url.ts";
 import { VERSION } from "../components/version.ts";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";

@@ -24,6 +24,6 @@ export type { LoadClassOptions } from "./registry.ts";
 export { supportedSuffixes } from "./documents/mod.ts";
 export type { DocumentHandler } from "./documents/mod.ts";
 export { shorten } from "./shorten.ts";
-export { redactUrl, redactUrls } from "./redact_url.ts";
-export type { RedactUrlsOptions } from "./redact_url.ts";
+export { redactUrl, redactUrls } from "./core/redact_url.ts";
+export type { RedactUrlsOptions } from "./core/redact_url.ts";
 export * from "./embeddings/mod.ts";

@@ -1,12 +1,14 @@
 /**
  * Class path -> class for every built-in component, and the loader of a
- * user's own components, named `specifier#Export`.
+ * user's own components, named `specifier#Export`: the resolver of class
+ * paths that every `Rag` uses unless given another.
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LocalDocument } from "./core/document.ts";
 import { quote, SvcError } from "./core/errors.ts";
+import { type ClassResolver, Rag } from "./core/rag.ts";
 import * as assistants from "./assistants/mod.ts";
 import * as sourceStorages from "./source_storages/mod.ts";
 
@@ -82,6 +84,19 @@ export async function loadClass(
   }
   return module[exportName];
 }
+
+/** svc's class paths, as a {@linkcode ClassResolver}: the built-ins, then a user's modules. */
+export const REGISTRY: ClassResolver = {
+  find(classPath) {
+    if (isModulePath(classPath)) return undefined;
+    const builtin = builtinClass(classPath);
+    if (builtin === undefined) throw unknownClassPath(classPath);
+    return builtin;
+  },
+  load: loadClass,
+};
+
+Rag.defaultResolver = REGISTRY;
 
 /** The error for a class path that names nothing known. */
 export function unknownClassPath(classPath: string): SvcError {

@@ -3,10 +3,15 @@
  * authentication, the source storages and the assistants.
  * @module
  */
-import { Assistant, type Component, SourceStorage } from "../components/core/component.ts";
+import {
+  Assistant,
+  type Component,
+  type Family,
+  SourceStorage,
+} from "../components/core/component.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
-import { type Family, Rag, UnavailableComponentError } from "../components/core/rag.ts";
-import { loadClass, register } from "../components/registry.ts";
+import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
+import { loadClass, register, REGISTRY } from "../components/registry.ts";
 import { Authentication, SvcDemoAuthentication } from "./auth.ts";
 import type { Config } from "./config.ts";
 
@@ -39,7 +44,7 @@ export async function loadComponents(
   config: Config,
   options: LoadComponentsOptions = {},
 ): Promise<ServerComponents> {
-  const rag = new Rag();
+  const rag = new Rag(REGISTRY);
   const load = async <T extends Component>(paths: string[], family: Family<T>, noun: string) => {
     const loaded: T[] = [];
     for (const path of paths) {

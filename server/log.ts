@@ -3,7 +3,7 @@
  * the fields of a request, so that a log collector can read them without parsing prose.
  * @module
  */
-import { redactUrls } from "../components/redact_url.ts";
+import { redactUrls } from "../components/core/redact_url.ts";
 
 /** Where log lines go: one JSON line per event. */
 export type Log = (line: string) => void;

@@ -5,7 +5,7 @@
  * @module
  */
 import { quote, SvcError } from "../core/errors.ts";
-import { redactUrl, redactUrls } from "../redact_url.ts";
+import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { shorten } from "../shorten.ts";
 
 /** Options of the errors of this module. */

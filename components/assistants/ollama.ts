@@ -1,6 +1,6 @@
 import { quote } from "../core/errors.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
-import { redactUrl } from "../redact_url.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
 import { jsonLines, postJson } from "./_http.ts";

@@ -2,7 +2,7 @@ import type * as OpenAISdk from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { importPackage } from "../packages.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
-import { redactUrl } from "../redact_url.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { chatCompletionDelta } from "./_chat_completions.ts";
 import {

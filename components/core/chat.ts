@@ -1,15 +1,22 @@
+/**
+ * `Chat`: a conversation over documents with a source storage and an
+ * assistant, made by `Rag.chat()`.
+ * @module
+ */
 import {
   type AnswerChunks,
   Assistant,
+  type Component,
   type ComponentClass,
+  type ComponentRef,
   displayNameOf,
+  type Family,
   SourceStorage,
 } from "./component.ts";
 import { Document, LocalDocument } from "./document.ts";
 import { quote, SvcError } from "./errors.ts";
 import { Message, MessageRole } from "./message.ts";
 import { type ChatParams, defaultSpecialParams, validateParams } from "./params.ts";
-import { type ComponentRef, type Rag, resolveSync } from "./rag.ts";
 
 /** What a chat is made of. */
 export interface ChatOptions {
@@ -45,6 +52,21 @@ export interface AnswerOptions {
   signal?: AbortSignal;
 }
 
+/** What a chat needs of the `Rag` that made it: its components, found by reference. */
+export interface ChatComponents {
+  /** The class of a component when it is known without loading a module, else `undefined`. */
+  classOf<T extends Component>(
+    ref: ComponentRef<T>,
+    family: Family<T>,
+  ): ComponentClass<T> | undefined;
+  /** The instance of a component, loaded and checked to be available. */
+  loadComponent<T extends Component>(
+    ref: ComponentRef<T>,
+    family: Family<T>,
+    options?: { base?: string },
+  ): Promise<T | null>;
+}
+
 interface Resolved {
   sourceStorage: SourceStorage;
   assistant: Assistant;
@@ -61,7 +83,7 @@ export class Chat {
   readonly documents: Document[];
   /** The messages so far, oldest first. */
   readonly messages: Message[] = [];
-  readonly #rag: Rag;
+  readonly #rag: ChatComponents;
   readonly #options: ChatOptions;
   readonly #params: Record<string, unknown>;
   /** The documents given as paths, and each path as given, to name it when the file is missing. */
@@ -70,7 +92,7 @@ export class Chat {
   #prepared: boolean;
 
   /** Use `Rag.chat()`. */
-  constructor(rag: Rag, options: ChatOptions) {
+  constructor(rag: ChatComponents, options: ChatOptions) {
     this.#rag = rag;
     this.#options = options;
     this.#params = { ...defaultSpecialParams(), ...options.params };
@@ -81,8 +103,8 @@ export class Chat {
       this.#paths.set(local, document instanceof URL ? local.path : document);
       return local;
     });
-    const storage = resolveSync(options.sourceStorage, SourceStorage);
-    const assistant = resolveSync(options.assistant, Assistant);
+    const storage = rag.classOf(options.sourceStorage, SourceStorage);
+    const assistant = rag.classOf(options.assistant, Assistant);
     if (storage && assistant) validateParams(this.#params, [storage, assistant]);
   }
 

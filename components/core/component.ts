@@ -44,6 +44,13 @@ export type ComponentClass<T extends Component = Component> = (new () => T) & {
   isAvailable(): Promise<boolean>;
 };
 
+/** A component given by class, by instance, or by class path. */
+export type ComponentRef<T extends Component> = ComponentClass<T> | T | string;
+
+/** The abstract class of a component family, to check what a class path names. */
+// deno-lint-ignore no-explicit-any
+export type Family<T extends Component> = abstract new (...args: any[]) => T;
+
 /** The display name of a component class: its `displayName`, else the class name. */
 export function displayNameOf(component: { readonly name: string; displayName?: string }): string {
   return component.displayName ?? component.name;

@@ -4,9 +4,9 @@
  * @module
  */
 export { Chat } from "./chat.ts";
-export type { AnswerOptions, ChatOptions } from "./chat.ts";
+export type { AnswerOptions, ChatComponents, ChatOptions } from "./chat.ts";
 export { Assistant, Component, displayNameOf, SourceStorage } from "./component.ts";
-export type { AnswerChunks, ComponentClass } from "./component.ts";
+export type { AnswerChunks, ComponentClass, ComponentRef, Family } from "./component.ts";
 export { Document, LocalDocument } from "./document.ts";
 export type { DocumentOptions } from "./document.ts";
 export { quote, SvcError, unreadable } from "./errors.ts";
@@ -18,7 +18,7 @@ export type { Page } from "./page.ts";
 export { paramsJsonSchema, SPECIAL_PARAMS, validateParams } from "./params.ts";
 export type { ChatParams, ParamProblem, ParamRule, ParamSchema, SpecialParams } from "./params.ts";
 export { Rag, UnavailableComponentError } from "./rag.ts";
-export type { ComponentRef, Family, LoadComponentOptions } from "./rag.ts";
+export type { ClassResolver, LoadComponentOptions } from "./rag.ts";
 export { EnvVarRequirement, PackageRequirement, ServerRequirement } from "./requirements.ts";
 export type { Requirement, ServerRequirementOptions } from "./requirements.ts";
 export type { Source } from "./source.ts";

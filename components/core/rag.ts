@@ -1,15 +1,55 @@
-import { builtinClass, isModulePath, loadClass, unknownClassPath } from "../registry.ts";
-import { Chat, type ChatOptions } from "./chat.ts";
-import { type Component, type ComponentClass, displayNameOf } from "./component.ts";
+/**
+ * The entry point of the library, `Rag`: it makes chats and finds their
+ * components, by class, by instance or by class path through a
+ * {@linkcode ClassResolver}.
+ * @module
+ */
+import { Chat, type ChatComponents, type ChatOptions } from "./chat.ts";
+import {
+  type Component,
+  type ComponentClass,
+  type ComponentRef,
+  displayNameOf,
+  type Family,
+} from "./component.ts";
 import { quote, SvcError } from "./errors.ts";
 import { describeRequirement } from "./requirements.ts";
 
-/** A component given by class, by instance, or by class path. */
-export type ComponentRef<T extends Component> = ComponentClass<T> | T | string;
+/**
+ * Finds the class a class path names. svc's is the registry
+ * (`components/registry.ts`): the built-in class paths, and a user's modules
+ * named `specifier#Export`.
+ */
+export interface ClassResolver {
+  /**
+   * The class a class path names when no module has to be loaded for it;
+   * `undefined` for a class path that names a user's module.
+   *
+   * @throws {SvcError} 422 for a class path that names nothing known
+   */
+  find(classPath: string): unknown;
+  /**
+   * The class a class path names, a user's module imported on demand.
+   *
+   * @throws {SvcError} 422 for an unknown class path, a module that cannot be
+   * loaded, or a missing export
+   */
+  load(classPath: string, options?: { base?: string }): Promise<unknown>;
+}
 
-/** The abstract class of a component family, to check what a class path names. */
-// deno-lint-ignore no-explicit-any
-export type Family<T extends Component> = abstract new (...args: any[]) => T;
+/** Knows no class path: the resolver of a `Rag` made before any registry was loaded. */
+const NO_CLASS_PATHS: ClassResolver = {
+  find: refuse,
+  load: (classPath) => Promise.reject(refuse(classPath)),
+};
+
+function refuse(classPath: string): never {
+  throw new SvcError(
+    `Cannot find the class path ${quote(classPath)}: no registry of class paths is loaded ` +
+      `(import "@svc/svc", or give the component as a class)`,
+    { status: 422 },
+  );
+}
 
 /** Options of {@linkcode Rag.loadComponent}. */
 export interface LoadComponentOptions {
@@ -43,8 +83,20 @@ export interface LoadComponentOptions {
  * assert(!chat.prepared);
  * ```
  */
-export class Rag {
+export class Rag implements ChatComponents {
+  /**
+   * The resolver of a `Rag` made without one. svc's registry sets itself here
+   * when it loads, which importing `@svc/svc` does.
+   */
+  static defaultResolver: ClassResolver = NO_CLASS_PATHS;
+
+  readonly #resolver: ClassResolver;
   #instances = new Map<ComponentClass, Component>();
+
+  /** @param resolver finds the classes that class paths name */
+  constructor(resolver: ClassResolver = Rag.defaultResolver) {
+    this.#resolver = resolver;
+  }
 
   /**
    * A new chat over documents, with a source storage and an assistant.
@@ -80,7 +132,7 @@ export class Rag {
     options: LoadComponentOptions = {},
   ): Promise<T | null> {
     const component = typeof ref === "string"
-      ? checkFamily(await loadClass(ref, { base: options.base }), family, ref)
+      ? checkFamily(await this.#resolver.load(ref, { base: options.base }), family, ref)
       : componentClassOf(ref, family);
     if (!(await component.isAvailable())) {
       if (options.ignoreUnavailable) return null;
@@ -88,21 +140,21 @@ export class Rag {
     }
     return typeof ref === "object" ? ref : this.instance(component);
   }
-}
 
-/**
- * The class of a component given without loading a module, or `undefined`
- * when the class path names a user's module.
- */
-export function resolveSync<T extends Component>(
-  ref: ComponentRef<T>,
-  family: Family<T>,
-): ComponentClass<T> | undefined {
-  if (typeof ref !== "string") return componentClassOf(ref, family);
-  if (isModulePath(ref)) return undefined;
-  const builtin = builtinClass(ref);
-  if (builtin === undefined) throw unknownClassPath(ref);
-  return checkFamily(builtin, family, ref);
+  /**
+   * The class of a component, when it is known without loading a module:
+   * `undefined` for a class path that names a user's module.
+   *
+   * @throws {SvcError} 422 for an unknown class path or a class of another family
+   */
+  classOf<T extends Component>(
+    ref: ComponentRef<T>,
+    family: Family<T>,
+  ): ComponentClass<T> | undefined {
+    if (typeof ref !== "string") return componentClassOf(ref, family);
+    const found = this.#resolver.find(ref);
+    return found === undefined ? undefined : checkFamily(found, family, ref);
+  }
 }
 
 function componentClassOf<T extends Component>(

@@ -3,7 +3,7 @@
  * modules that must load, servers that must answer. `svc check` reports them.
  * @module
  */
-import { redactUrls } from "../redact_url.ts";
+import { redactUrls } from "./redact_url.ts";
 
 /** One thing a component needs. */
 export interface Requirement {

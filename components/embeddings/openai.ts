@@ -7,7 +7,7 @@ import type OpenAI from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { envVar } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
-import { redactUrl, redactUrls } from "../redact_url.ts";
+import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import type { Embedder, EmbedOptions } from "./embedder.ts";
 
 /** Options of {@linkcode OpenAIEmbedder}. */

@@ -7,7 +7,7 @@ import {
   ServerRequirement,
 } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
-import { redactUrl, redactUrls } from "../redact_url.ts";
+import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
 import {
   type IndexBackend,

@@ -3,7 +3,7 @@ import type { Client } from "@libsql/client";
 import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
-import { redactUrl, redactUrls } from "../redact_url.ts";
+import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import {
   type IndexBackend,
   IndexedSourceStorage,

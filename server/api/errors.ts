@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";
-import { redactUrls } from "../../components/redact_url.ts";
+import { redactUrls } from "../../components/core/redact_url.ts";
 import { type Log, logLine } from "../log.ts";
 
 /**

@@ -7,7 +7,7 @@ import { type Client, createClient } from "@libsql/client";
 import { dirname } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { envVar } from "../../components/core/requirements.ts";
-import { redactUrl, redactUrls } from "../../components/redact_url.ts";
+import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
 import { Database } from "./database.ts";
 import { migrate } from "./migrations.ts";
 import { reason } from "./steps.ts";

@@ -4,7 +4,7 @@
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
-import { redactUrl } from "../../components/redact_url.ts";
+import { redactUrl } from "../../components/core/redact_url.ts";
 
 /** Where a `database_url` points. */
 export type DatabaseLocation =

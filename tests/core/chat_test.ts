@@ -6,7 +6,8 @@ import { SvcError } from "../../components/core/errors.ts";
 import { Message, MessageRole } from "../../components/core/message.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
-import { Rag } from "../../components/core/rag.ts";
+// Through the library's door, which loads the registry of class paths.
+import { Rag } from "../../components/mod.ts";
 import { SvcDemoAssistant } from "../../components/assistants/demo.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { tmpDir, writeFile } from "../test_utils.ts";

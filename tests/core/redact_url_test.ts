@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { redactUrl, redactUrls } from "../components/redact_url.ts";
+import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
 
 Deno.test("redactUrl() keeps the scheme, host and path, and drops the password, query and fragment", () => {
   assert.equal(
