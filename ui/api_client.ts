@@ -11,6 +11,7 @@ import type {
   Document,
   DocumentUpload,
   Message,
+  MessageLine,
 } from "./api_types.ts";
 import { jsonLines } from "./json_lines.ts";
 
@@ -125,7 +126,7 @@ export class ApiClient {
    * with all sources, each later one with its chunk of text. Aborting the
    * signal ends the request.
    */
-  async *answer(chatId: string, prompt: string, signal?: AbortSignal): AsyncGenerator<Message> {
+  async *answer(chatId: string, prompt: string, signal?: AbortSignal): AsyncGenerator<MessageLine> {
     const response = await this.#fetch(`/chats/${encodeURIComponent(chatId)}/answer`, {
       method: "POST",
       headers: this.#headers({ "content-type": "application/json" }),
@@ -139,7 +140,7 @@ export class ApiClient {
       if (failure) {
         throw new ApiError(failure.message || "The answer broke off", 502);
       }
-      yield line as Message;
+      yield line as MessageLine;
     }
   }
 

@@ -142,7 +142,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       "application/json": { schema: jsonSchema(operation.response) },
     };
     if (operation.stream) {
-      content["application/x-ndjson"] = { schema: jsonSchema(schemas.Message) };
+      content["application/x-ndjson"] = { schema: jsonSchema(schemas.MessageLine) };
     }
     const requestBody = operation.body
       ? { required: true, content: { "application/json": { schema: jsonSchema(operation.body) } } }

@@ -4,10 +4,10 @@
  */
 import type { Message } from "../../components/core/message.ts";
 import type { Source } from "../../components/core/source.ts";
-import type { MessageRecord, SourceRecord } from "../database/mod.ts";
+import type * as api from "./schemas.ts";
 
 /** A source as the REST API shows it. */
-export function sourceRecord(source: Source): SourceRecord {
+export function sourceRecord(source: Source): api.Source {
   return {
     id: source.id,
     document: { id: source.document.id, name: source.document.name },
@@ -18,7 +18,7 @@ export function sourceRecord(source: Source): SourceRecord {
 }
 
 /** A message as the REST API shows it; a streamed one must have been read. */
-export function messageRecord(message: Message, content: string = message.content): MessageRecord {
+export function messageRecord(message: Message, content: string = message.content): api.Message {
   return {
     id: message.id,
     content,

@@ -1,6 +1,9 @@
 /**
- * The shapes of the REST API, as zod schemas: request bodies are checked with
- * them, and `/openapi.json` is generated from them.
+ * The shapes of the REST API, defined here once, as zod schemas: request
+ * bodies are checked with them, `/openapi.json` is generated from them, and
+ * their TypeScript types, inferred from them, are what the routes, the
+ * database (`server/database/records.ts`) and the web UI (`ui/api_types.ts`)
+ * import, type-only, so that no zod reaches the browser bundle.
  * @module
  */
 import { z } from "zod";
@@ -8,8 +11,13 @@ import { z } from "zod";
 /** The longest name of a document or a chat, in characters: what most file systems take. */
 export const MAX_NAME_LENGTH = 255;
 
+// The schemas that the public `Database` type reaches (through its records) spell out their
+// zod types, as JSR asks of a public API (no slow types). The compiler checks that each schema
+// fits its spelling, but not that the spelling names every key: a key added to one of them goes
+// into its spelling too, else its inferred TypeScript type lacks it.
+
 // The database cannot keep U+0000 (it would cut the text there), so no text field takes it.
-const Text = z.string().refine((text) => !text.includes("\0"), {
+const Text: z.ZodString = z.string().refine((text) => !text.includes("\0"), {
   error: "must not contain the character U+0000",
 });
 
@@ -24,46 +32,95 @@ const DocumentName = z.string().min(1).refine((name) => [...name].length <= MAX_
 });
 
 /** A chat's name, or a document's as a chat names it: at most 255 characters. */
-const Name = Text.refine((name) => [...name].length <= MAX_NAME_LENGTH, {
+const Name: z.ZodString = Text.refine((name) => [...name].length <= MAX_NAME_LENGTH, {
   error: `must be at most ${MAX_NAME_LENGTH} characters`,
 }).meta({ description: `At most ${MAX_NAME_LENGTH} characters`, maxLength: MAX_NAME_LENGTH });
 
-export const Document = z.object({ id: Text, name: Name }).meta({ id: "Document" });
+export const Document: z.ZodObject<{ id: z.ZodString; name: z.ZodString }> = z.object({
+  id: Text,
+  name: Name,
+}).meta({ id: "Document" });
+/** A stored document: `{id, name}`. */
+export type Document = z.infer<typeof Document>;
 
-export const Source = z.object({
+export const Source: z.ZodObject<{
+  id: z.ZodString;
+  document: typeof Document;
+  location: z.ZodString;
+  content: z.ZodString;
+  num_tokens: z.ZodInt;
+}> = z.object({
   id: z.string(),
   document: Document,
   location: z.string().meta({ description: 'Pages as "1-3, 5", or "" for formats without pages' }),
   content: z.string(),
   num_tokens: z.int(),
 }).meta({ id: "Source" });
+/** A passage of a document that an answer is based on. */
+export type Source = z.infer<typeof Source>;
 
-export const Message = z.object({
+export const Message: z.ZodObject<{
+  id: z.ZodString;
+  content: z.ZodString;
+  role: z.ZodEnum<{ system: "system"; user: "user"; assistant: "assistant" }>;
+  sources: z.ZodArray<typeof Source>;
+  timestamp: z.ZodString;
+}> = z.object({
   id: z.string(),
   content: z.string(),
   role: z.enum(["system", "user", "assistant"]),
+  sources: z.array(Source),
+  timestamp: z.string().meta({ description: "ISO 8601, UTC" }),
+}).meta({ id: "Message" });
+/** A message of a chat, with all its sources. */
+export type Message = z.infer<typeof Message>;
+
+/** A line of a streamed answer: the first carries all sources, each later one `null`. */
+export const MessageLine = Message.extend({
   sources: z.array(Source).nullable().meta({
     description: "All sources; null on the later lines of a stream",
   }),
-  timestamp: z.string().meta({ description: "ISO 8601, UTC" }),
-}).meta({ id: "Message" });
+}).meta({ id: "MessageLine" });
+/** A line of a streamed answer: `sources` is `null` after the first line. */
+export type MessageLine = z.infer<typeof MessageLine>;
 
-export const ChatMetadata = z.strictObject({
+export const ChatMetadata: z.ZodObject<{
+  name: z.ZodString;
+  source_storage: z.ZodString;
+  assistant: z.ZodString;
+  params: z.ZodRecord<z.ZodString, z.ZodUnknown>;
+  documents: z.ZodArray<typeof Document>;
+}, z.core.$strict> = z.strictObject({
   name: Name,
   source_storage: Text.meta({ description: "The display name of a source storage" }),
   assistant: Text.meta({ description: "The display name of an assistant" }),
   params: z.record(z.string(), z.unknown()),
   documents: z.array(Document),
 }).meta({ id: "ChatMetadata" });
+/** What a chat was created with; `POST /chats` echoes it exactly as sent. */
+export type ChatMetadata = z.infer<typeof ChatMetadata>;
 
-export const Chat = z.object({
+export const Chat: z.ZodObject<{
+  id: z.ZodString;
+  metadata: typeof ChatMetadata;
+  messages: z.ZodArray<typeof Message>;
+  prepared: z.ZodBoolean;
+}> = z.object({
   id: z.string(),
   metadata: ChatMetadata,
   messages: z.array(Message),
   prepared: z.boolean(),
 }).meta({ id: "Chat" });
+/** A chat with all its messages, oldest first. */
+export type Chat = z.infer<typeof Chat>;
 
-export const ChatSummary = z.object({
+export const ChatSummary: z.ZodObject<{
+  id: z.ZodString;
+  metadata: typeof ChatMetadata;
+  prepared: z.ZodBoolean;
+  num_messages: z.ZodInt;
+  last_activity: z.ZodNullable<z.ZodString>;
+}> = z.object({
   id: z.string(),
   metadata: ChatMetadata,
   prepared: z.boolean(),
@@ -72,6 +129,8 @@ export const ChatSummary = z.object({
     description: "The timestamp of the chat's last message (ISO 8601, UTC); null without messages",
   }),
 }).meta({ id: "ChatSummary" });
+/** A chat without its messages, as `GET /chats?messages=false` lists it. */
+export type ChatSummary = z.infer<typeof ChatSummary>;
 
 /** The query of `GET /chats`: with every message of every chat (0.2.1), or without. */
 export const ChatListQuery = z.object({
@@ -91,6 +150,8 @@ export const DocumentUpload = z.object({
     data: z.object({ token: z.string() }),
   }),
 });
+/** The answer of `POST /document`: the document, and where and how to upload its file. */
+export type DocumentUpload = z.infer<typeof DocumentUpload>;
 
 export const UploadForm = z.object({
   token: z.string().meta({
@@ -116,11 +177,38 @@ export const AnswerBody = z.strictObject({
   stream: z.boolean().default(false),
 });
 
+/** One chat parameter of a component, as JSON Schema: the keywords clients read, and any other. */
+export const ParamSchema = z.looseObject({
+  type: z.union([z.string(), z.array(z.string())]).optional(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  default: z.unknown().optional(),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  exclusiveMinimum: z.number().optional(),
+  exclusiveMaximum: z.number().optional(),
+  enum: z.array(z.unknown()).optional(),
+}).meta({ id: "ParamSchema" });
+/** One chat parameter of a component, as JSON Schema. */
+export type ParamSchema = z.infer<typeof ParamSchema>;
+
+/** A component as JSON Schema: `title` is its display name, `properties` its chat parameters. */
+export const ComponentSchema = z.looseObject({
+  title: z.string().meta({ description: "The component's display name" }),
+  type: z.literal("object").optional(),
+  properties: z.record(z.string(), ParamSchema).optional(),
+  required: z.array(z.string()).optional(),
+}).meta({ id: "ComponentSchema" });
+/** A component as JSON Schema: `title` is its display name, `properties` its chat parameters. */
+export type ComponentSchema = z.infer<typeof ComponentSchema>;
+
 export const Components = z.object({
   documents: z.array(z.string()),
-  source_storages: z.array(z.record(z.string(), z.unknown())),
-  assistants: z.array(z.record(z.string(), z.unknown())),
+  source_storages: z.array(ComponentSchema),
+  assistants: z.array(ComponentSchema),
 });
+/** `GET /components`: the document suffixes, and each component with its chat parameters. */
+export type Components = z.infer<typeof Components>;
 
 export const ErrorBody = z.object({
   error: z.object({ message: z.string() }),
