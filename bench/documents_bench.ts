@@ -2,7 +2,7 @@
  * Reading documents: each format's handler against reading the same file's
  * bytes from disk, the floor any handler pays.
  */
-import { LocalDocument } from "../components/core/document.ts";
+import { LocalDocument } from "../components/mod.ts";
 
 const fixtures = new URL("../tests/fixtures/", import.meta.url);
 const names = ["report.pdf", "notes.docx", "slides.pptx"];

@@ -14,7 +14,7 @@ import {
 import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/component.ts";
 import type { Requirement } from "../components/core/requirements.ts";
-import { supportedSuffixes } from "../components/documents/mod.ts";
+import { supportedSuffixes } from "../components/core/document.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { BUILTINS, loadClass } from "../components/registry.ts";
 import { Config, findConfigPath } from "../server/config.ts";

@@ -21,7 +21,6 @@ export { chunkPages, countTokens, pageNumbersToLocation } from "./chunking.ts";
 export type { Chunk, ChunkOptions } from "./chunking.ts";
 export { BUILTINS, loadClass, register } from "./registry.ts";
 export type { LoadClassOptions } from "./registry.ts";
-export { supportedSuffixes } from "./documents/mod.ts";
 export type { DocumentHandler } from "./documents/mod.ts";
 export { shorten } from "./shorten.ts";
 export { redactUrl, redactUrls } from "./core/redact_url.ts";

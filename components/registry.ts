@@ -1,14 +1,16 @@
 /**
  * Class path -> class for every built-in component, and the loader of a
  * user's own components, named `specifier#Export`: the resolver of class
- * paths that every `Rag` uses unless given another.
+ * paths that every `Rag` uses unless given another. Loading it also makes
+ * svc's document handlers what `Document.extractPages()` reads with.
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LocalDocument } from "./core/document.ts";
+import { Document, LocalDocument } from "./core/document.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { type ClassResolver, Rag } from "./core/rag.ts";
+import { readPages } from "./documents/mod.ts";
 import * as assistants from "./assistants/mod.ts";
 import * as sourceStorages from "./source_storages/mod.ts";
 
@@ -96,7 +98,9 @@ export const REGISTRY: ClassResolver = {
   load: loadClass,
 };
 
+// svc put together: a Rag finds classes here, a document reads its pages with svc's handlers.
 Rag.defaultResolver = REGISTRY;
+Document.pageReader = readPages;
 
 /** The error for a class path that names nothing known. */
 export function unknownClassPath(classPath: string): SvcError {

@@ -1,8 +1,30 @@
-import { basename, resolve } from "node:path";
+/**
+ * Documents: a name whose suffix names a supported format, and bytes.
+ * `Document` says which handler reads its format; the handlers themselves,
+ * and the reading of pages, are in `components/documents/`.
+ * @module
+ */
+import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { handlerFor, supportedSuffixes } from "../documents/mod.ts";
-import { quote, SvcError, unreadable } from "./errors.ts";
+import { quote, SvcError } from "./errors.ts";
 import type { Page } from "./page.ts";
+
+/** The suffixes of the formats svc reads, lower case, sorted; each has a handler in `components/documents/`. */
+const SUFFIXES: readonly string[] = [".docx", ".md", ".pdf", ".pptx", ".txt"];
+
+/**
+ * The suffixes of the supported formats, lower case, sorted.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { supportedSuffixes } from "@svc/svc";
+ * assert(supportedSuffixes().includes(".pdf"));
+ * ```
+ */
+export function supportedSuffixes(): string[] {
+  return [...SUFFIXES];
+}
 
 /** What every document is built from. */
 export interface DocumentOptions {
@@ -14,6 +36,9 @@ export interface DocumentOptions {
   metadata?: Record<string, unknown>;
 }
 
+/** Reads the pages of a document by the handler of its format. */
+export type PageReader = (document: Document) => Promise<Page[]>;
+
 /**
  * A document that svc can read: a name whose suffix names a supported format,
  * and bytes. Subclasses say where the bytes live.
@@ -22,13 +47,32 @@ export abstract class Document {
   /** The largest document svc reads, in bytes. */
   static maxSize: number = 256 * 1024 * 1024;
 
+  /**
+   * What `extractPages()` reads pages with: svc's registry sets the reader of
+   * `components/documents/` here when it loads, which importing `@svc/svc`
+   * does.
+   */
+  static pageReader: PageReader = (document) =>
+    Promise.reject(
+      new SvcError(
+        `Cannot read ${quote(document.name)}: no document handlers are loaded (import "@svc/svc")`,
+      ),
+    );
+
   readonly id: string;
   readonly name: string;
   readonly metadata: Record<string, unknown>;
 
   /** @throws {SvcError} 422 when the name's suffix is not a supported format. */
   constructor(options: DocumentOptions) {
-    handlerFor(options.name);
+    const suffix = formatOf(options.name);
+    if (!SUFFIXES.includes(suffix)) {
+      const problem = suffix ? `the suffix ${quote(suffix)} is not supported` : "it has no suffix";
+      throw new SvcError(
+        `Cannot read ${quote(options.name)}: ${problem}; supported are ${SUFFIXES.join(", ")}`,
+        { status: 422 },
+      );
+    }
     this.id = options.id ?? crypto.randomUUID();
     this.name = options.name;
     this.metadata = options.metadata ?? {};
@@ -37,6 +81,14 @@ export abstract class Document {
   /** The suffixes of the supported formats, lower case, sorted: `[".docx", ".md", ...]`. */
   static supportedSuffixes(): string[] {
     return supportedSuffixes();
+  }
+
+  /**
+   * The document's format, which names the handler that reads it: the suffix
+   * of its name in lower case, `".pdf"`.
+   */
+  get format(): string {
+    return formatOf(this.name);
   }
 
   /** Whether the content can be read now (an upload may still be missing). */
@@ -52,13 +104,7 @@ export abstract class Document {
    * empty, encrypted, truncated, oversized or not of the format its suffix says.
    */
   async extractPages(): Promise<Page[]> {
-    const bytes = await this.read();
-    if (bytes.length === 0) throw unreadable(this.name, "the file is empty");
-    const limit = (this.constructor as typeof Document).maxSize;
-    if (bytes.length > limit) {
-      throw unreadable(this.name, `the file is larger than ${formatBytes(limit)}`);
-    }
-    return await handlerFor(this.name).extractPages(bytes, this.name);
+    return await Document.pageReader(this);
   }
 }
 
@@ -133,6 +179,6 @@ export class LocalDocument extends Document {
   }
 }
 
-function formatBytes(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+function formatOf(name: string): string {
+  return extname(name).toLowerCase();
 }

@@ -8,6 +8,7 @@ import { chunkPages } from "../chunking.ts";
 import { Document } from "../core/document.ts";
 import { SvcError } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
+import { readPages } from "../documents/mod.ts";
 import { HashEmbedder } from "../embeddings/hash.ts";
 import type { IndexJob, IndexReply } from "./_indexing.ts";
 
@@ -56,5 +57,5 @@ function extractPages(job: IndexJob): Promise<Page[]> {
       return Promise.resolve(bytes);
     }
   }
-  return new JobDocument({ name: job.name }).extractPages();
+  return readPages(new JobDocument({ name: job.name }));
 }

@@ -1,6 +1,7 @@
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import type { ChatParams } from "../core/params.ts";
+import { extractPages } from "../documents/mod.ts";
 import type { Source } from "../core/source.ts";
 import { shorten } from "../shorten.ts";
 
@@ -44,7 +45,7 @@ export class SvcDemoSourceStorage extends SourceStorage {
 }
 
 async function sourceOf(document: Document, chatId: string): Promise<Source> {
-  const [first] = await document.extractPages();
+  const [first] = await extractPages(document);
   const content = shorten(first?.text ?? "", 100);
   return {
     id: await stableId(`${chatId}/${document.id}`),

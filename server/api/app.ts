@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { supportedSuffixes } from "../../components/documents/mod.ts";
+import { supportedSuffixes } from "../../components/core/document.ts";
 import { type ComponentClass, displayNameOf } from "../../components/core/component.ts";
 import { paramsJsonSchema } from "../../components/core/params.ts";
 import { VERSION } from "../../components/version.ts";

@@ -11,7 +11,6 @@ import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { Message, MessageRole } from "../../components/core/message.ts";
 import { SPECIAL_PARAMS } from "../../components/core/params.ts";
-import { handlerFor } from "../../components/documents/mod.ts";
 import type { ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { cancelWhenLeft, clientLeft, jsonLinesResponse } from "./answer_stream.ts";
@@ -154,11 +153,12 @@ export function chatRoutes(): Hono<ApiEnv> {
 async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promise<Chat> {
   const { metadata } = record;
   const rows = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
-  for (const row of rows) handlerFor(row.name);
+  // Made before the components are looked up: an unsupported document is named first.
+  const documents = rows.map((row) => new LocalDocument(row));
   const sourceStorage = byName(deps.sourceStorages, metadata.source_storage, "source storage");
   const assistant = byName(deps.assistants, metadata.assistant, "assistant");
   return deps.rag.chat({
-    documents: rows.map((row) => new LocalDocument(row)),
+    documents,
     sourceStorage,
     assistant,
     params: { ...metadata.params, user, chat_id: record.id, chat_name: metadata.name },

@@ -5,7 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { join } from "node:path";
-import { handlerFor } from "../../components/documents/mod.ts";
+import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiEnv } from "./env.ts";
@@ -31,11 +31,12 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
     const { deps } = c.var;
     const user = await requestUser(c);
     const { name } = await jsonBody(c, Registration);
-    handlerFor(name);
     const id = crypto.randomUUID();
     // The stored path comes from the id alone, never from the client's name.
     const metadata = { path: join(deps.localRoot, "documents", id) };
-    await deps.database.addDocument(user, { id, name, metadata });
+    // Made before anything is stored: a name whose suffix svc cannot read is refused here.
+    const document = new LocalDocument({ id, name, metadata });
+    await deps.database.addDocument(user, document);
     return c.json({
       document: { id, name },
       parameters: {

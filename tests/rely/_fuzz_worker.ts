@@ -4,7 +4,7 @@
  * that hangs. A case goes through `Document.extractPages`, the same path as an upload's.
  * @module
  */
-import { Document } from "../../components/core/document.ts";
+import { Document } from "../../components/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
 
 /** A document whose bytes are in memory. */

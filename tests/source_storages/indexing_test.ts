@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { chunkPages } from "../../components/chunking.ts";
-import { Document, LocalDocument } from "../../components/core/document.ts";
+import { Document, LocalDocument } from "../../components/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { Page } from "../../components/core/page.ts";
 import type { Embedder } from "../../components/embeddings/embedder.ts";
