@@ -13,6 +13,7 @@ import { SvcError } from "../../components/core/errors.ts";
 import { limitBodies, mediaType } from "./body.ts";
 import { DEFAULT_BODY_TIMEOUT, guardBodies } from "./body_timeout.ts";
 import { chatRoutes } from "./chats.ts";
+import { documentDeletionRoutes } from "./document_deletion.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody, onError } from "./errors.ts";
@@ -80,6 +81,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   });
   const slots = new UploadSlots({ total: deps.maxUploads, perUser: deps.maxUploadsPerUser });
   app.route("/", documentRoutes(slots));
+  app.route("/", documentDeletionRoutes());
   app.route("/", chatRoutes());
   app.route("/", docsRoutes(deps.url));
 

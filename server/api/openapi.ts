@@ -23,6 +23,8 @@ interface Operation {
   multipart?: z.ZodType;
   response: z.ZodType;
   stream?: boolean;
+  /** Statuses of its own refusals, each with what it means. */
+  errors?: Record<number, string>;
 }
 
 const Id = z.string();
@@ -65,6 +67,17 @@ const OPERATIONS: Operation[] = [
     headers: schemas.UploadHeaders,
     multipart: schemas.UploadForm,
     response: schemas.Document,
+  },
+  {
+    method: "delete",
+    path: "/documents/{id}",
+    summary: "Delete a document that no chat uses, with its file",
+    auth: "bearer",
+    response: z.null(),
+    errors: {
+      404: "No such document of this user",
+      409: "Chats still use the document: the message names them",
+    },
   },
   {
     method: "post",
@@ -165,6 +178,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       ...(requestBody ? { requestBody } : {}),
       responses: {
         200: { description: "Success", content },
+        ...Object.fromEntries(
+          Object.entries(operation.errors ?? {}).map(([status, description]) => [status, {
+            description,
+            content: { "application/json": { schema: jsonSchema(schemas.ErrorBody) } },
+          }]),
+        ),
         default: {
           description: "An error, with a sentence that says what was wrong",
           content: { "application/json": { schema: jsonSchema(schemas.ErrorBody) } },

@@ -7,7 +7,9 @@ import { type Client, createClient } from "@libsql/client";
 import { dirname } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { envVar } from "../../components/core/requirements.ts";
+import { assertWritable, diskFaultError } from "../../components/disk_faults.ts";
 import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
+import { useIncrementalVacuum } from "../../components/sqlite_space.ts";
 import { Database } from "./database.ts";
 import { migrate } from "./migrations.ts";
 import { reason } from "./steps.ts";
@@ -68,7 +70,8 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   // A file is named by its absolute URL: what the user wrote when it was
   // absolute, and the file it resolved to when it was relative.
   const name = location.kind === "file" ? `sqlite:///${location.path}` : redactUrl(url);
-  if (options.thread ?? location.kind === "file") {
+  const file = location.kind === "file";
+  if (options.thread ?? file) {
     return await openThread(location.kind === "file" ? name : url, options);
   }
   let client: Client;
@@ -95,7 +98,11 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   } finally {
     clearTimeout(timer);
   }
-  return new Database(client, { name, singleConnection: location.kind === "memory" });
+  return new Database(client, {
+    name,
+    singleConnection: location.kind === "memory",
+    reclaimSpace: file,
+  });
 }
 
 async function openThread(url: string, options: OpenDatabaseOptions): Promise<Database> {
@@ -115,6 +122,8 @@ async function createFor(location: DatabaseLocation, options: OpenDatabaseOption
       return createClient({ url: ":memory:" });
     case "file":
       await Deno.mkdir(dirname(location.path), { recursive: true });
+      // SQLite would open a file it cannot write read-only, and stay so.
+      await assertWritable([location.path, `${location.path}-wal`, `${location.path}-shm`]);
       return createClient({ url: fileUrl(location.path), timeout: BUSY_TIMEOUT_MS });
     case "server":
       return createClient({
@@ -126,6 +135,8 @@ async function createFor(location: DatabaseLocation, options: OpenDatabaseOption
 
 async function setUp(client: Client, location: DatabaseLocation, name: string): Promise<void> {
   if (location.kind === "file") {
+    // Before WAL, which writes the new file's first page: deletions give space back.
+    await useIncrementalVacuum(client);
     // WAL lets the API read while it writes, and stays set in the file. libSQL
     // turns foreign keys on for every connection it opens; this says so for
     // the first one in case a build does not.
@@ -145,6 +156,8 @@ function cannotOpen(name: string, error: unknown, url: string): SvcError {
   if (error instanceof SvcError && error.message.startsWith("Cannot open the database")) {
     return error;
   }
+  const fault = diskFaultError(`Cannot open the database ${quote(name)}`, error);
+  if (fault) return fault;
   // The client may quote a part of the URL apart from it: its fragment, a value of its query.
   const why = redactUrls(reason(error), { secretsOf: [url] });
   return new SvcError(`Cannot open the database ${quote(name)}: ${why}`, {

@@ -4,6 +4,7 @@
  */
 import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
+import { reclaimSpace } from "../../components/sqlite_space.ts";
 import {
   assembleChats,
   assembleSummaries,
@@ -21,6 +22,7 @@ import {
   insertDocument,
   type RecordedSize,
   recordSize,
+  removeDocument,
   selectDocuments,
   storageQuery,
 } from "./documents.ts";
@@ -40,6 +42,12 @@ export interface DatabaseOptions {
    * @default {false}
    */
   singleConnection?: boolean;
+  /**
+   * Whether deletions give their space back to the disk (a file; see
+   * `reclaimSpace`).
+   * @default {false}
+   */
+  reclaimSpace?: boolean;
 }
 
 /**
@@ -64,6 +72,7 @@ export class Database {
   readonly #thread: DatabaseThread | undefined;
   readonly #name: string;
   readonly #singleConnection: boolean;
+  readonly #reclaimSpace: boolean;
   // Writes run one at a time: SQLite takes one writer anyway, and a
   // single-connection client refuses a call while a transaction holds it.
   #queue: Promise<unknown> = Promise.resolve();
@@ -80,6 +89,7 @@ export class Database {
     this.#thread = threaded ? client : undefined;
     this.#name = options.name;
     this.#singleConnection = options.singleConnection ?? false;
+    this.#reclaimSpace = options.reclaimSpace ?? false;
   }
 
   /** The database's URL, with any token hidden. */
@@ -203,14 +213,32 @@ export class Database {
 
   /**
    * Removes the user's chat, its messages and their sources where no other
-   * message links to them; the documents stay. 404 for a missing or another
-   * user's chat.
+   * message links to them, and gives their space back to the disk; the
+   * documents stay. 404 for a missing or another user's chat.
    */
-  deleteChat(user: string, id: string): Promise<void> {
-    if (this.#thread) return this.#forward("deleteChat", user, id);
-    return this.#write(async (tx) => {
+  async deleteChat(user: string, id: string): Promise<void> {
+    if (this.#thread) return await this.#forward("deleteChat", user, id);
+    await this.#write(async (tx) => {
       await removeChat(tx, await findChat(tx, user, id));
     });
+    await this.#reclaim();
+  }
+
+  /**
+   * Removes the user's document that no chat uses, and its file (its
+   * metadata's `path`), then gives the space back to the disk. The file goes
+   * inside the write, before it commits: a file that cannot be removed leaves
+   * the document as it was, and a commit that fails after it leaves a
+   * document without a file, which deleting again removes. Its bytes no
+   * longer count towards the user's storage. 404 for a missing or another
+   * user's document; 409 naming the chats that use it (its chat documents,
+   * or sources of their messages).
+   */
+  async deleteDocument(user: string, id: string): Promise<StoredDocument> {
+    if (this.#thread) return await this.#forward("deleteDocument", user, id);
+    const removed = await this.#write((tx) => removeDocument(tx, user, id));
+    await this.#reclaim();
+    return removed;
   }
 
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */
@@ -225,6 +253,12 @@ export class Database {
     }
     await this.#queue;
     this.#client!.close();
+  }
+
+  /** Gives the space of deleted rows back, after the writes before it; never fails. */
+  async #reclaim(): Promise<void> {
+    if (!this.#reclaimSpace) return;
+    await this.#serial(() => reclaimSpace(this.#client!)).catch(() => {});
   }
 
   /** Calls the method of the database on the worker thread. */

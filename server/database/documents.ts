@@ -1,11 +1,12 @@
 /**
- * The SQL of documents: storing one, finding a user's by id, and the bytes of
- * the files a user uploaded, each recorded in its document's metadata as
- * `size`.
+ * The SQL of documents: storing one, finding a user's by id, the bytes of the
+ * files a user uploaded, each recorded in its document's metadata as `size`,
+ * and removing a document no chat uses, with its file.
  * @module
  */
 import type { InStatement, ResultSet, Row, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
+import { diskFaultError } from "../../components/disk_faults.ts";
 import type { StoredDocument } from "./records.ts";
 import { runSteps } from "./steps.ts";
 
@@ -113,6 +114,82 @@ export async function recordSize(
   });
   if (updated.rowsAffected === 0) throw noDocuments([id]);
   return { recorded: true, used };
+}
+
+// Chats named in a refusal; the rest are counted.
+const NAMED_CHATS = 5;
+
+/**
+ * Removes the user's document, inside a write, unless a chat uses it: as one
+ * of its documents, or through a source of one of its messages. Its file (its
+ * metadata's `path`) is removed last, so that a file that cannot be removed
+ * undoes the whole write.
+ *
+ * @throws {SvcError} 404 for a document that is missing or another user's;
+ * 409 naming the chats that use it; 503 or 507 when its file cannot be removed
+ */
+export async function removeDocument(
+  tx: Transaction,
+  user: string,
+  id: string,
+): Promise<StoredDocument> {
+  const { rows } = await tx.execute({
+    sql: `SELECT d.seq, d.id, d.name, d.metadata FROM documents d
+      JOIN users u ON u.seq = d.user_seq WHERE d.id = ? AND u.name = ?`,
+    args: [id, user],
+  });
+  const row = rows[0];
+  if (row === undefined) throw noDocuments([id]);
+  const document = toDocument(row);
+  const seq = Number(row.seq);
+  const users = await tx.execute({
+    sql: `SELECT name FROM chats WHERE seq IN (
+        SELECT chat_seq FROM chat_documents WHERE document_seq = ?
+        UNION SELECT m.chat_seq FROM sources s
+          JOIN message_sources ms ON ms.source_seq = s.seq
+          JOIN messages m ON m.seq = ms.message_seq
+          WHERE s.document_seq = ?
+      ) ORDER BY seq`,
+    args: [seq, seq],
+  });
+  if (users.rows.length > 0) throw inUse(document.name, users.rows.map((r) => String(r.name)));
+  const action = `delete document ${quote(id)}`;
+  await runSteps(tx, [
+    // Sources no message links to any more; those of deleted chats are gone already.
+    { sql: "DELETE FROM sources WHERE document_seq = ?", args: [seq], action },
+    { sql: "DELETE FROM documents WHERE seq = ?", args: [seq], action },
+  ]);
+  const path = document.metadata.path;
+  if (typeof path === "string") {
+    try {
+      await Deno.remove(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        throw diskFaultError(`Cannot delete the file of ${quote(document.name)}`, error) ??
+          new SvcError(`Cannot delete the file of ${quote(document.name)}`, { cause: error });
+      }
+    }
+  }
+  return document;
+}
+
+/** 409: the chats that still use a document, by name. */
+function inUse(name: string, chats: string[]): SvcError {
+  const named = chats.slice(0, NAMED_CHATS).map(quote);
+  const others = chats.length - named.length;
+  const listed = others > 0
+    ? `${named.join(", ")} and ${others} ${others === 1 ? "other" : "others"}`
+    : named.length === 1
+    ? named[0]
+    : `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
+  const [noun, verb, object] = chats.length === 1
+    ? ["chat", "uses", "it"]
+    : ["chats", "use", "them"];
+  return new SvcError(
+    `Cannot delete the document ${quote(name)}: the ${noun} ${listed} ${verb} it; ` +
+      `delete ${object} first`,
+    { status: 409 },
+  );
 }
 
 /** 404 `No document "a"`, or `No documents "a", "b"`: never saying whether another user has it. */

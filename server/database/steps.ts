@@ -5,6 +5,7 @@
  */
 import { type InArgs, LibsqlBatchError, LibsqlError, type Transaction } from "@libsql/client";
 import { SvcError } from "../../components/core/errors.ts";
+import { diskFaultError } from "../../components/disk_faults.ts";
 
 /** A statement of a write, with what it does for the message if it fails: `save message "m1"`. */
 export interface Step {
@@ -29,10 +30,15 @@ export async function runSteps(tx: Transaction, steps: Step[]): Promise<void> {
 
 /**
  * An `SvcError` for a failure of the database: 409 when a constraint refused
- * the data (a duplicate id, say), else 500. An `SvcError` passes unchanged.
+ * the data (a duplicate id, say); 507 `Cannot write to the database: the disk
+ * is full`, or 503 when the disk is read-only or refuses svc, since no request
+ * is at fault then; else 500. An `SvcError` passes unchanged.
  */
 export function databaseError(prefix: string, error: unknown): SvcError {
   if (error instanceof SvcError) return error;
+  // Whatever the step, what could not be written is the database, and nothing of the write stays.
+  const fault = diskFaultError("Cannot write to the database", error);
+  if (fault) return fault;
   const constraint = error instanceof LibsqlError && error.code.startsWith("SQLITE_CONSTRAINT");
   return new SvcError(`${prefix}: ${reason(error)}`, {
     status: constraint ? 409 : 500,

@@ -10,6 +10,7 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     .sort();
   assert.deepEqual(routes, [
     "delete /chats/{id}",
+    "delete /documents/{id}",
     "get /",
     "get /chats",
     "get /chats/{id}",
@@ -104,4 +105,19 @@ Deno.test("/openapi.json names the places of the upload token: form field, heade
   const form = upload.requestBody.content["multipart/form-data"].schema;
   assert.deepEqual(form.required, ["token", "file"]);
   assert.match(form.properties.token.description, /before the file part/);
+});
+
+Deno.test("/openapi.json describes DELETE /documents/{id} with its 404 and 409", async () => {
+  await using api = await testApi();
+  const document = await (await api.app.request("http://svc.test/openapi.json")).json();
+  const deletion = document.paths["/documents/{id}"].delete;
+  assert.deepEqual(deletion.security, [{ bearer: [] }]);
+  assert.deepEqual(deletion.parameters.map((p: { name: string; in: string }) => [p.name, p.in]), [
+    ["id", "path"],
+  ]);
+  assert.deepEqual(Object.keys(deletion.responses), ["200", "404", "409", "default"]);
+  assert.match(deletion.responses[409].description, /Chats still use the document/);
+  const response = await api.app.request("http://svc.test/documents/x", { method: "GET" });
+  assert.equal(response.status, 405);
+  assert.equal(response.headers.get("Allow"), "DELETE");
 });

@@ -346,3 +346,24 @@ for (const kind of KINDS) {
     await assert.rejects(fresh.db.addChat("ada", chat("c2", [])), svcError(503, /is closed$/));
   });
 }
+
+Deno.test("Database.deleteChat() gives the space of a file's deleted rows back to the disk", async () => {
+  await using fresh = await freshDatabase("file");
+  const onDisk = async () => {
+    const size = (file: string) => Deno.stat(file).then((s) => s.size, () => 0);
+    return await size(fresh.path!) + await size(`${fresh.path}-wal`);
+  };
+  await fresh.db.addDocument("ada", d1);
+  const empty = await onDisk();
+  const long = Array.from(
+    { length: 20 },
+    (_, i) => message(`m${i}`, { content: "x".repeat(100_000) }),
+  );
+  await fresh.db.addChat("ada", chat("long", [d1], { messages: long }));
+  const full = await onDisk();
+  assert.ok(full - empty > 2_000_000, `the chat took ${full - empty} bytes`);
+  await fresh.db.deleteChat("ada", "long");
+  const after = await onDisk();
+  assert.ok(after - empty < (full - empty) / 10, `${after - empty} of ${full - empty} bytes stay`);
+  assert.equal((await fresh.db.getDocument("ada", "d1")).id, "d1");
+});

@@ -1,6 +1,8 @@
 import { createClient } from "@libsql/client";
 import assert from "node:assert/strict";
+import { migrate } from "../../../server/database/migrations.ts";
 import { MIGRATIONS, openDatabase } from "../../../server/database/mod.ts";
+import { smallDisk } from "../../_disk.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { chat, document, message, source, svcError } from "./_helpers.ts";
 
@@ -224,4 +226,60 @@ Deno.test("openDatabase() refuses a file that is not a database, naming it", asy
     openDatabase(`sqlite:///${path}`, { localRoot: dir.path }),
     svcError(500, `Cannot open the database "sqlite:///${path}": file is not a database`),
   );
+});
+
+Deno.test("openDatabase() turns on incremental vacuum for a new file and for one made without it", async () => {
+  await using dir = await tmpDir();
+  // As an svc before incremental vacuum made it, with a document.
+  const made = `${dir.path}/made-before.db`;
+  const old = createClient({ url: `file:${made}` });
+  await old.execute("PRAGMA journal_mode = WAL");
+  await migrate(old, { name: made });
+  await old.execute("INSERT INTO users (name) VALUES ('ada')");
+  await old.execute(
+    `INSERT INTO documents (id, user_seq, name, metadata) VALUES ('kept', 1, 'kept.md', '{}')`,
+  );
+  old.close();
+  for (const path of [`${dir.path}/new.db`, made]) {
+    const db = await openDatabase(`sqlite:///${path}`, { localRoot: dir.path });
+    await db.addDocument("ada", document("d1"));
+    if (path === made) assert.equal((await db.getDocument("ada", "kept")).name, "kept.md");
+    await db.close();
+    const client = createClient({ url: `file:${path}`, timeout: 5000 });
+    try {
+      assert.equal(Number((await client.execute("PRAGMA auto_vacuum")).rows[0]?.[0]), 2, path);
+      assert.equal((await client.execute("PRAGMA journal_mode")).rows[0]?.[0], "wal", path);
+    } finally {
+      client.close();
+    }
+  }
+});
+
+Deno.test("openDatabase() refuses a file on a read-only disk with 503, and opens it once the disk is writable", async () => {
+  await using dir = await tmpDir();
+  await using disk = await smallDisk(1024 * 1024);
+  const made = `${dir.path}/svc.db`;
+  const before = await openDatabase(`sqlite:///${made}`, { localRoot: dir.path });
+  await before.addDocument("ada", document("d1"));
+  await before.close();
+  const path = `${disk.path}/svc.db`;
+  // Copied, so that no process holds a file of the disk open when it turns read-only.
+  for (const suffix of ["", "-wal"]) {
+    if (await exists(made + suffix)) await Deno.copyFile(made + suffix, path + suffix);
+  }
+  // On its thread unless faults are injected, which reach this thread only.
+  const options = { localRoot: disk.path, thread: disk.kind === "tmpfs" };
+  await disk.readOnly();
+  await assert.rejects(
+    openDatabase(`sqlite:///${path}`, options),
+    svcError(503, `Cannot open the database "sqlite:///${path}": the disk is read-only`),
+  );
+  await disk.writable();
+  const db = await openDatabase(`sqlite:///${path}`, options);
+  try {
+    await db.addDocument("ada", document("d2"));
+    assert.deepEqual((await db.getDocuments("ada", ["d1", "d2"])).map((d) => d.id), ["d1", "d2"]);
+  } finally {
+    await db.close();
+  }
 });

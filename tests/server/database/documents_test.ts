@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { document, freshDatabase, KINDS, svcError } from "./_helpers.ts";
+import { join } from "node:path";
+import { openDatabase } from "../../../server/database/mod.ts";
+import { smallDisk } from "../../_disk.ts";
+import { tmpDir } from "../../test_utils.ts";
+import { chat, document, freshDatabase, KINDS, message, source, svcError } from "./_helpers.ts";
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
 
 for (const kind of KINDS) {
   Deno.test(`Database.addDocument() and getDocument() round-trip a document with metadata (${kind})`, async () => {
@@ -88,4 +96,101 @@ for (const kind of KINDS) {
       svcError(404, 'No document "d3"'),
     );
   });
+
+  Deno.test(`Database.deleteDocument() removes a document with its file and gives its bytes back (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    await using dir = await tmpDir();
+    const path = join(dir.path, "d1");
+    await Deno.writeTextFile(path, "# Notes");
+    await fresh.db.addDocument("ada", { id: "d1", name: "notes.md", metadata: { path } });
+    await fresh.db.addDocument("ada", document("d2"));
+    await fresh.db.recordSize("ada", "d1", 7, 1000);
+    await fresh.db.recordSize("ada", "d2", 5, 1000);
+    assert.equal(await fresh.db.storageUsed("ada"), 12);
+
+    await assert.rejects(fresh.db.deleteDocument("bob", "d1"), svcError(404, 'No document "d1"'));
+    await assert.rejects(
+      fresh.db.deleteDocument("ada", "nope"),
+      svcError(404, 'No document "nope"'),
+    );
+    assert.ok(await exists(path), "a refused deletion leaves the file");
+
+    const removed = await fresh.db.deleteDocument("ada", "d1");
+    assert.equal(removed.name, "notes.md");
+    assert.equal(await exists(path), false);
+    await assert.rejects(fresh.db.getDocument("ada", "d1"), svcError(404, 'No document "d1"'));
+    assert.equal(await fresh.db.storageUsed("ada"), 5);
+    // A document registered but never uploaded has no file to remove.
+    await fresh.db.deleteDocument("ada", "d2");
+    assert.equal(await fresh.db.storageUsed("ada"), 0);
+  });
+
+  Deno.test(`Database.deleteDocument() answers 409 naming the chats that use the document, removing nothing (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    await using dir = await tmpDir();
+    const path = join(dir.path, "d1");
+    await Deno.writeTextFile(path, "# Notes");
+    const d1 = { id: "d1", name: "notes.md", metadata: { path } };
+    const d2 = document("d2");
+    await fresh.db.addDocument("ada", d1);
+    await fresh.db.addDocument("ada", d2);
+    await fresh.db.addChat("ada", chat("c1", [d1]));
+    // A chat over another document whose answer cites this one uses it too.
+    await fresh.db.addChat("ada", {
+      ...chat("c2", [d2]),
+      metadata: { ...chat("c2", [d2]).metadata, name: 'The "second"' },
+    });
+    await fresh.db.addMessages("ada", "c2", [message("m1", { sources: [source("s1", d1)] })]);
+
+    await assert.rejects(
+      fresh.db.deleteDocument("ada", "d1"),
+      svcError(
+        409,
+        'Cannot delete the document "notes.md": the chats "Chat c1" and "The \\"second\\"" ' +
+          "use it; delete them first",
+      ),
+    );
+    assert.ok(await exists(path));
+    assert.equal((await fresh.db.getDocument("ada", "d1")).name, "notes.md");
+
+    await fresh.db.deleteChat("ada", "c1");
+    await assert.rejects(
+      fresh.db.deleteDocument("ada", "d1"),
+      svcError(
+        409,
+        'Cannot delete the document "notes.md": the chat "The \\"second\\"" uses it; ' +
+          "delete it first",
+      ),
+    );
+    await fresh.db.deleteChat("ada", "c2");
+    await fresh.db.deleteDocument("ada", "d1");
+    assert.equal(await exists(path), false);
+    assert.equal((await fresh.db.getDocument("ada", "d2")).id, "d2");
+  });
 }
+
+Deno.test("Database.deleteDocument() keeps the document when its file is on a read-only disk", async () => {
+  await using dir = await tmpDir();
+  await using disk = await smallDisk(1024 * 1024);
+  // On its thread unless faults are injected, which reach this thread only.
+  const db = await openDatabase(`sqlite:///${dir.path}/svc.db`, {
+    localRoot: dir.path,
+    thread: disk.kind === "tmpfs",
+  });
+  try {
+    const path = join(disk.path, "d1");
+    await Deno.writeTextFile(path, "# Notes");
+    await db.addDocument("ada", { id: "d1", name: "notes.md", metadata: { path } });
+    await disk.readOnly();
+    await assert.rejects(
+      db.deleteDocument("ada", "d1"),
+      svcError(503, 'Cannot delete the file of "notes.md": the disk is read-only'),
+    );
+    assert.equal((await db.getDocument("ada", "d1")).name, "notes.md");
+    await disk.writable();
+    await db.deleteDocument("ada", "d1");
+    assert.equal(await exists(path), false);
+  } finally {
+    await db.close();
+  }
+});
