@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { OPTIONAL_PACKAGES } from "../components/packages.ts";
 import { REPOSITORY, run } from "./_process.ts";
+import { info } from "./dist/_graph.ts";
 
 interface Lock {
   specifiers: Record<string, string>;
@@ -77,4 +78,35 @@ Deno.test("every npm package has one version wherever the code names it", async 
   const many = [...versions.values()].filter((seen) => seen.size > 1)
     .map((seen) => [...seen].map(([id, where]) => `${id} in ${where}`).join(", "));
   assert.deepEqual(many, []);
+});
+
+/**
+ * The npm packages a module loads when it is imported: those its code imports
+ * reach, statically or by a dynamic `import()` of a literal, type-only
+ * imports left out (they load nothing).
+ */
+async function packagesLoadedBy(module: string): Promise<string[]> {
+  const { modules, redirects } = await info(module);
+  const bySpecifier = new Map(modules.map((m) => [m.specifier, m]));
+  const root = new URL(module, `file://${REPOSITORY}`).href;
+  const seen = new Set<string>([root]);
+  const packages = new Set<string>();
+  for (const specifier of seen) {
+    const found = bySpecifier.get(specifier);
+    if (found?.npmPackage) packages.add(nameOf(found.npmPackage));
+    for (const { code } of found?.dependencies ?? []) {
+      if (code) seen.add(redirects[code.specifier] ?? code.specifier);
+    }
+  }
+  return [...packages].sort();
+}
+
+Deno.test("importing @svc/svc or any of its exports loads no optional package", async () => {
+  const optional: string[] = Object.keys(OPTIONAL_PACKAGES);
+  const exports: Record<string, string> = config.exports;
+  for (const [name, module] of Object.entries(exports)) {
+    const loaded = await packagesLoadedBy(module);
+    assert.ok(loaded.includes("zod"), `${name} loads its required packages, zod among them`);
+    assert.deepEqual(loaded.filter((p) => optional.includes(p)), [], `${name} (${module})`);
+  }
 });

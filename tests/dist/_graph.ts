@@ -11,6 +11,12 @@ import { denoArgs, run } from "../_process.ts";
 /** The checkout's root folder, with a trailing slash. */
 export const ROOT: string = new URL("../../", import.meta.url).pathname;
 
+/** Where an import of a module leads, with the place of the import (lines from 0). */
+export interface InfoResolved {
+  specifier: string;
+  span?: { start: { line: number; character: number } };
+}
+
 /** A module of the graph, as `deno info --json` describes it. */
 export interface InfoModule {
   specifier: string;
@@ -18,6 +24,8 @@ export interface InfoModule {
   size?: number;
   npmPackage?: string;
   error?: string;
+  /** Its imports: `code` where the import loads code, `type` where it is for types only. */
+  dependencies?: { specifier: string; code?: InfoResolved; type?: InfoResolved }[];
 }
 
 /** The local files and the npm packages of the compiled program. */
@@ -31,7 +39,9 @@ export interface ProgramGraph {
 }
 
 /** `deno info --json` of a module of the checkout, resolved through the development lock. */
-export async function info(module: string): Promise<{ modules: InfoModule[] }> {
+export async function info(
+  module: string,
+): Promise<{ modules: InfoModule[]; redirects: Record<string, string> }> {
   const args = denoArgs("info", "--json", "--node-modules-dir=none", module);
   const output = await run(Deno.execPath(), args, { env: { NO_COLOR: "1" } });
   if (output.code !== 0) throw new Error(`deno ${args.join(" ")} failed: ${output.stderr}`);
