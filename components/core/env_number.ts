@@ -37,12 +37,12 @@ const NOUNS: Readonly<Record<EnvNumberUnit, string>> = {
  * ```ts
  * import assert from "node:assert/strict";
  * import { envNumber } from "./env_number.ts";
- * const env = { SVC_X: "2.5", SVC_Y: " " };
- * assert.equal(envNumber("SVC_X", { fallback: 30, unit: "seconds", env }), 2.5);
- * assert.equal(envNumber("SVC_Y", { fallback: 8, env }), 8);
+ * const env = { SVC_API_BODY_TIMEOUT: "2.5", SVC_API_MAX_UPLOADS: " " };
+ * assert.equal(envNumber("SVC_API_BODY_TIMEOUT", { fallback: 30, unit: "seconds", env }), 2.5);
+ * assert.equal(envNumber("SVC_API_MAX_UPLOADS", { fallback: 32, env }), 32);
  * assert.throws(
- *   () => envNumber("SVC_X", { fallback: 8, env }),
- *   { message: 'SVC_X must be a positive whole number, not "2.5"' },
+ *   () => envNumber("SVC_API_BODY_TIMEOUT", { fallback: 30, env }),
+ *   { message: 'SVC_API_BODY_TIMEOUT must be a positive whole number, not "2.5"' },
  * );
  * ```
  *
