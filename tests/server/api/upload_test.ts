@@ -107,8 +107,13 @@ Deno.test("PUT /document checks the form's token before the file, and refuses a 
     ["and the rest\n", END],
   );
   const answering = api.app.request(put("http://svc.test/document", good.stream));
-  while (!good.state.reachedGate) await new Promise((resolve) => setTimeout(resolve, 5));
-  const written = await temporaryFiles(api.deps.localRoot);
+  // The rest of the body is held back, so a file can only appear while the upload streams;
+  // the wait is a guard against a hang, long enough for a busy machine.
+  let written: string[] = [];
+  for (let tries = 0; written.length === 0 && tries < 2000; tries++) {
+    if (good.state.reachedGate) written = await temporaryFiles(api.deps.localRoot);
+    if (written.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   assert.equal(written.length, 1, "the admitted upload is written while it streams");
   good.state.open();
   assert.deepEqual(await (await answering).json(), registered.document);
