@@ -19,7 +19,7 @@
 export * from "./core/mod.ts";
 export { chunkPages, countTokens, pageNumbersToLocation } from "./chunking.ts";
 export type { Chunk, ChunkOptions } from "./chunking.ts";
-export { BUILTINS, loadClass, register } from "./registry.ts";
+export { BUILTINS, loadClass, register, REGISTRY } from "./registry.ts";
 export type { LoadClassOptions } from "./registry.ts";
 export type { DocumentHandler } from "./documents/mod.ts";
 export { shorten } from "./shorten.ts";
