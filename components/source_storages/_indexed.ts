@@ -14,6 +14,7 @@ import { quote, SvcError } from "../core/errors.ts";
 import type { ChatParams, ParamRule, ParamSchema } from "../core/params.ts";
 import { envVar } from "../core/requirements.ts";
 import type { Source } from "../core/source.ts";
+import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
 import { fillBudget } from "./_budget.ts";
@@ -250,7 +251,14 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   }
 
   override async delete(params: ChatParams): Promise<void> {
-    await (await this.backend()).unlink(params.chat_id);
+    try {
+      await (await this.backend()).unlink(params.chat_id);
+    } catch (error) {
+      throw diskFaultError(
+        `Cannot remove the indexes of the chat ${quote(params.chat_name)} from ${this.displayName}`,
+        error,
+      ) ?? error;
+    }
   }
 
   /**
@@ -339,11 +347,19 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     const link = { chatId, documentId: document.id, key: info.key };
     let building = this.#building.get(backend);
     if (!building) this.#building.set(backend, building = new Map());
+    // A full or read-only disk is no bug: it is named, with what could not be written.
+    const stored = <T>(writing: Promise<T>): Promise<T> =>
+      writing.catch((error) => {
+        throw diskFaultError(
+          `Cannot store the index of ${quote(document.name)} in ${this.displayName}`,
+          error,
+        ) ?? error;
+      });
 
     // Another chat may be building the same index: wait for it once, then
     // build it here if it still is not there (that build may have been aborted).
     for (let waited = false;; waited = true) {
-      if (await backend.link(link)) return;
+      if (await stored(backend.link(link))) return;
       const other = building.get(info.key);
       if (other && !waited) {
         await other.catch(() => {});
@@ -359,7 +375,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
           signal: params.signal,
         });
         params.signal?.throwIfAborted();
-        await backend.add({ ...info, chunks, vectors }, link);
+        await stored(backend.add({ ...info, chunks, vectors }, link));
       })();
       building.set(info.key, build);
       try {

@@ -29,6 +29,8 @@
  */
 import type { Client, InStatement, InValue } from "@libsql/client";
 import { contentWords } from "../embeddings/_words.ts";
+import { reclaimSpace } from "../sqlite_space.ts";
+import { abandoned, newBuilder, runBuild } from "./_builders.ts";
 import type {
   IndexBackend,
   IndexInfo,
@@ -40,9 +42,6 @@ import type {
 
 // Rows per write; between them other requests get their turn.
 const BATCH_ROWS = 200;
-// A build that crashed leaves an incomplete index (its key not set); one this
-// old is removed when the database is opened.
-const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 const SCHEMA_VERSION = "1";
 const MAX_QUERY_TERMS = 32;
 
@@ -88,7 +87,24 @@ const SCHEMA = [
     PRIMARY KEY (chat_id, document_id)
   )`,
   `CREATE INDEX IF NOT EXISTS rag_links_by_index ON rag_links (index_id)`,
+  // Who writes an incomplete index, and when it last wrote (see _builders.ts):
+  // a build that stopped is found and removed, whenever it stopped.
+  `CREATE TABLE IF NOT EXISTS rag_builds (
+    index_id INTEGER PRIMARY KEY,
+    builder TEXT NOT NULL,
+    heartbeat INTEGER NOT NULL
+  )`,
 ];
+
+/** Options of {@linkcode LibSQLBackend.open}. */
+export interface LibSQLBackendOptions {
+  /**
+   * Whether removing indexes gives their space back to the disk (a file; see
+   * `reclaimSpace`).
+   * @default {false}
+   */
+  reclaimSpace?: boolean;
+}
 
 /**
  * The LibSQL storage's indexes in an open libSQL database. Tables are named
@@ -98,14 +114,18 @@ const SCHEMA = [
  */
 export class LibSQLBackend implements IndexBackend {
   readonly #client: Client;
+  readonly #builder: string;
+  readonly #reclaimSpace: boolean;
   readonly #vectorTables = new Set<number>();
 
-  private constructor(client: Client) {
+  private constructor(client: Client, builder: string, options: LibSQLBackendOptions) {
     this.#client = client;
+    this.#builder = builder;
+    this.#reclaimSpace = options.reclaimSpace ?? false;
   }
 
   /** Creates the tables the database lacks and removes abandoned builds. */
-  static async open(client: Client): Promise<LibSQLBackend> {
+  static async open(client: Client, options: LibSQLBackendOptions = {}): Promise<LibSQLBackend> {
     await client.batch(SCHEMA, "write");
     const version = await client.execute(`SELECT value FROM rag_meta WHERE name = 'schema'`);
     const found = version.rows[0]?.value;
@@ -118,17 +138,8 @@ export class LibSQLBackend implements IndexBackend {
         `its rag_* tables have schema version ${found}, and this svc knows ${SCHEMA_VERSION}`,
       );
     }
-    const backend = new LibSQLBackend(client);
-    const abandoned = await client.execute({
-      sql: `SELECT id, dimension FROM rag_indexes WHERE key IS NULL AND created_at < ?`,
-      args: [Date.now() - ABANDONED_AFTER_MS],
-    });
-    for (const row of abandoned.rows) {
-      await client.batch(
-        await backend.#removeIndex(Number(row.id), Number(row.dimension), "abandoned"),
-        "write",
-      );
-    }
+    const backend = new LibSQLBackend(client, await newBuilder(), options);
+    await backend.#sweep();
     return backend;
   }
 
@@ -142,21 +153,32 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   async add(index: NewIndex, link: IndexLink): Promise<void> {
+    // Builds that stopped give their rows, and their space, to this one.
+    await this.#sweep();
     const table = await this.#vectorTable(index.dimension);
-    const created = await this.#client.execute({
-      sql: `INSERT INTO rag_indexes (pending_key, content_hash, chunk_size, chunk_overlap,
+    const now = Date.now();
+    const [created] = await this.#client.batch([
+      {
+        sql: `INSERT INTO rag_indexes (pending_key, content_hash, chunk_size, chunk_overlap,
           embedder, dimension, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      args: [
-        index.key,
-        index.contentHash,
-        index.chunkSize,
-        index.chunkOverlap,
-        index.embedder,
-        index.dimension,
-        Date.now(),
-      ],
-    });
-    const id = Number(created.rows[0]!.id);
+        args: [
+          index.key,
+          index.contentHash,
+          index.chunkSize,
+          index.chunkOverlap,
+          index.embedder,
+          index.dimension,
+          now,
+        ],
+      },
+      {
+        sql:
+          `INSERT INTO rag_builds (index_id, builder, heartbeat) VALUES (last_insert_rowid(), ?, ?)`,
+        args: [this.#builder, now],
+      },
+    ], "write");
+    const id = Number(created!.rows[0]!.id);
+    using _running = runBuild(this.#builder, id);
     try {
       for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
         const statements: InStatement[] = [];
@@ -174,6 +196,10 @@ export class LibSQLBackend implements IndexBackend {
             args: [id, vectorBytes(index.vectors[ordinal]!)],
           });
         }
+        statements.push({
+          sql: `UPDATE rag_builds SET heartbeat = ? WHERE index_id = ?`,
+          args: [Date.now(), id],
+        });
         await this.#client.batch(statements, "write");
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
@@ -186,11 +212,13 @@ export class LibSQLBackend implements IndexBackend {
             AND NOT EXISTS (SELECT 1 FROM rag_indexes WHERE key = ?)`,
           args: [id, index.key],
         },
+        { sql: `DELETE FROM rag_builds WHERE index_id = ?`, args: [id] },
         linkStatement(link),
         ...await this.#removeIndex(id, index.dimension, "abandoned"),
         ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
       ], "write");
     } catch (error) {
+      // When this fails too (a full disk), the rows go at the next sweep.
       await this.#client.batch(await this.#removeIndex(id, index.dimension, "abandoned"), "write")
         .catch(() => {});
       throw error;
@@ -227,6 +255,7 @@ export class LibSQLBackend implements IndexBackend {
       { sql: `DELETE FROM rag_links WHERE chat_id = ?`, args: [chatId] },
       ...removals.flat(),
     ], "write");
+    await this.#sweep({ reclaim: linked.rows.length > 0 });
   }
 
   async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
@@ -273,6 +302,38 @@ export class LibSQLBackend implements IndexBackend {
     return [text.rows.map(chunkOf), vector.rows.map(chunkOf)];
   }
 
+  /**
+   * Removes the rows of every incomplete index whose build has stopped (see
+   * `_builders.ts`), then gives the space back when anything was removed or
+   * `reclaim` asks. Best effort: what cannot be removed now (a full disk) is
+   * found again at the next sweep.
+   */
+  async #sweep(options: { reclaim?: boolean } = {}): Promise<void> {
+    let removed = false;
+    try {
+      const pending = await this.#client.execute(
+        `SELECT i.id, i.dimension, i.created_at, b.builder, b.heartbeat
+          FROM rag_indexes i LEFT JOIN rag_builds b ON b.index_id = i.id WHERE i.key IS NULL`,
+      );
+      for (const row of pending.rows) {
+        const build = {
+          builder: row.builder === null ? undefined : String(row.builder),
+          index: Number(row.id),
+          heartbeat: Number(row.heartbeat ?? row.created_at),
+        };
+        if (!(await abandoned(build))) continue;
+        await this.#client.batch(
+          await this.#removeIndex(build.index, Number(row.dimension), "abandoned"),
+          "write",
+        );
+        removed = true;
+      }
+    } catch {
+      // The caller's own write meets the same fault, and says so.
+    }
+    if ((removed || options.reclaim) && this.#reclaimSpace) await reclaimSpace(this.#client);
+  }
+
   async #linkedIndex(link: IndexLink): Promise<{ id: number; dimension: number } | undefined> {
     const result = await this.#client.execute({
       sql: `SELECT i.id, i.dimension FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id
@@ -307,6 +368,7 @@ export class LibSQLBackend implements IndexBackend {
     }
     statements.push(
       { sql: `DELETE FROM rag_chunks WHERE index_id = ? AND ${applies}`, args },
+      { sql: `DELETE FROM rag_builds WHERE index_id = ? AND ${applies}`, args },
       {
         sql: `DELETE FROM rag_indexes WHERE id = ? AND ${condition}`,
         args: [id, ...conditionArgs],

@@ -3,7 +3,9 @@ import type { Client } from "@libsql/client";
 import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
+import { assertWritable, diskFaultError } from "../disk_faults.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { useIncrementalVacuum } from "../sqlite_space.ts";
 import {
   type IndexBackend,
   IndexedSourceStorage,
@@ -36,8 +38,11 @@ export interface LibSQLOptions extends IndexedSourceStorageOptions {
  * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). Each document is
  * indexed once per user, content, chunk settings and embedder, and shared by
  * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`); a
- * chat's deletion removes the indexes no other chat uses. Parsing and
- * embedding run in a worker, off the main thread.
+ * chat's deletion removes the indexes no other chat uses, and gives their
+ * space back to the disk. Parsing and embedding run in a worker, off the
+ * main thread. A database file that cannot be written (a read-only disk) is
+ * not opened, so that the storage works again once it can be written,
+ * without a restart.
  *
  * @example
  * ```ts
@@ -85,8 +90,13 @@ async function open(
     const { createClient } = await import("@libsql/client");
     if (options.path) {
       await Deno.mkdir(dirname(options.path), { recursive: true });
+      // SQLite opens a file it cannot write read-only, and a process keeps it
+      // so until it ends: refused here instead, it is opened once it can be.
+      await assertWritable(["", "-wal", "-shm"].map((suffix) => `${options.path}${suffix}`));
       // Writers from other processes wait for the lock rather than fail.
       client = createClient({ url, timeout: 5000 });
+      // Before WAL, which writes a new file's first page: removed indexes give space back.
+      await useIncrementalVacuum(client);
       // WAL lets searches read while an index is written. Memory-mapped reads
       // make the exact vector scan about 3.5 times faster (130 against 470 ms
       // over 100,000 vectors of 512 dimensions); the client keeps one connection
@@ -96,9 +106,11 @@ async function open(
     } else {
       client = createClient({ url, authToken: options.authToken });
     }
-    return await LibSQLBackend.open(client);
+    return await LibSQLBackend.open(client, { reclaimSpace: options.path !== undefined });
   } catch (error) {
     client?.close();
+    const fault = diskFaultError(`Cannot open the LibSQL database ${quote(name)}`, error);
+    if (fault) throw fault;
     throw new SvcError(
       `Cannot open the LibSQL database ${quote(name)}: ${
         redactUrls((error as Error).message, { secretsOf: [url] })

@@ -6,14 +6,22 @@ import type { Source } from "../../components/core/source.ts";
 import { textHandler } from "../../components/documents/text.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
-import { denoArgs, run } from "../_process.ts";
+import type { IndexBackend } from "../../components/source_storages/_indexed.ts";
+import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
+import { type SmallDisk, smallDisk } from "../_disk.ts";
+import { denoArgs, run, spawn } from "../_process.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture, LABELLED, LABELLED_FIXTURES, score } from "./_helpers.ts";
 import { recordCalls, watchWorkers } from "./_threads.ts";
 
 /** Row counts of the storage's tables in the local root's database. */
-async function counts(root: string): Promise<Record<string, number>> {
-  const client = createClient({ url: `file:${root}/libsql/sources.db` });
+function counts(root: string): Promise<Record<string, number>> {
+  return countsIn(`${root}/libsql/sources.db`);
+}
+
+/** Row counts of the storage's tables in a database file. */
+async function countsIn(path: string): Promise<Record<string, number>> {
+  const client = createClient({ url: `file:${path}` });
   try {
     // The full-text index must match its chunks; docsize has a row per indexed chunk.
     await client.execute(`INSERT INTO rag_chunks_fts (rag_chunks_fts) VALUES ('integrity-check')`);
@@ -119,6 +127,7 @@ Deno.test("LibSQL indexes a document once for every chat, and removes it with th
   assert.deepEqual(await counts(root.path), { ...stored, rag_links: 1 });
   await storage.delete(chatParams("third"));
   assert.deepEqual(await counts(root.path), {
+    rag_builds: 0,
     rag_chunks: 0,
     rag_chunks_fts_docsize: 0,
     rag_indexes: 0,
@@ -263,4 +272,190 @@ Deno.test("LibSQL keeps a chat's links across a process restart", async () => {
   await Deno.remove(report.path);
   const sources = await new LibSQL().retrieve([report], "cardamom", chatParams("restart"));
   assert.match(sources[0]!.content, /cardamom/);
+});
+
+/** Rows of chunks whose index is not complete, and builds left: what a stopped build leaves. */
+async function partialRows(path: string): Promise<{ chunks: number; builds: number }> {
+  const client = createClient({ url: `file:${path}` });
+  try {
+    const [chunks, builds] = await client.batch([
+      `SELECT count(*) AS n FROM rag_chunks
+        WHERE index_id NOT IN (SELECT id FROM rag_indexes WHERE key IS NOT NULL)`,
+      `SELECT count(*) AS n FROM rag_builds`,
+    ], "read");
+    return { chunks: Number(chunks!.rows[0]!.n), builds: Number(builds!.rows[0]!.n) };
+  } finally {
+    client.close();
+  }
+}
+
+/** A text of `words` distinct-enough words, for documents of many chunks. */
+function manyWords(words: number, seed = ""): string {
+  return Array.from({ length: words }, (_, i) => `${seed}word${i % 997}`).join(" ");
+}
+
+Deno.test("LibSQL removes the rows of a build killed midway as soon as it opens the database again", async () => {
+  await using root = await tmpLocalRoot();
+  const path = await writeFile(root.path, "long.txt", manyWords(6000));
+  const long = LocalDocument.fromPath(path, { id: "long" });
+  const params = { chunk_size: 8, chunk_overlap: 0 };
+  const marker = `${root.path}/stalled`;
+  const url = (module: string) =>
+    JSON.stringify(new URL(`../../components/${module}`, import.meta.url).href);
+  // Its client stops for ever after two batches of chunks, as a process about to be killed.
+  const script = `
+    import { createClient } from "@libsql/client";
+    import { LocalDocument, localRoot } from ${url("mod.ts")};
+    import { LibSQL } from ${url("source_storages/libsql.ts")};
+    import { LibSQLBackend } from ${url("source_storages/_libsql_backend.ts")};
+    localRoot(${JSON.stringify(root.path)});
+    await Deno.mkdir(${JSON.stringify(`${root.path}/libsql`)}, { recursive: true });
+    const client = createClient({ url: ${JSON.stringify(`file:${root.path}/libsql/sources.db`)} });
+    let batches = 0;
+    const stalling = new Proxy(client, {
+      get(target, name) {
+        const value = Reflect.get(target, name);
+        if (name !== "batch") return typeof value === "function" ? value.bind(target) : value;
+        return async (statements, mode) => {
+          const chunks = statements.some((s) => String(s.sql ?? s).includes("INTO rag_chunks (index_id"));
+          if (chunks && batches++ === 2) {
+            await Deno.writeTextFile(${JSON.stringify(marker)}, "");
+            await new Promise(() => {});
+          }
+          return await value.call(target, statements, mode);
+        };
+      },
+    });
+    class Stalling extends LibSQL {
+      backend() {
+        return this.opened ??= LibSQLBackend.open(stalling);
+      }
+    }
+    const long = LocalDocument.fromPath(${JSON.stringify(path)}, { id: "long" });
+    await new Stalling().store([long], { user: "ada", chat_id: "killed", chat_name: "x",
+      chunk_size: 8, chunk_overlap: 0, signal: new AbortController().signal });
+  `;
+  await using child = spawn(Deno.execPath(), denoArgs("eval", script));
+  let over = false;
+  child.ended.finally(() => over = true).catch(() => {});
+  while (!(await Deno.stat(marker).then(() => true, () => false))) {
+    if (over) throw new Error(`The build ended before it stalled: ${child.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const ended = await child.stop("SIGKILL");
+  assert.equal(ended.signal, "SIGKILL", ended.stderr);
+  const database = `${root.path}/libsql/sources.db`;
+  assert.deepEqual(await partialRows(database), { chunks: 400, builds: 1 }, "killed midway");
+
+  // Opening finds the build's process gone: its rows go before anything else is done.
+  const storage = new LibSQL();
+  await storage.retrieve([], "anything", chatParams("other", params));
+  assert.deepEqual(await partialRows(database), { chunks: 0, builds: 0 });
+  await storage.store([long], chatParams("again", params));
+  const stored = await counts(root.path);
+  assert.equal(stored.rag_indexes, 1);
+  assert.equal(stored.rag_builds, 0);
+  assert.equal(stored.rag_chunks, stored.rag_vectors_512);
+  // As many chunks as the document makes in a database of its own, nothing more.
+  const fresh = `${root.path}/fresh.db`;
+  await new LibSQL({ url: `file:${fresh}` }).store([long], chatParams("fresh", params));
+  assert.equal(stored.rag_chunks, (await countsIn(fresh)).rag_chunks);
+  assert.ok(stored.rag_chunks! > 600, `${stored.rag_chunks} chunks: more than three batches`);
+});
+
+/** LibSQL on the disk's `sources.db`; with injected faults, through a client that meets them. */
+function libsqlOn(disk: SmallDisk): LibSQL {
+  const url = `file:${disk.path}/sources.db`;
+  if (disk.kind === "tmpfs") return new LibSQL({ url });
+  let opened: Promise<LibSQLBackend> | undefined;
+  return new class extends LibSQL {
+    protected override backend(): Promise<IndexBackend> {
+      return opened ??= LibSQLBackend.open(disk.client(createClient({ url })), {
+        reclaimSpace: true,
+      });
+    }
+  }();
+}
+
+Deno.test("LibSQL answers 507 naming the document when the disk fills during a store, and leaves one complete index once there is space", async () => {
+  await using root = await tmpLocalRoot();
+  await using disk = await smallDisk(24 * 1024 * 1024);
+  const small = await copiedFixture(root.path, "guide.md");
+  const big = LocalDocument.fromPath(
+    await writeFile(root.path, "big.md", manyWords(4000, "x")),
+    { id: "big" },
+  );
+  const params = { chunk_size: 8, chunk_overlap: 0 };
+  const storage = libsqlOn(disk);
+  await storage.store([small], chatParams("small", params));
+
+  // Room for some batches of the index, not for all of it.
+  await disk.fill({ leave: 512 * 1024 });
+  await assert.rejects(
+    async () => await storage.store([big], chatParams("big", params)),
+    (error) =>
+      error instanceof SvcError && error.status === 507 &&
+      error.message === 'Cannot store the index of "big.md" in LibSQL: the disk is full',
+  );
+  // What was stored before is there and answers.
+  const sources = await storage.retrieve([small], "start the service", chatParams("small", params));
+  assert.equal(sources[0]?.document, small);
+
+  await disk.free();
+  await storage.store([big], chatParams("big", params));
+  const database = `${disk.path}/sources.db`;
+  assert.deepEqual(await partialRows(database), { chunks: 0, builds: 0 });
+  const stored = await countsIn(database);
+  assert.equal(stored.rag_indexes, 2);
+  assert.equal(stored.rag_chunks, stored.rag_vectors_512);
+});
+
+Deno.test("LibSQL opened while its disk is read-only answers 503, and stores once the disk is writable, without a restart", async () => {
+  await using root = await tmpLocalRoot();
+  await using disk = await smallDisk(4 * 1024 * 1024);
+  const guide = await copiedFixture(root.path, "guide.md");
+  const report = await copiedFixture(root.path, "report.pdf");
+  await new LibSQL().store([guide], chatParams("before"));
+  // Copied, so that no process holds a file of the disk open when it turns read-only.
+  const path = `${disk.path}/sources.db`;
+  for (const suffix of ["", "-wal"]) {
+    const made = `${root.path}/libsql/sources.db${suffix}`;
+    if (await Deno.stat(made).then(() => true, () => false)) {
+      await Deno.copyFile(made, path + suffix);
+    }
+  }
+  await disk.readOnly();
+  const storage = new LibSQL({ url: `file:${path}` });
+  await assert.rejects(
+    async () => await storage.store([report], chatParams("during")),
+    (error) =>
+      error instanceof SvcError && error.status === 503 &&
+      error.message === `Cannot open the LibSQL database "${path}": the disk is read-only`,
+  );
+  await disk.writable();
+  await storage.store([report], chatParams("during"));
+  const sources = await storage.retrieve([report], "secret ingredient", chatParams("during"));
+  assert.equal(sources[0]?.document, report);
+});
+
+Deno.test("LibSQL gives the space of a deleted chat's indexes back to the disk", async () => {
+  await using root = await tmpLocalRoot();
+  const long = LocalDocument.fromPath(await writeFile(root.path, "long.txt", manyWords(20_000)), {
+    id: "long",
+  });
+  const storage = new LibSQL();
+  const params = chatParams("big", { chunk_size: 8, chunk_overlap: 0 });
+  const database = `${root.path}/libsql/sources.db`;
+  const onDisk = async () => {
+    const size = (file: string) => Deno.stat(file).then((s) => s.size, () => 0);
+    return await size(database) + await size(`${database}-wal`);
+  };
+  await storage.retrieve([], "", chatParams("empty"));
+  const empty = await onDisk();
+  await storage.store([long], params);
+  const full = await onDisk();
+  assert.ok(full - empty > 2_000_000, `the index took ${full - empty} bytes`);
+  await storage.delete(params);
+  const after = await onDisk();
+  assert.ok(after - empty < (full - empty) / 10, `${after - empty} of ${full - empty} bytes stay`);
 });
