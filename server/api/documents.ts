@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import { join } from "node:path";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
+import { diskFaultError } from "../../components/disk_faults.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiEnv } from "./env.ts";
 import { Registration } from "./schemas.ts";
@@ -98,7 +99,9 @@ async function keepOnce(file: string, path: string, id: string): Promise<void> {
     if (error instanceof Deno.errors.AlreadyExists) throw taken(id, error);
   }
   if (await exists(path)) throw taken(id);
-  await Deno.rename(file, path);
+  await Deno.rename(file, path).catch((error) => {
+    throw diskFaultError("Cannot store the upload", error) ?? error;
+  });
 }
 
 /** An upload let in: its user's document, and its slot to give back. */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { SvcError } from "../../components/core/errors.ts";
+import { diskFaultError } from "../../components/disk_faults.ts";
 import { bodyCutOff } from "./body_timeout.ts";
 
 /** The start of the name of an upload's temporary file; only a crash leaves one behind. */
@@ -179,13 +180,11 @@ function uploadError(error: unknown): SvcError {
  * fault of its own. The log has the cause; the client is not told the paths.
  */
 function notWritable(cause: unknown): SvcError {
-  if (/\(os error 28\)/.test(String((cause as Error)?.message))) {
-    return new SvcError("Cannot store the upload: the disk is full", { status: 507, cause });
-  }
-  return new SvcError("Cannot store the upload: the documents folder is not writable", {
-    status: 503,
-    cause,
-  });
+  return diskFaultError("Cannot store the upload", cause) ??
+    new SvcError("Cannot store the upload: the documents folder is not writable", {
+      status: 503,
+      cause,
+    });
 }
 
 /** 415 for a body of another type, 422 for a multipart body that cannot be read. */

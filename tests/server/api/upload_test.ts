@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { smallDisk } from "../../_disk.ts";
 import { testApi } from "./_api.ts";
 
 const encoder = new TextEncoder();
@@ -198,4 +199,46 @@ Deno.test("PUT /document answers 503 when the upload cannot be written, and keep
   );
   const logged = api.logs.map((line) => JSON.parse(line)).find((line) => line.status === 503);
   assert.ok(logged, "a 503 is logged with its cause");
+});
+
+Deno.test("PUT /document answers 507 on a full disk and 503 on a read-only one, keeping nothing, and stores once it can", async () => {
+  await using api = await testApi();
+  await using disk = await smallDisk(1024 * 1024);
+  // The documents go to the small disk; the database stays where it is.
+  api.deps.localRoot = disk.path;
+  await Deno.mkdir(join(disk.path, "documents"));
+  const registered = await register(api);
+  const upload = async (content: string) =>
+    await api.app.request(
+      put(
+        "http://svc.test/document",
+        field("token", registered.parameters.data.token) + fileHead() + content + END,
+      ),
+    );
+
+  await disk.fill();
+  const full = await upload("x".repeat(64 * 1024));
+  assert.deepEqual([full.status, (await full.json()).error.message], [
+    507,
+    "Cannot store the upload: the disk is full",
+  ]);
+  assert.deepEqual(await temporaryFiles(disk.path), []);
+  await disk.free();
+
+  await disk.readOnly();
+  const readOnly = await upload("# Notes");
+  assert.deepEqual([readOnly.status, (await readOnly.json()).error.message], [
+    503,
+    "Cannot store the upload: the disk is read-only",
+  ]);
+  await disk.writable();
+  assert.deepEqual(await temporaryFiles(disk.path), []);
+
+  // Nothing was used up: the same token uploads the file.
+  const stored = await upload("# Notes");
+  assert.equal(stored.status, 200);
+  assert.equal(
+    await Deno.readTextFile(join(disk.path, "documents", registered.document.id)),
+    "# Notes",
+  );
 });
