@@ -20,7 +20,7 @@
  * How long a build may write nothing before it counts as abandoned; a running
  * build writes a batch every few milliseconds.
  */
-export const STALE_AFTER_MS = 2 * 60 * 1000;
+export const STALE_AFTER_MS: number = 2 * 60 * 1000;
 
 /** A build as stored: its builder, unknown for a build of an older svc, and its last heartbeat. */
 export interface StoredBuild {
