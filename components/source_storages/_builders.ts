@@ -6,7 +6,8 @@
  * its rows are removed where they are found, as soon as it is known to have
  * stopped:
  *
- * - a build of this process: when it no longer runs here;
+ * - a build of this process: when it no longer runs here (it is marked as
+ *   running before its first row is written);
  * - a build of another process on the same machine (Linux): when that process
  *   has ended, which `/proc` tells by its id and start time, or when its
  *   heartbeat is older than {@linkcode STALE_AFTER_MS};
@@ -25,18 +26,16 @@ export const STALE_AFTER_MS: number = 2 * 60 * 1000;
 /** A build as stored: its builder, unknown for a build of an older svc, and its last heartbeat. */
 export interface StoredBuild {
   builder?: string;
-  /** The id of its index. */
-  index: number;
   /** When it last wrote, in milliseconds since the epoch. */
   heartbeat: number;
 }
 
-// The builds that run in this process now, as "<builder>#<index>".
+// The builders of the builds that run in this process now.
 const running = new Set<string>();
 let thisProcess: Promise<string> | undefined;
 
 /**
- * A new builder id, one per open database: this process's identity
+ * A new builder id, one per build: this process's identity
  * (`linux:<boot id>:<pid>:<start time>`, or a random one where `/proc` cannot
  * tell) and a random part.
  */
@@ -47,11 +46,10 @@ export async function newBuilder(): Promise<string> {
   return `${await thisProcess}/${crypto.randomUUID()}`;
 }
 
-/** Marks the build of `index` by `builder` as running in this process until disposed. */
-export function runBuild(builder: string, index: number): Disposable {
-  const name = `${builder}#${index}`;
-  running.add(name);
-  return { [Symbol.dispose]: () => running.delete(name) };
+/** Marks the build of `builder` as running in this process until disposed. */
+export function runBuild(builder: string): Disposable {
+  running.add(builder);
+  return { [Symbol.dispose]: () => running.delete(builder) };
 }
 
 /**
@@ -63,10 +61,10 @@ export function runBuild(builder: string, index: number): Disposable {
  * import { abandoned, newBuilder, runBuild } from "./_builders.ts";
  * const builder = await newBuilder();
  * {
- *   using _running = runBuild(builder, 7);
- *   assert.equal(await abandoned({ builder, index: 7, heartbeat: 0 }), false);
+ *   using _running = runBuild(builder);
+ *   assert.equal(await abandoned({ builder, heartbeat: 0 }), false);
  * }
- * assert.equal(await abandoned({ builder, index: 7, heartbeat: Date.now() }), true);
+ * assert.equal(await abandoned({ builder, heartbeat: Date.now() }), true);
  * ```
  */
 export async function abandoned(build: StoredBuild, now: number = Date.now()): Promise<boolean> {
@@ -74,7 +72,7 @@ export async function abandoned(build: StoredBuild, now: number = Date.now()): P
   if (builder !== undefined) {
     const own = (await newBuilder()).split("/")[0]!;
     const [process] = builder.split("/");
-    if (process === own) return !running.has(`${builder}#${build.index}`);
+    if (process === own) return !running.has(builder);
     const [kind, boot, pid] = process!.split(":");
     if (kind === "linux" && own.startsWith(`linux:${boot}:`)) {
       const alive = await processIdentity(Number(pid)) === process!.slice("linux:".length);

@@ -114,13 +114,11 @@ export interface LibSQLBackendOptions {
  */
 export class LibSQLBackend implements IndexBackend {
   readonly #client: Client;
-  readonly #builder: string;
   readonly #reclaimSpace: boolean;
   readonly #vectorTables = new Set<number>();
 
-  private constructor(client: Client, builder: string, options: LibSQLBackendOptions) {
+  private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
-    this.#builder = builder;
     this.#reclaimSpace = options.reclaimSpace ?? false;
   }
 
@@ -138,7 +136,7 @@ export class LibSQLBackend implements IndexBackend {
         `its rag_* tables have schema version ${found}, and this svc knows ${SCHEMA_VERSION}`,
       );
     }
-    const backend = new LibSQLBackend(client, await newBuilder(), options);
+    const backend = new LibSQLBackend(client, options);
     await backend.#sweep();
     return backend;
   }
@@ -156,6 +154,9 @@ export class LibSQLBackend implements IndexBackend {
     // Builds that stopped give their rows, and their space, to this one.
     await this.#sweep();
     const table = await this.#vectorTable(index.dimension);
+    // Running before its first row exists, so that no sweep takes it for abandoned.
+    const builder = await newBuilder();
+    using _running = runBuild(builder);
     const now = Date.now();
     const [created] = await this.#client.batch([
       {
@@ -174,11 +175,10 @@ export class LibSQLBackend implements IndexBackend {
       {
         sql:
           `INSERT INTO rag_builds (index_id, builder, heartbeat) VALUES (last_insert_rowid(), ?, ?)`,
-        args: [this.#builder, now],
+        args: [builder, now],
       },
     ], "write");
     const id = Number(created!.rows[0]!.id);
-    using _running = runBuild(this.#builder, id);
     try {
       for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
         const statements: InStatement[] = [];
@@ -318,12 +318,11 @@ export class LibSQLBackend implements IndexBackend {
       for (const row of pending.rows) {
         const build = {
           builder: row.builder === null ? undefined : String(row.builder),
-          index: Number(row.id),
           heartbeat: Number(row.heartbeat ?? row.created_at),
         };
         if (!(await abandoned(build))) continue;
         await this.#client.batch(
-          await this.#removeIndex(build.index, Number(row.dimension), "abandoned"),
+          await this.#removeIndex(Number(row.id), Number(row.dimension), "abandoned"),
           "write",
         );
         removed = true;

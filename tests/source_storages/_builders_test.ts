@@ -19,37 +19,32 @@ Deno.test("abandoned() keeps a build of this process while it runs, and not a mo
   const builder = await newBuilder();
   const now = Date.now();
   {
-    using _running = runBuild(builder, 1);
-    assert.equal(
-      await abandoned({ builder, index: 1, heartbeat: now - 10 * STALE_AFTER_MS }),
-      false,
-    );
-    // Another index of the same builder is not running.
-    assert.equal(await abandoned({ builder, index: 2, heartbeat: now }), true);
+    using _running = runBuild(builder);
+    assert.equal(await abandoned({ builder, heartbeat: now - 10 * STALE_AFTER_MS }), false);
+    // Another build of this process is not running.
+    assert.equal(await abandoned({ builder: await newBuilder(), heartbeat: now }), true);
   }
-  assert.equal(await abandoned({ builder, index: 1, heartbeat: now }), true);
-  // Another database of this process has a builder of its own.
-  assert.notEqual(await newBuilder(), builder);
+  assert.equal(await abandoned({ builder, heartbeat: now }), true);
 });
 
 Deno.test("abandoned() gives up on a build of a process that ended at once, and on a running one only when it stops writing", async () => {
   await using child = spawn("sleep", ["60"]);
   const builder = await builderOf(child.process.pid);
   const now = Date.now();
-  assert.equal(await abandoned({ builder, index: 1, heartbeat: now }), false);
-  assert.equal(await abandoned({ builder, index: 1, heartbeat: now - STALE_AFTER_MS }), true);
+  assert.equal(await abandoned({ builder, heartbeat: now }), false);
+  assert.equal(await abandoned({ builder, heartbeat: now - STALE_AFTER_MS }), true);
   await child.stop("SIGKILL");
-  assert.equal(await abandoned({ builder, index: 1, heartbeat: now }), true);
+  assert.equal(await abandoned({ builder, heartbeat: now }), true);
 });
 
 Deno.test("abandoned() judges a build it cannot check, or of an older svc, by its heartbeat alone", async () => {
   const now = Date.now();
   const elsewhere = `linux:another-machine:1:1/${crypto.randomUUID()}`;
-  assert.equal(await abandoned({ builder: elsewhere, index: 1, heartbeat: now - 1000 }), false);
+  assert.equal(await abandoned({ builder: elsewhere, heartbeat: now - 1000 }), false);
   assert.equal(
-    await abandoned({ builder: elsewhere, index: 1, heartbeat: now - STALE_AFTER_MS }),
+    await abandoned({ builder: elsewhere, heartbeat: now - STALE_AFTER_MS }),
     true,
   );
-  assert.equal(await abandoned({ index: 1, heartbeat: now - 1000 }), false);
-  assert.equal(await abandoned({ index: 1, heartbeat: now - STALE_AFTER_MS }), true);
+  assert.equal(await abandoned({ heartbeat: now - 1000 }), false);
+  assert.equal(await abandoned({ heartbeat: now - STALE_AFTER_MS }), true);
 });
