@@ -7,7 +7,8 @@ import { Assistant } from "../components/core/component.ts";
 import { Rag } from "../components/core/rag.ts";
 import { SvcDemoSourceStorage } from "../components/source_storages/demo.ts";
 import { createApi } from "../server/api/app.ts";
-import { SvcDemoAuthentication } from "../server/auth.ts";
+import { SvcDemoAuthentication } from "../server/auth/demo.ts";
+import { Sessions } from "../server/auth/sessions.ts";
 import { openDatabase } from "../server/database/mod.ts";
 import type { ChatRecord } from "../server/database/mod.ts";
 import { UploadTokens } from "../server/upload_token.ts";
@@ -23,6 +24,11 @@ class Counting extends Assistant {
 const root = await Deno.makeTempDir({ prefix: "svc-bench-" });
 const database = await openDatabase(`sqlite:///${root}/svc.db`, { localRoot: root });
 const authentication = new SvcDemoAuthentication();
+await authentication.setUp({
+  sessions: new Sessions({ database, key: "b".repeat(32) }),
+  database,
+  warn: () => {},
+});
 const app = createApi({
   url: "http://127.0.0.1",
   localRoot: root,

@@ -18,6 +18,7 @@ export const OPTIONAL_PACKAGES = {
   "@lancedb/lancedb": "npm:@lancedb/lancedb@0.31.0",
   "apache-arrow": "npm:apache-arrow@18.1.0",
   chromadb: "npm:chromadb@3.5.0",
+  "hash-wasm": "npm:hash-wasm@4.13.0",
   openai: "npm:openai@7.57.0",
 } as const;
 

@@ -11,11 +11,10 @@ import {
 } from "../components/core/component.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
-import { loadClass, register, REGISTRY } from "../components/registry.ts";
-import { Authentication, SvcDemoAuthentication } from "./auth.ts";
+import { loadClass, REGISTRY } from "../components/registry.ts";
+import { Authentication } from "./auth/authentication.ts";
+import "./auth/registry.ts";
 import type { Config } from "./config.ts";
-
-register("svc.deploy", { SvcDemoAuthentication });
 
 /** The server's components. */
 export interface ServerComponents {

@@ -22,6 +22,11 @@ export interface ApiConfig {
   origins: string[];
   /** `sqlite://` (in memory), `sqlite:////absolute/path`, or a libSQL server URL. */
   databaseUrl: string;
+  /**
+   * Serve the demo sign-in on an address other than loopback, where anyone
+   * who reaches it can log in as any user.
+   */
+  allowInsecureDemoSignIn: boolean;
 }
 
 /** The `[ui]` table: where the web UI binds. */
@@ -93,6 +98,7 @@ const MINIMAL_ORDER = [
   "api.database_url",
   "api.origins",
   "ui.origins",
+  "api.allow_insecure_demo_sign_in",
 ];
 
 /**
@@ -141,6 +147,7 @@ export class Config {
       url: get("api.url"),
       origins: get("api.origins"),
       databaseUrl: get("api.database_url"),
+      allowInsecureDemoSignIn: get("api.allow_insecure_demo_sign_in"),
     };
     this.ui = { hostname: get("ui.hostname"), port: get("ui.port"), origins: get("ui.origins") };
     this.base = base;
@@ -229,6 +236,7 @@ export class Config {
         url: this.api.url,
         database_url: this.api.databaseUrl,
         origins: this.api.origins,
+        allow_insecure_demo_sign_in: this.api.allowInsecureDemoSignIn,
       },
       ui: { hostname: this.ui.hostname, port: this.ui.port, origins: this.ui.origins },
     };

@@ -108,6 +108,14 @@ function fromEnv(spec: KeySpec, raw: string, name: string): Checked {
     }
   }
   if (spec.kind === "port" && /^\s*[0-9]+\s*$/.test(raw)) return { value: Number(raw) };
+  if (spec.kind === "boolean") {
+    const word = raw.trim().toLowerCase();
+    if (["true", "1", "yes", "on"].includes(word)) return { value: true };
+    if (["false", "0", "no", "off", ""].includes(word)) return { value: false };
+    return {
+      problem: `${quote(spec.key)} from env ${name} must be true or false, not ${quote(raw)}`,
+    };
+  }
   return { value: raw };
 }
 
@@ -132,6 +140,7 @@ function fillDefaults(values: Map<string, unknown>): void {
   const ui = httpUrl(values.get("ui.hostname"), values.get("ui.port"));
   fill("api.origins", () => [ui]);
   fill("ui.origins", () => [ui]);
+  fill("api.allow_insecure_demo_sign_in", () => false);
 }
 
 function httpUrl(hostname: unknown, port: unknown): string {

@@ -7,6 +7,8 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { quote } from "../components/core/errors.ts";
 import { BUILTINS, isModulePath } from "../components/registry.ts";
+// Registers the built-in authentications, which the "authentication" key names.
+import "./auth/registry.ts";
 import { closest, distance } from "./closest.ts";
 
 /** What a key holds, and so how its value is checked. */
@@ -19,7 +21,8 @@ export type Kind =
   | "rootPath"
   | "url"
   | "origins"
-  | "databaseUrl";
+  | "databaseUrl"
+  | "boolean";
 
 /** A key of the configuration, dotted (`api.port`), and what it holds. */
 export interface KeySpec {
@@ -42,6 +45,7 @@ export const KEYS: readonly KeySpec[] = [
   { key: "api.url", kind: "url" },
   { key: "api.database_url", kind: "databaseUrl" },
   { key: "api.origins", kind: "origins" },
+  { key: "api.allow_insecure_demo_sign_in", kind: "boolean" },
   { key: "ui.hostname", kind: "hostname" },
   { key: "ui.port", kind: "port" },
   { key: "ui.origins", kind: "origins" },
@@ -50,7 +54,7 @@ export const KEYS: readonly KeySpec[] = [
 /** The tables of the configuration. */
 export const TABLES: readonly string[] = ["api", "ui"];
 
-/** The demo authentication is registered by the deploy side, possibly after this module loads. */
+/** The default authentication. */
 export const DEMO_AUTHENTICATION = "svc.deploy.SvcDemoAuthentication";
 
 /** Options of earlier versions, and what replaced them. */
@@ -132,6 +136,9 @@ export function check(spec: KeySpec, value: unknown, origin: Origin): Checked {
       );
     case "databaseUrl":
       return checkDatabaseUrl(value, subject, origin.base);
+    case "boolean":
+      if (typeof value !== "boolean") return wrong("true or false");
+      return { value };
   }
 }
 
@@ -203,13 +210,9 @@ function checkClass(classPath: string, subject: string, family: string): Checked
   };
 }
 
-/** The built-in class paths of a family, read when asked: the deploy side registers late. */
+/** The built-in class paths of a family. */
 function known(family: string): string[] {
-  const names = Object.keys(BUILTINS).filter((name) => name.startsWith(family));
-  if (family === "svc.deploy." && !names.includes(DEMO_AUTHENTICATION)) {
-    names.push(DEMO_AUTHENTICATION);
-  }
-  return names.sort();
+  return Object.keys(BUILTINS).filter((name) => name.startsWith(family)).sort();
 }
 
 function checkDatabaseUrl(value: unknown, subject: string, base: string): Checked {

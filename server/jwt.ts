@@ -1,15 +1,41 @@
 /**
- * The HS256 JSON Web Tokens of svc: the bearer tokens of
- * `SvcDemoAuthentication` and the upload tokens. Each expires, and a refused
- * one is a 401 that says whether it expired.
+ * The HS256 JSON Web Tokens of svc: the session tokens and the upload tokens.
+ * Each carries its type (the header's `typ`) and its audience (`aud`), so that
+ * one kind is never taken for the other, even when both are signed with the
+ * same secret; each expires, and a refused one is a 401 that says whether it
+ * expired.
  * @module
  */
 import { errors, jwtVerify, SignJWT } from "jose";
 import { SvcError } from "../components/core/errors.ts";
 
-/** The signing key of `secret`; random bytes when it is unset, so tokens die with the process. */
-export function hmacKey(secret: string | undefined): Uint8Array {
-  return secret ? new TextEncoder().encode(secret) : crypto.getRandomValues(new Uint8Array(32));
+/** The shortest signing secret svc takes, in bytes: HS256's own key size. */
+export const MIN_SECRET_BYTES = 32;
+
+/**
+ * The signing key of `secret`; random bytes when it is unset, so tokens die
+ * with the process.
+ *
+ * @throws {SvcError} naming `name` for a secret shorter than 32 bytes
+ */
+export function hmacKey(secret: string | undefined, name = "The signing secret"): Uint8Array {
+  if (!secret) return crypto.getRandomValues(new Uint8Array(MIN_SECRET_BYTES));
+  const key = new TextEncoder().encode(secret);
+  if (key.length < MIN_SECRET_BYTES) {
+    throw new SvcError(
+      `${name} is ${key.length} bytes long, too short to sign tokens safely: use at least ` +
+        `${MIN_SECRET_BYTES} random characters (such as the output of "openssl rand -hex 32")`,
+    );
+  }
+  return key;
+}
+
+/** What kind of token a JWT is: its header's `typ` and its `aud` claim. */
+export interface TokenKind {
+  /** The header's `typ`: `svc-session+jwt`. */
+  type: string;
+  /** Who the token is for: `svc:api`. */
+  audience: string;
 }
 
 /** Options of {@linkcode signJwt}. */
@@ -18,6 +44,8 @@ export interface SignJwtOptions {
   now: Date;
   /** How long the token lives, in seconds. */
   ttl: number;
+  /** The token's type and audience. */
+  kind: TokenKind;
 }
 
 /** An HS256 JWT of `claims`, issued at `options.now`, that expires `options.ttl` seconds later. */
@@ -28,7 +56,8 @@ export async function signJwt(
 ): Promise<string> {
   const now = Math.floor(options.now.getTime() / 1000);
   return await new SignJWT(claims)
-    .setProtectedHeader({ alg: "HS256" })
+    .setProtectedHeader({ alg: "HS256", typ: options.kind.type })
+    .setAudience(options.kind.audience)
     .setIssuedAt(now)
     .setExpirationTime(now + options.ttl)
     .sign(key);
@@ -40,6 +69,8 @@ export interface VerifyJwtOptions<Claim extends string> {
   now: Date;
   /** The claims the token must carry as strings. */
   claims: readonly Claim[];
+  /** The type and audience the token must have. */
+  kind: TokenKind;
   /** The token as messages name it: `The <name> is not valid`. */
   name: string;
   /** What to do about an expired token: `The <name> has expired: <whenExpired>`. */
@@ -47,8 +78,9 @@ export interface VerifyJwtOptions<Claim extends string> {
 }
 
 /**
- * The claims of a token: an HS256 JWT signed with `key`, with an expiry that
- * has not come at `options.now`, and each of `options.claims` a string.
+ * The claims of a token: an HS256 JWT signed with `key`, of the type and
+ * audience of `options.kind`, with an expiry that has not come at
+ * `options.now`, and each of `options.claims` a string.
  *
  * @throws {SvcError} 401 `The <name> has expired: <whenExpired>` for an
  * expired token, else `The <name> is not valid`
@@ -61,8 +93,10 @@ export async function verifyJwt<Claim extends string>(
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: ["HS256"],
+      typ: options.kind.type,
+      audience: options.kind.audience,
       currentDate: options.now,
-      requiredClaims: ["exp"],
+      requiredClaims: ["exp", "aud"],
     });
     const missing = options.claims.filter((claim) => typeof payload[claim] !== "string");
     if (missing.length > 0) throw new Error(`the token lacks ${missing.join(" and ")}`);

@@ -26,8 +26,14 @@
  * ```
  * @module
  */
-export { Authentication, SvcDemoAuthentication } from "./auth.ts";
-export type { DemoAuthenticationOptions } from "./auth.ts";
+export { Authentication, bearerToken, readLoginForm } from "./auth/authentication.ts";
+export type { AuthenticationContext, ClientInfo } from "./auth/authentication.ts";
+export { SvcDemoAuthentication } from "./auth/demo.ts";
+export type { DemoAuthenticationOptions } from "./auth/demo.ts";
+export { PasswordAuthentication } from "./auth/password.ts";
+export type { PasswordAuthenticationOptions } from "./auth/password.ts";
+export { Sessions } from "./auth/sessions.ts";
+export type { SessionsOptions, StartSessionOptions } from "./auth/sessions.ts";
 export { Config, findConfigPath, withLocalhostTwins } from "./config.ts";
 export type {
   ApiConfig,

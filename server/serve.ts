@@ -10,13 +10,15 @@ import { localRoot } from "../components/core/local_root.ts";
 import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
-import { SvcDemoAuthentication } from "./auth.ts";
+import { exposedDemo } from "./auth/exposure.ts";
+import { Sessions } from "./auth/sessions.ts";
 import { loadComponents } from "./components.ts";
 import { type Config, withLocalhostTwins } from "./config.ts";
 import { openDatabase } from "./database/mod.ts";
 import { quotas } from "./quotas.ts";
 import { requestLimits } from "./request_limits.ts";
 import { shutdownTimeout, Streams } from "./shutdown.ts";
+import { signingKey } from "./signing_secret.ts";
 import { UploadTokens } from "./upload_token.ts";
 
 /** The default upload limit: 100 MiB. */
@@ -55,8 +57,9 @@ const CUT_OFF_GRACE_MS = 2000;
 /**
  * Starts the REST API of a configuration.
  *
- * @throws {SvcError} for an unavailable component, an unusable database, or a
- * port that cannot be bound
+ * @throws {SvcError} for an unavailable component, the demo sign-in on an
+ * address other than loopback (unless allowed), a signing secret that is too
+ * short, an unusable database, or a port that cannot be bound
  */
 export async function serveApi(config: Config, options: ServeApiOptions = {}): Promise<RunningApi> {
   // Every line JSON, notices written as plain text included (see log.ts).
@@ -71,20 +74,38 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     ignoreUnavailable: options.ignoreUnavailableComponents,
     warn,
   });
-  if (components.authentication instanceof SvcDemoAuthentication) {
-    warn(components.authentication.notice);
-  }
-  const uploadTokens = new UploadTokens();
-  if (uploadTokens.randomSecret) {
-    warn(
-      "SVC_API_DOCUMENT_UPLOAD_SECRET is not set: upload tokens are signed with a random " +
-        "secret and stop working when the API restarts",
-    );
-  }
+  const exposed = exposedDemo(config, components.authentication.constructor);
+  if (exposed) throw new SvcError(exposed);
+  // Two secrets, so that one kind of token cannot be made with the other's
+  // secret; their types and audiences keep them apart even when both are equal.
+  const sessionKey = await signingKey({
+    env: ["SVC_API_SESSION_SECRET", "SVC_DEMO_AUTHENTICATION_SECRET"],
+    file: "session.key",
+    localRoot: config.localRoot,
+    log,
+  });
+  const uploadTokens = new UploadTokens({
+    key: await signingKey({
+      env: ["SVC_API_DOCUMENT_UPLOAD_SECRET"],
+      file: "upload.key",
+      localRoot: config.localRoot,
+      log,
+    }),
+  });
   const database = await openDatabase(config.api.databaseUrl, {
     localRoot: config.localRoot,
     base: config.base,
   });
+  try {
+    await components.authentication.setUp({
+      sessions: new Sessions({ database, key: sessionKey }),
+      database,
+      warn,
+    });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const app = createApi({
     ...components,
     url: config.api.url,

@@ -1,19 +1,28 @@
 /**
  * The token that lets a client upload the content of a document it registered:
- * an HS256 JWT with the user and the document id, living 5 minutes.
+ * an HS256 JWT of the type `svc-upload+jwt` for the audience `svc:upload`,
+ * with the user and the document id, living 5 minutes.
  * @module
  */
 import { SvcError } from "../components/core/errors.ts";
 import { envVar } from "../components/core/requirements.ts";
-import { hmacKey, signJwt, verifyJwt } from "./jwt.ts";
+import { hmacKey, signJwt, type TokenKind, verifyJwt } from "./jwt.ts";
 
 /** How long an upload token lives, in seconds; fixed by the interface. */
 export const UPLOAD_TOKEN_TTL = 5 * 60;
 
+/** The type and audience of an upload token, which no session token has. */
+export const UPLOAD_TOKEN: TokenKind = { type: "svc-upload+jwt", audience: "svc:upload" };
+
 /** Options of {@linkcode UploadTokens}. */
 export interface UploadTokensOptions {
-  /** The signing secret; env `SVC_API_DOCUMENT_UPLOAD_SECRET`, else random per process. */
+  /**
+   * The signing secret; env `SVC_API_DOCUMENT_UPLOAD_SECRET`, else random per
+   * process (`serveApi` gives the key it keeps in the local root instead).
+   */
   secret?: string;
+  /** The signing key, instead of a secret. */
+  key?: Uint8Array;
   /** The clock, for tests. */
   now?: () => Date;
 }
@@ -22,19 +31,24 @@ export interface UploadTokensOptions {
 export class UploadTokens {
   readonly #key: Uint8Array;
   readonly #now: () => Date;
-  /** Whether the secret is random, so tokens die with the process (worth a warning). */
-  readonly randomSecret: boolean;
 
+  /** @throws {SvcError} for a secret shorter than 32 bytes */
   constructor(options: UploadTokensOptions = {}) {
-    const secret = options.secret ?? envVar("SVC_API_DOCUMENT_UPLOAD_SECRET");
-    this.randomSecret = !secret;
-    this.#key = hmacKey(secret);
+    this.#key = options.key ??
+      hmacKey(
+        options.secret ?? envVar("SVC_API_DOCUMENT_UPLOAD_SECRET"),
+        "SVC_API_DOCUMENT_UPLOAD_SECRET",
+      );
     this.#now = options.now ?? (() => new Date());
   }
 
   /** A token for `user` to upload the document `id`. */
   async sign(user: string, id: string): Promise<string> {
-    return await signJwt({ user, id }, this.#key, { now: this.#now(), ttl: UPLOAD_TOKEN_TTL });
+    return await signJwt({ user, id }, this.#key, {
+      now: this.#now(),
+      ttl: UPLOAD_TOKEN_TTL,
+      kind: UPLOAD_TOKEN,
+    });
   }
 
   /**
@@ -50,6 +64,7 @@ export class UploadTokens {
     return await verifyJwt(token, this.#key, {
       now: this.#now(),
       claims: ["user", "id"],
+      kind: UPLOAD_TOKEN,
       name: "upload token",
       whenExpired: "register the document again",
     });

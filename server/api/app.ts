@@ -21,7 +21,7 @@ import { allowedMethods, docsRoutes } from "./openapi.ts";
 import { requestId } from "./request_id.ts";
 import { requestLog } from "./request_log.ts";
 import { UploadSlots } from "./upload_slots.ts";
-import { requestUser } from "./user.ts";
+import { clientInfo, requestUser } from "./user.ts";
 
 export type { ApiDeps } from "./env.ts";
 
@@ -65,7 +65,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
     const raw = c.req.raw;
     const body = await c.req.arrayBuffer();
     const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body });
-    return c.json(await deps.authentication.createToken(request));
+    return c.json(await deps.authentication.createToken(request, clientInfo(c)));
+  });
+  app.post("/logout", async (c) => {
+    await requestUser(c);
+    await deps.authentication.logout(c.req.raw, clientInfo(c));
+    return c.json(null);
   });
   app.get("/components", async (c) => {
     await requestUser(c);

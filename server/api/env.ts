@@ -1,6 +1,6 @@
 import type { Assistant, SourceStorage } from "../../components/core/component.ts";
 import type { Rag } from "../../components/core/rag.ts";
-import type { Authentication } from "../auth.ts";
+import type { Authentication } from "../auth/authentication.ts";
 import type { Database } from "../database/mod.ts";
 import type { UploadTokens } from "../upload_token.ts";
 import type { Log } from "../log.ts";

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";
 import { redactUrls } from "../../components/core/redact_url.ts";
 import { type Log, logLine } from "../log.ts";
+import { RetryLaterError } from "../retry_later.ts";
 
 /**
  * The body of every error: `{"error": {"message": "..."}}`. A URL in the
@@ -25,6 +26,7 @@ export function onError(log: Log): (error: Error, c: Context) => Response {
       if (error.status >= 500) {
         log(logLine("error", describe(error), { request_id: requestId, status: error.status }));
       }
+      if (error instanceof RetryLaterError) c.header("Retry-After", String(error.retryAfter));
       return c.json(errorBody(error.message), error.status as 500);
     }
     if (error instanceof HTTPException && error.status < 500) {

@@ -42,6 +42,17 @@ const OPERATIONS: Operation[] = [
     summary: "Log in: a bearer token",
     form: schemas.LoginForm,
     response: z.string(),
+    errors: {
+      429: "Too many failed logins for the user or from the address: Retry-After says when to " +
+        "try again",
+    },
+  },
+  {
+    method: "post",
+    path: "/logout",
+    summary: "Log out: the bearer token's session ends at once",
+    auth: "bearer",
+    response: z.null(),
   },
   {
     method: "get",

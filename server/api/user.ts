@@ -1,4 +1,10 @@
+/**
+ * Who a request comes from: the user its authentication finds, and the
+ * address of its connection.
+ * @module
+ */
 import type { Context } from "hono";
+import type { ClientInfo } from "../auth/authentication.ts";
 import type { ApiEnv } from "./env.ts";
 
 /**
@@ -6,7 +12,18 @@ import type { ApiEnv } from "./env.ts";
  * @throws {SvcError} 401 from the authentication
  */
 export async function requestUser(c: Context<ApiEnv>): Promise<string> {
-  const user = await c.var.deps.authentication.getUser(c.req.raw);
+  const user = await c.var.deps.authentication.getUser(c.req.raw, clientInfo(c));
   c.set("user", user);
   return user;
+}
+
+/**
+ * What the server knows of the request's client: the address of its
+ * connection, which `Deno.serve` gives as the app's environment (none when
+ * the app is called without a socket).
+ */
+export function clientInfo(c: Context<ApiEnv>): ClientInfo {
+  const env = c.env as { remoteAddr?: { hostname?: unknown } } | undefined;
+  const address = env?.remoteAddr?.hostname;
+  return typeof address === "string" ? { address } : {};
 }

@@ -27,6 +27,19 @@ import {
   storageQuery,
 } from "./documents.ts";
 import { appendSteps, sourceDocumentIds } from "./messages.ts";
+import {
+  type AccountRecord,
+  accountsQuery,
+  deleteAccount,
+  deleteSession,
+  insertAccount,
+  insertSession,
+  passwordHashQuery,
+  sessionQuery,
+  type SessionRecord,
+  toAccounts,
+  updatePassword,
+} from "./accounts.ts";
 import type { ChatRecord, ChatSummary, MessageRecord, StoredDocument } from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
@@ -239,6 +252,63 @@ export class Database {
     const removed = await this.#write((tx) => removeDocument(tx, user, id));
     await this.#reclaim();
     return removed;
+  }
+
+  /**
+   * Makes the account of a user with the hash of its password; `now` in
+   * seconds since the epoch. 409 when the user has an account already.
+   */
+  addAccount(user: string, hash: string, now: number): Promise<void> {
+    if (this.#thread) return this.#forward("addAccount", user, hash, now);
+    return this.#write(async (tx) => {
+      await insertAccount(tx, await userSeq(tx, user), user, hash, now);
+    });
+  }
+
+  /** Sets the hash of a user's password and ends its sessions. 404 when it has no account. */
+  setPassword(user: string, hash: string, now: number): Promise<void> {
+    if (this.#thread) return this.#forward("setPassword", user, hash, now);
+    return this.#write((tx) => updatePassword(tx, user, hash, now));
+  }
+
+  /** Removes a user's account and ends its sessions; its data stays. 404 when it has none. */
+  removeAccount(user: string): Promise<void> {
+    if (this.#thread) return this.#forward("removeAccount", user);
+    return this.#write((tx) => deleteAccount(tx, user));
+  }
+
+  /** Every account, by user name, with its sessions open at `now` (seconds). */
+  async listAccounts(now: number): Promise<AccountRecord[]> {
+    if (this.#thread) return this.#forward("listAccounts", now);
+    return toAccounts((await this.#read([accountsQuery(now)]))[0]!);
+  }
+
+  /** The hash of a user's password, or `undefined` when the user has no account. */
+  async passwordHash(user: string): Promise<string | undefined> {
+    if (this.#thread) return this.#forward("passwordHash", user);
+    const row = (await this.#read([passwordHashQuery(user)]))[0]!.rows[0];
+    return row === undefined ? undefined : String(row.password_hash);
+  }
+
+  /** Stores a new session; the sessions that expired by its start go. */
+  startSession(session: SessionRecord): Promise<void> {
+    if (this.#thread) return this.#forward("startSession", session);
+    return this.#write(async (tx) => {
+      await insertSession(tx, await userSeq(tx, session.user), session);
+    });
+  }
+
+  /** The user of a session that is open at `now` (seconds), or `undefined`. */
+  async sessionUser(id: string, now: number): Promise<string | undefined> {
+    if (this.#thread) return this.#forward("sessionUser", id, now);
+    const row = (await this.#read([sessionQuery(id, now)]))[0]!.rows[0];
+    return row === undefined ? undefined : String(row.name);
+  }
+
+  /** Ends a session at once; whether it was open. */
+  endSession(id: string): Promise<boolean> {
+    if (this.#thread) return this.#forward("endSession", id);
+    return this.#write((tx) => deleteSession(tx, id));
   }
 
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */

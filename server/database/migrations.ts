@@ -87,6 +87,31 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX message_sources_by_source ON message_sources (source_seq)",
     ],
   },
+  {
+    version: 2,
+    statements: [
+      // A user's password, as an argon2id hash in its PHC string form, which
+      // carries its own salt and costs.
+      `CREATE TABLE accounts (
+        user_seq INTEGER PRIMARY KEY REFERENCES users (seq),
+        password_hash TEXT NOT NULL,
+        created INTEGER NOT NULL,
+        updated INTEGER NOT NULL
+      )`,
+      // Every session token names its row: logging out deletes it, and a
+      // token without one is refused, on every process that shares the database.
+      // Times are seconds since the epoch, as in the tokens.
+      `CREATE TABLE sessions (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_seq INTEGER NOT NULL REFERENCES users (seq),
+        created INTEGER NOT NULL,
+        expires INTEGER NOT NULL
+      )`,
+      "CREATE INDEX sessions_by_user ON sessions (user_seq)",
+      "CREATE INDEX sessions_by_expiry ON sessions (expires)",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

@@ -1,28 +1,44 @@
 /**
- * Hostile tokens: bearer JWTs with `alg: none`, a wrong algorithm, a foreign key or missing
- * claims; upload tokens used for another document, twice, after they expired, or as bearers.
+ * Hostile tokens: bearer JWTs with `alg: none`, a wrong algorithm, a foreign key, missing
+ * claims, another type or audience, or a session that ended; every protected route refusing
+ * forged, expired, ended and upload tokens; upload tokens used for another document, twice, after
+ * they expired, or as bearers, with the two secrets equal.
  * @module
  */
 import assert from "node:assert/strict";
 import { generateKeyPair, SignJWT } from "jose";
-import { SvcDemoAuthentication } from "../../server/auth.ts";
 import { UploadTokens } from "../../server/upload_token.ts";
-import { testApi } from "../server/api/_api.ts";
-import { expectError, filesUnder } from "./_hostile.ts";
+import { SESSION_SECRET, type TestApi, testApi } from "../server/api/_api.ts";
+import { chatBody, expectError, filesUnder } from "./_hostile.ts";
 
-const SECRET = "s".repeat(32);
+// The upload tokens' secret is the sessions' own: only a token's type and audience tell them apart.
+const SECRET = SESSION_SECRET;
 const KEY = new TextEncoder().encode(SECRET);
 const HOUR = 3600;
+const SESSION = { typ: "svc-session+jwt", aud: "svc:api" };
 
 function base64url(value: unknown): string {
   return btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 }
 
+function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/")));
+}
+
 /** Calls `GET /chats` with a bearer token. */
-function chatsWith(api: Awaited<ReturnType<typeof testApi>>, token: string) {
+function chatsWith(api: TestApi, token: string) {
   return api.app.request("http://svc.test/chats", {
     headers: { authorization: `Bearer ${token}` },
   });
+}
+
+/** Logs in through the API and returns the bearer token. */
+async function login(api: TestApi, user = "ada"): Promise<string> {
+  const response = await api.app.request("http://svc.test/token", {
+    method: "POST",
+    body: new URLSearchParams({ username: user, password: user }),
+  });
+  return await response.json();
 }
 
 /** A form that uploads `content` with `token`. */
@@ -33,49 +49,139 @@ function uploadForm(token: string, content: string): FormData {
   return form;
 }
 
-Deno.test("bearer tokens with alg none, a wrong algorithm, a foreign key or no user get 401", async () => {
-  await using api = await testApi();
+Deno.test("bearer tokens with alg none, a wrong algorithm, a foreign key, another type or audience, or no user get 401", async () => {
   let now = new Date("2026-01-01T00:00:00Z");
-  api.deps.authentication = new SvcDemoAuthentication({ secret: SECRET, now: () => now });
+  await using api = await testApi({ now: () => now });
   const exp = Math.floor(now.getTime() / 1000) + HOUR;
+  // A real session, so that only what each token changes is wrong with it.
+  const { sid } = claimsOf(await login(api));
   const { privateKey } = await generateKeyPair("RS256");
+  const good = { user: "ada", sid, aud: SESSION.aud, exp };
   const sign = (
     claims: Record<string, unknown>,
-    alg = "HS256",
-    key: Parameters<SignJWT["sign"]>[0] = KEY,
-  ) => new SignJWT(claims).setProtectedHeader({ alg }).sign(key);
+    {
+      alg = "HS256",
+      typ = SESSION.typ as string | null,
+      key = KEY as Parameters<SignJWT["sign"]>[0],
+    } = {},
+  ) => new SignJWT(claims).setProtectedHeader({ alg, ...(typ ? { typ } : {}) }).sign(key);
   const hostile: Record<string, string> = {
-    "alg none": `${base64url({ alg: "none", typ: "JWT" })}.${base64url({ user: "ada", exp })}.`,
-    "alg None, signature kept": `${base64url({ alg: "None" })}.${base64url({ user: "ada", exp })}.${
-      (await sign({ user: "ada", exp })).split(".")[2]
-    }`,
-    "HS512 with the right key": await sign({ user: "ada", exp }, "HS512"),
-    "HS384 with the right key": await sign({ user: "ada", exp }, "HS384"),
-    "RS256 with a key of its own": await sign({ user: "ada", exp }, "RS256", privateKey),
-    "HS256 with a foreign key": await sign({ user: "ada", exp }, "HS256", KEY.map((b) => b ^ 1)),
-    "no user": await sign({ exp }),
-    "a user that is not a string": await sign({ user: 42, exp }),
-    "no expiry": await sign({ user: "ada" }),
-    "a payload changed after signing": (await sign({ user: "eve", exp })).replace(
+    "alg none": `${base64url({ alg: "none", typ: SESSION.typ })}.${base64url(good)}.`,
+    "alg None, signature kept": `${base64url({ alg: "None", typ: SESSION.typ })}.${
+      base64url(good)
+    }.${(await sign(good)).split(".")[2]}`,
+    "HS512 with the right key": await sign(good, { alg: "HS512" }),
+    "HS384 with the right key": await sign(good, { alg: "HS384" }),
+    "RS256 with a key of its own": await sign(good, { alg: "RS256", key: privateKey }),
+    "HS256 with a foreign key": await sign(good, { key: KEY.map((b) => b ^ 1) }),
+    "no user": await sign({ ...good, user: undefined }),
+    "a user that is not a string": await sign({ ...good, user: 42 }),
+    "no session": await sign({ ...good, sid: undefined }),
+    "no expiry": await sign({ ...good, exp: undefined }),
+    "no type": await sign(good, { typ: null }),
+    "the upload type": await sign(good, { typ: "svc-upload+jwt" }),
+    "the upload audience": await sign({ ...good, aud: "svc:upload" }),
+    "no audience": await sign({ ...good, aud: undefined }),
+    "a payload changed after signing": (await sign({ ...good, user: "eve" })).replace(
       /^([^.]+)\.[^.]+/,
-      `$1.${base64url({ user: "ada", exp })}`,
+      `$1.${base64url(good)}`,
     ),
     "not a JWT": "not-a-jwt",
     "two parts": "a.b",
   };
   for (const [what, token] of Object.entries(hostile)) {
-    await expectError(await chatsWith(api, token), 401, "The bearer token is not valid");
-    assert.ok(what);
+    const response = await chatsWith(api, token);
+    assert.equal(response.status, 401, what);
+    await expectError(response, 401, "The bearer token is not valid");
   }
   const noToken = "The request has no bearer token: log in at POST /token";
   for (const authorization of ["", "Bearer", "Bearer ", "Basic YWRhOmFkYQ==", "Token abc"]) {
     const response = await api.app.request("http://svc.test/chats", { headers: { authorization } });
     await expectError(response, 401, noToken);
   }
-  const valid = await sign({ user: "ada", exp });
+  // Signed with the secret, but for a session svc never started, or for another user's.
+  const ended = "The bearer token's session has ended (logged out): log in again";
+  await expectError(await chatsWith(api, await sign({ ...good, sid: "x" })), 401, ended);
+  await expectError(await chatsWith(api, await sign({ ...good, user: "eve" })), 401, ended);
+
+  const valid = await sign(good);
   assert.equal((await chatsWith(api, valid)).status, 200);
   now = new Date(now.getTime() + (HOUR + 1) * 1000);
   await expectError(await chatsWith(api, valid), 401, "The bearer token has expired: log in again");
+});
+
+Deno.test("POST /logout ends the token's session at once, and only that one", async () => {
+  await using api = await testApi();
+  const first = await login(api);
+  const second = await login(api);
+  const logout = (token: string) =>
+    api.app.request("http://svc.test/logout", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+  const response = await logout(first);
+  assert.equal(response.status, 200);
+  assert.equal(await response.json(), null);
+  const ended = "The bearer token's session has ended (logged out): log in again";
+  await expectError(await chatsWith(api, first), 401, ended);
+  await expectError(await logout(first), 401, ended);
+  assert.equal((await chatsWith(api, second)).status, 200, "another session of the user goes on");
+  await expectError(await logout("forged"), 401, "The bearer token is not valid");
+});
+
+Deno.test("every protected route refuses forged, expired, ended and upload tokens", async () => {
+  let now = new Date("2026-01-01T00:00:00Z");
+  await using api = await testApi({ now: () => now });
+  api.deps.uploadTokens = new UploadTokens({ secret: SECRET, now: () => now });
+  const { document } = await api.upload("a.md", "# A\n");
+  const chat = await (await api.call("POST", "/chats", chatBody(document))).json();
+  const openapi = await (await api.app.request("http://svc.test/openapi.json")).json();
+  const routes = Object.entries(openapi.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => (operation as { security?: unknown }).security)
+        .map(([method]) => ({ method: method.toUpperCase(), path }))
+    );
+  assert.ok(routes.length >= 10, `${routes.length} protected routes`);
+
+  const ended = await login(api);
+  await api.app.request("http://svc.test/logout", {
+    method: "POST",
+    headers: { authorization: `Bearer ${ended}` },
+  });
+  const registered = await (await api.call("POST", "/document", { name: "b.md" })).json();
+  // A session started 8 days ago, which the default of 7 days has ended.
+  const start = now;
+  now = new Date(start.getTime() - 8 * 24 * HOUR * 1000);
+  const expiring = await login(api);
+  now = start;
+  const { sid } = claimsOf(ended);
+  const forged = await new SignJWT({ user: "ada", sid, aud: SESSION.aud })
+    .setProtectedHeader({ alg: "HS256", typ: SESSION.typ })
+    .setExpirationTime(Math.floor(now.getTime() / 1000) + HOUR)
+    .sign(KEY.map((b) => b ^ 1));
+  const bad: Record<string, [string, string]> = {
+    forged: [forged, "The bearer token is not valid"],
+    expired: [expiring, "The bearer token has expired: log in again"],
+    ended: [ended, "The bearer token's session has ended (logged out): log in again"],
+    upload: [registered.parameters.data.token, "The bearer token is not valid"],
+  };
+  for (const { method, path } of routes) {
+    const url = `http://svc.test${
+      path.replace("{id}", path.startsWith("/chats") ? chat.id : document.id)
+    }`;
+    for (const [what, [token, message]] of Object.entries(bad)) {
+      const response = await api.app.request(url, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: method === "GET" || method === "DELETE" ? undefined : JSON.stringify({}),
+      });
+      assert.equal(response.status, 401, `${method} ${path} with the ${what} token`);
+      await expectError(response, 401, message);
+    }
+  }
+  // Nothing was done by them: the chat and the document are still there.
+  assert.equal((await api.call("GET", `/chats/${chat.id}`)).status, 200);
 });
 
 Deno.test("an upload token uploads its own document once, and not after it expired", async () => {
@@ -127,17 +233,13 @@ Deno.test("an upload token uploads its own document once, and not after it expir
   );
 });
 
-Deno.test("upload and bearer tokens are not each other, and name only their user's documents", async () => {
+Deno.test("upload and bearer tokens signed with one secret are not each other, and name only their user's documents", async () => {
   await using api = await testApi();
   api.deps.uploadTokens = new UploadTokens({ secret: SECRET });
   const registered = await (await api.call("POST", "/document", { name: "a.md" })).json();
   const uploadToken = registered.parameters.data.token;
   await expectError(await chatsWith(api, uploadToken), 401, "The bearer token is not valid");
-  const login = await api.app.request("http://svc.test/token", {
-    method: "POST",
-    body: new URLSearchParams({ username: "ada", password: "ada" }),
-  });
-  const bearerToken = await login.json();
+  const bearerToken = await login(api);
   const put = (token: string) =>
     api.app.request("http://svc.test/document", { method: "PUT", body: uploadForm(token, "#") });
   await expectError(await put(bearerToken), 401, "The upload token is not valid");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SvcError } from "../../components/core/errors.ts";
-import { SvcDemoAuthentication } from "../../server/auth.ts";
+import { SvcDemoAuthentication } from "../../server/auth/demo.ts";
 import { loadComponents } from "../../server/components.ts";
 import { Config } from "../../server/config.ts";
 import { tmpDir, writeFile } from "../test_utils.ts";

@@ -59,6 +59,7 @@ Deno.test("Config has the documented defaults", () => {
     url: "http://127.0.0.1:31476",
     origins: ["http://127.0.0.1:31477"],
     databaseUrl: "sqlite:////srv/svc/svc.db",
+    allowInsecureDemoSignIn: false,
   });
   assert.deepEqual(config.ui, {
     hostname: "127.0.0.1",
@@ -273,7 +274,8 @@ Deno.test("Config refuses unknown class paths, listing the built-ins of the fami
   assert.equal(
     lines[0],
     'Unknown class path "svc.deploy.NoAuth" in "authentication": the built-in ones are ' +
-      'svc.deploy.SvcDemoAuthentication, and your own are named like "./module.ts#Export"',
+      "svc.deploy.PasswordAuthentication, svc.deploy.SvcDemoAuthentication, and your own are " +
+      'named like "./module.ts#Export"',
   );
   assert.equal(
     lines[1],
@@ -356,6 +358,7 @@ Deno.test("Config.toToml() writes every key in order and reads back as the same"
     "url",
     "database_url",
     "origins",
+    "allow_insecure_demo_sign_in",
     "[ui",
     "hostname",
     "port",
@@ -458,4 +461,25 @@ Deno.test("Config.toToml({ minimal }) writes only what differs, and reads back t
   assert.match(text, /^\[api\]\nport = 8000$/m);
   assert.match(text, /^assistants = /m);
   assert.deepEqual(Config.from(parse(text), { env: {} }), config);
+});
+
+Deno.test("Config reads allow_insecure_demo_sign_in from the file and the environment", () => {
+  assert.equal(
+    Config.from({ api: { allow_insecure_demo_sign_in: true } }, { env: {} }).api
+      .allowInsecureDemoSignIn,
+    true,
+  );
+  for (const [value, allowed] of [["true", true], ["1", true], ["yes", true], ["false", false]]) {
+    const config = Config.from({}, {
+      env: { SVC_API_ALLOW_INSECURE_DEMO_SIGN_IN: value as string },
+    });
+    assert.equal(config.api.allowInsecureDemoSignIn, allowed, String(value));
+  }
+  assert.deepEqual(refused({ api: { allow_insecure_demo_sign_in: "yes" } }), [
+    '"api.allow_insecure_demo_sign_in" must be true or false, not "yes"',
+  ]);
+  assert.throws(
+    () => Config.from({}, { env: { SVC_API_ALLOW_INSECURE_DEMO_SIGN_IN: "maybe" } }),
+    /"api\.allow_insecure_demo_sign_in" from env SVC_API_ALLOW_INSECURE_DEMO_SIGN_IN must be true or false, not "maybe"/,
+  );
 });

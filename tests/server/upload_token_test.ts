@@ -24,3 +24,10 @@ Deno.test("UploadTokens refuse missing, malformed and forged tokens", async () =
   await assert.rejects(tokens.verify("garbage"), refused(/is not valid/));
   await assert.rejects(tokens.verify(forged), refused(/is not valid/));
 });
+
+Deno.test("UploadTokens refuse a secret shorter than 32 bytes", () => {
+  assert.throws(
+    () => new UploadTokens({ secret: "short" }),
+    /^SvcError: SVC_API_DOCUMENT_UPLOAD_SECRET is 5 bytes long, too short to sign tokens safely/,
+  );
+});

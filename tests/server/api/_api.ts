@@ -4,10 +4,16 @@ import { SvcDemoAssistant } from "../../../components/assistants/demo.ts";
 import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
 import { createApi } from "../../../server/api/app.ts";
 import type { ApiDeps } from "../../../server/api/env.ts";
-import { SvcDemoAuthentication } from "../../../server/auth.ts";
+import type { Authentication } from "../../../server/auth/authentication.ts";
+import { SvcDemoAuthentication } from "../../../server/auth/demo.ts";
+import { Sessions } from "../../../server/auth/sessions.ts";
 import { openDatabase } from "../../../server/database/mod.ts";
+import { logLine } from "../../../server/log.ts";
 import { UploadTokens } from "../../../server/upload_token.ts";
 import { tmpDir } from "../../test_utils.ts";
+
+/** The secret of the test API's sessions. */
+export const SESSION_SECRET = "s".repeat(32);
 
 /** Options of {@linkcode testApi}. */
 export interface TestApiOptions {
@@ -17,6 +23,10 @@ export interface TestApiOptions {
   maxChatsPerUser?: number;
   maxStoragePerUser?: number;
   rootPath?: string;
+  /** @default {a SvcDemoAuthentication} */
+  authentication?: Authentication;
+  /** The sessions' clock. */
+  now?: () => Date;
 }
 
 /** An API under test, with a client logged in as one user. */
@@ -41,11 +51,17 @@ export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
   const dir = await tmpDir();
   const database = await openDatabase("sqlite://", { localRoot: dir.path });
   const logs: string[] = [];
+  const authentication = options.authentication ?? new SvcDemoAuthentication();
+  await authentication.setUp({
+    sessions: new Sessions({ database, key: SESSION_SECRET, now: options.now }),
+    database,
+    warn: (message) => logs.push(logLine("warn", message)),
+  });
   const deps: ApiDeps = {
     url: `http://svc.test${options.rootPath ?? ""}`,
     localRoot: dir.path,
     database,
-    authentication: new SvcDemoAuthentication(),
+    authentication,
     sourceStorages: options.sourceStorages ?? [new SvcDemoSourceStorage()],
     assistants: options.assistants ?? [new SvcDemoAssistant()],
     rag: new Rag(),

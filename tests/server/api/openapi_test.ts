@@ -20,6 +20,7 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "post /chats/{id}/answer",
     "post /chats/{id}/prepare",
     "post /document",
+    "post /logout",
     "post /token",
     "put /document",
   ]);

@@ -24,6 +24,7 @@ Deno.test("migrate() creates the schema of a new database and records its versio
   try {
     assert.equal(await migrate(client, { name: "sqlite://" }), MIGRATIONS.at(-1)!.version);
     assert.deepEqual(await tables(client), [
+      "accounts",
       "chat_documents",
       "chat_documents_by_document",
       "chats",
@@ -33,6 +34,9 @@ Deno.test("migrate() creates the schema of a new database and records its versio
       "message_sources",
       "message_sources_by_source",
       "messages",
+      "sessions",
+      "sessions_by_expiry",
+      "sessions_by_user",
       "sources",
       "svc_schema",
       "users",

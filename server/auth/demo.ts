@@ -1,0 +1,72 @@
+/**
+ * The demo sign-in: any username, with a password equal to it. For a svc that
+ * only this machine reaches; `serveApi` refuses it on any other address
+ * unless the operator opts in (see `exposedDemo`).
+ * @module
+ */
+import { SvcError } from "../../components/core/errors.ts";
+import { envVar } from "../../components/core/requirements.ts";
+import {
+  Authentication,
+  type AuthenticationContext,
+  type ClientInfo,
+  readLoginForm,
+} from "./authentication.ts";
+
+/** Options of {@linkcode SvcDemoAuthentication}, for tests; the defaults come from the environment. */
+export interface DemoAuthenticationOptions {
+  /** Env `SVC_DEMO_AUTHENTICATION_PASSWORD`: the one password; else each user's name is its password. */
+  password?: string;
+  /**
+   * Env `SVC_DEMO_AUTHENTICATION_TTL`: how long a session lasts, in seconds.
+   * @default {the sessions' own, 7 days}
+   */
+  ttl?: number;
+}
+
+/**
+ * Authentication for demos: any username logs in with a password equal to it
+ * (or to env `SVC_DEMO_AUTHENTICATION_PASSWORD` when set), both blank included.
+ */
+export class SvcDemoAuthentication extends Authentication {
+  readonly #password?: string;
+
+  constructor(options: DemoAuthenticationOptions = {}) {
+    super();
+    this.#password = options.password ?? envVar("SVC_DEMO_AUTHENTICATION_PASSWORD");
+    this.sessionTtl = options.ttl ?? ttlFromEnv();
+  }
+
+  /** What the demo authentication accepts, said once at start-up. */
+  get notice(): string {
+    const password = this.#password === undefined
+      ? "the same password as the username"
+      : "the password set in SVC_DEMO_AUTHENTICATION_PASSWORD";
+    return `SvcDemoAuthentication is for demos only: any username logs in with ${password}`;
+  }
+
+  override setUp(context: AuthenticationContext): void {
+    super.setUp(context);
+    context.warn(this.notice);
+  }
+
+  override async signIn(request: Request, _client: ClientInfo): Promise<string> {
+    const { username, password } = await readLoginForm(request);
+    if (password !== (this.#password ?? username)) {
+      throw new SvcError("The username or password is wrong", { status: 401 });
+    }
+    return username;
+  }
+}
+
+function ttlFromEnv(): number | undefined {
+  const value = envVar("SVC_DEMO_AUTHENTICATION_TTL");
+  if (value === undefined) return undefined;
+  const ttl = Number(value);
+  if (!Number.isInteger(ttl) || ttl <= 0) {
+    throw new SvcError(
+      `SVC_DEMO_AUTHENTICATION_TTL must be a positive number of seconds, not "${value}"`,
+    );
+  }
+  return ttl;
+}

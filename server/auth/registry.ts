@@ -1,0 +1,14 @@
+/**
+ * The built-in authentications, registered under `svc.deploy.` like the
+ * components under their families: the `authentication` option names one of
+ * them, or a class of your own (`./my_auth.ts#MyAuthentication`).
+ * @module
+ */
+import { register } from "../../components/registry.ts";
+import { SvcDemoAuthentication } from "./demo.ts";
+import { PasswordAuthentication } from "./password.ts";
+
+/** Every built-in authentication class, by export name: `svc.deploy.<name>`. */
+export const AUTHENTICATIONS = { SvcDemoAuthentication, PasswordAuthentication } as const;
+
+register("svc.deploy", AUTHENTICATIONS);
