@@ -17,6 +17,7 @@ import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { BUILTINS, loadClass } from "../components/registry.ts";
+import { exposedDemo } from "../server/auth/exposure.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
 import { type CommandContext, configOption } from "./context.ts";
@@ -200,17 +201,21 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
       const path = findConfigPath({ config: flags.config, env: context.env, cwd: options.cwd });
       const config = await Config.fromFile(path, { env: context.env });
       const { text, unavailable } = await report(config, context.env);
+      const signIn = await signInProblem(config);
       context.io.out(`Configuration ${quote(path)}\n\n${text}`);
+      context.io.out(
+        `Sign-in: ${config.authentication}${signIn ? `\n  ${mark(false)} ${signIn}` : ""}\n\n`,
+      );
       if (unavailable.length === 0) {
         context.io.out("All selected components are available\n");
-        context.exit(0);
       } else {
         const count = unavailable.length === 1
           ? "1 selected component is"
           : `${unavailable.length} selected components are`;
         context.io.out(`${count} not available: ${unavailable.map(quote).join(", ")}\n`);
-        context.exit(1);
       }
+      if (signIn) context.io.out("The sign-in cannot be served as configured\n");
+      context.exit(unavailable.length === 0 && !signIn ? 0 : 1);
     });
 }
 
@@ -274,6 +279,18 @@ async function report(
   text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
   text += `Embedder: ${describeEmbedder(env)}\n`;
   return { text, unavailable };
+}
+
+/**
+ * Why the configured sign-in cannot be served: its class does not load, or
+ * it is the demo sign-in on an address other than loopback.
+ */
+async function signInProblem(config: Config): Promise<string | undefined> {
+  try {
+    return exposedDemo(config, await loadClass(config.authentication, { base: config.base }));
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** The embedder the source storages use, from the environment, in words; or why there is none. */

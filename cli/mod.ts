@@ -12,6 +12,7 @@ import { checkCommand } from "./check.ts";
 import { initCommand } from "./init.ts";
 import { commanderMistake, unknownCommand } from "./mistakes.ts";
 import { uiCommand } from "./ui.ts";
+import { userCommand } from "./user.ts";
 import type { CommandContext, Io } from "./context.ts";
 
 export type { CommandContext, Io } from "./context.ts";
@@ -28,6 +29,7 @@ const COMMANDS: ((context: CommandContext) => Command)[] = [
   checkCommand,
   apiCommand,
   uiCommand,
+  userCommand,
 ];
 
 const REMOVED: Readonly<Record<string, string>> = {
@@ -81,16 +83,18 @@ export async function run(
     .action(() => {
       program.outputHelp();
     });
-  for (const make of COMMANDS) {
-    const command: Command = make(context)
-      .helpOption("-h, --help", "show this help")
+  // A command's own subcommands (`svc user add`) speak the same way.
+  const configure = (command: Command): Command => {
+    command.helpOption("-h, --help", "show this help")
       .exitOverride((error) => {
         failing = command;
         throw error;
       })
       .configureOutput(output);
-    program.addCommand(command);
-  }
+    for (const sub of command.commands) configure(sub);
+    return command;
+  };
+  for (const make of COMMANDS) program.addCommand(configure(make(context)));
   const unknown = unknownCommand(args, [...program.commands.map((c) => c.name()), "help"]);
   if (unknown) {
     io.err(`error: ${unknown}\n`);

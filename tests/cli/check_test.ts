@@ -66,6 +66,33 @@ Deno.test("svc check on the demo configuration shows every built-in and exits 0"
   assert.match(io.stdout, /^All selected components are available$/m);
 });
 
+Deno.test("svc check reports the demo sign-in on an address other than loopback as an error", async () => {
+  await using dir = await tmpDir();
+  await using other = await tmpDir();
+  const exposed = await writeConfig(dir.path, { api: { hostname: "0.0.0.0" } });
+  const io = capture();
+  assert.equal(await run(["check", "-c", exposed], io, { env: {} }), 1);
+  assert.match(
+    io.stdout,
+    /^Sign-in: svc\.deploy\.SvcDemoAuthentication\n {2}✗ The demo sign-in \("svc\.deploy\.SvcDemoAuthentication"\) lets anyone who reaches 0\.0\.0\.0:31476 log in as any user/m,
+  );
+  assert.match(
+    io.stdout,
+    /^All selected components are available\nThe sign-in cannot be served as configured$/m,
+  );
+
+  const password = await writeConfig(other.path, {
+    authentication: "svc.deploy.PasswordAuthentication",
+    api: { hostname: "0.0.0.0" },
+  });
+  const fine = capture();
+  assert.equal(await run(["check", "-c", password], fine, { env: {} }), 0, fine.stdout);
+  assert.match(fine.stdout, /^Sign-in: svc\.deploy\.PasswordAuthentication\n\n/m);
+  const allowed = capture();
+  const env = { SVC_API_ALLOW_INSECURE_DEMO_SIGN_IN: "true" };
+  assert.equal(await run(["check", "-c", exposed], allowed, { env }), 0, allowed.stdout);
+});
+
 Deno.test("svc check warns about an unknown SVC_ variable and still checks", async () => {
   await using dir = await tmpDir();
   const path = await writeConfig(dir.path);

@@ -4,6 +4,8 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { loadClass } from "../../components/registry.ts";
+import { exposedDemo } from "../../server/auth/exposure.ts";
 import { Config } from "../../server/config.ts";
 import { programGraph, ROOT } from "./_graph.ts";
 
@@ -146,6 +148,18 @@ Deno.test("the image's configuration binds both servers to 0.0.0.0 and is reache
   assert.equal(config.api.databaseUrl, `sqlite:///${config.localRoot}/svc.db`);
   assert.deepEqual(config.sourceStorages, ["svc.source_storages.SvcDemoSourceStorage"]);
   assert.deepEqual(config.assistants, ["svc.assistants.SvcDemoAssistant"]);
+});
+
+Deno.test("the image's configuration signs in with password accounts, which svc serves on 0.0.0.0", async () => {
+  const { config } = await imageConfig();
+  assert.equal(config.authentication, "svc.deploy.PasswordAuthentication");
+  assert.equal(config.api.allowInsecureDemoSignIn, false);
+  assert.equal(exposedDemo(config, await loadClass(config.authentication)), undefined);
+  const demo = Config.from({ api: { hostname: config.api.hostname } }, { env: {} });
+  assert.ok(
+    exposedDemo(demo, await loadClass(demo.authentication)),
+    "the demo would be refused there",
+  );
 });
 
 Deno.test("the build context leaves out what the build does not need, and keeps what it does", async () => {
