@@ -32,7 +32,7 @@ export const ENTRY = "main.ts";
  */
 export const INCLUDES: readonly string[] = [
   "server/database/_thread_worker.ts",
-  "components/source_storages/_index_worker.ts",
+  "components/indexing/_worker.ts",
 ];
 
 /** The release targets and the name of each one's binary in `dist/`. */

@@ -118,6 +118,14 @@ Deno.test("components/core/ is the bottom layer: it imports nothing of svc outsi
   assert.deepEqual(crossings(graph, core, core), []);
 });
 
+Deno.test("components/indexing/ knows the source storages only by the backend contract it defines", () => {
+  const indexing = under("components/indexing");
+  assert.deepEqual(
+    crossings(graph, indexing, (file) => !under("components/source_storages")(file)),
+    [],
+  );
+});
+
 Deno.test("dependencies point one way: cli -> server -> components", () => {
   const components = under("components");
   const server = under("server");

@@ -48,6 +48,14 @@ export abstract class Document {
   static maxSize: number = 256 * 1024 * 1024;
 
   /**
+   * Whether the class reads its pages itself, in its own `extractPages()`;
+   * else svc's handler of the format reads them from the bytes, wherever svc
+   * likes (the indexing worker reads them off the main thread). A class that
+   * overrides `extractPages()` sets this to `true`.
+   */
+  static readsOwnPages: boolean = false;
+
+  /**
    * What `extractPages()` reads pages with: svc's registry sets the reader of
    * `components/documents/` here when it loads, which importing `@svc/svc`
    * does.
@@ -98,7 +106,8 @@ export abstract class Document {
   abstract read(): Promise<Uint8Array>;
 
   /**
-   * The pages of the document, as its format defines them.
+   * The pages of the document, as its format defines them. A class that
+   * overrides this declares {@linkcode Document.readsOwnPages}.
    *
    * @throws {SvcError} 422 naming the document and the problem when the content is
    * empty, encrypted, truncated, oversized or not of the format its suffix says.

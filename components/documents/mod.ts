@@ -5,4 +5,12 @@
  * @module
  */
 export type { DocumentHandler } from "./handler.ts";
-export { extractPages, handlerOf, readPages } from "./pages.ts";
+export {
+  contentOf,
+  extractPages,
+  handlerOf,
+  pagesOfBytes,
+  readPages,
+  readsOwnPages,
+} from "./pages.ts";
+export type { ContentOf } from "./pages.ts";

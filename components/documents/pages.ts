@@ -5,7 +5,7 @@
  * with.
  * @module
  */
-import { Document } from "../core/document.ts";
+import type { Document } from "../core/document.ts";
 import { quote, SvcError, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
 import { docxHandler } from "./docx.ts";
@@ -39,6 +39,42 @@ export function handlerOf(format: string): DocumentHandler {
   throw new SvcError(`svc has no handler for the format ${quote(format)}`);
 }
 
+/** A document's content and what {@linkcode pagesOfBytes} checks it against. */
+export interface ContentOf {
+  /** The document's name, for error messages. */
+  name: string;
+  /** Its format, as `Document.format` names it: `".pdf"`. */
+  format: string;
+  /** The largest content its class reads, as `Document.maxSize`. */
+  maxSize: number;
+}
+
+/**
+ * The pages of a document's content, read by the handler of its format once
+ * the content is checked to be there and within the size limit: what
+ * {@linkcode readPages} does once it has the bytes, and what the indexing
+ * worker does with the bytes it is sent.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pagesOfBytes } from "./pages.ts";
+ * const bytes = new TextEncoder().encode("# Notes\n");
+ * const pages = await pagesOfBytes(bytes, { name: "notes.md", format: ".md", maxSize: 1024 });
+ * assert.deepEqual(pages, [{ text: "# Notes\n", number: null }]);
+ * ```
+ *
+ * @throws {SvcError} 422 naming the document and the problem when the content is
+ * empty, encrypted, truncated, oversized or not of the format its suffix says.
+ */
+export async function pagesOfBytes(bytes: Uint8Array, content: ContentOf): Promise<Page[]> {
+  if (bytes.length === 0) throw unreadable(content.name, "the file is empty");
+  if (bytes.length > content.maxSize) {
+    throw unreadable(content.name, `the file is larger than ${formatBytes(content.maxSize)}`);
+  }
+  return await handlerOf(content.format).extractPages(bytes, content.name);
+}
+
 /**
  * The pages of a document, read by the handler of its format: what
  * `Document.extractPages()` gives unless the document's class reads its pages
@@ -48,25 +84,29 @@ export function handlerOf(format: string): DocumentHandler {
  * empty, encrypted, truncated, oversized or not of the format its suffix says.
  */
 export async function readPages(document: Document): Promise<Page[]> {
-  const bytes = await document.read();
-  if (bytes.length === 0) throw unreadable(document.name, "the file is empty");
-  const limit = (document.constructor as typeof Document).maxSize;
-  if (bytes.length > limit) {
-    throw unreadable(document.name, `the file is larger than ${formatBytes(limit)}`);
-  }
-  return await handlerOf(document.format).extractPages(bytes, document.name);
+  return await pagesOfBytes(await document.read(), contentOf(document));
+}
+
+/** What {@linkcode pagesOfBytes} needs to know of a document besides its bytes. */
+export function contentOf(document: Document): ContentOf {
+  const { maxSize } = document.constructor as typeof Document;
+  return { name: document.name, format: document.format, maxSize };
 }
 
 /**
  * The pages of a document, as `document.extractPages()` gives them: by its
- * class when the class reads its pages itself, else by {@linkcode readPages}.
- * svc's own components read pages through here, so that they do not depend
- * on the registry having set `Document.pageReader`.
+ * class when the class declares that it reads its pages itself
+ * (`Document.readsOwnPages`), else by {@linkcode readPages}. svc's own
+ * components read pages through here, so that they do not depend on the
+ * registry having set `Document.pageReader`.
  */
 export function extractPages(document: Document): Promise<Page[]> {
-  return document.extractPages === Document.prototype.extractPages
-    ? readPages(document)
-    : document.extractPages();
+  return readsOwnPages(document) ? document.extractPages() : readPages(document);
+}
+
+/** Whether the document's class declares that it reads its pages itself. */
+export function readsOwnPages(document: Document): boolean {
+  return (document.constructor as typeof Document).readsOwnPages;
 }
 
 function formatBytes(bytes: number): string {

@@ -33,6 +33,23 @@ export interface Embedder {
   readonly dimension: number;
   /** What a user should know about it, for `svc check`: where it runs, what it finds. */
   readonly description?: string;
+  /**
+   * How the indexing worker makes this embedder again, to embed a document's
+   * chunks there, off the main thread; left out when it embeds here (an
+   * embedder that calls a server does I/O, not work for a thread).
+   */
+  readonly workerRecipe?: WorkerRecipe;
   /** One vector of `dimension` numbers per text, in the order of `texts`. */
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/**
+ * An embedder as plain data that a message to a worker can carry: a kind
+ * `rebuildEmbedder()` (`recipe.ts`) knows, with its options.
+ */
+export interface WorkerRecipe {
+  /** `"svc/hash"`: `HashEmbedder` of the dimension. */
+  readonly kind: "svc/hash";
+  /** The length of every vector. */
+  readonly dimension: number;
 }

@@ -7,7 +7,7 @@
  * (`SVC_EMBEDDING_MODEL=openai/...`) for semantic search.
  * @module
  */
-import type { Embedder, EmbedOptions } from "./embedder.ts";
+import type { Embedder, EmbedOptions, WorkerRecipe } from "./embedder.ts";
 import { contentWords, stem } from "./_words.ts";
 
 /** Options of {@linkcode HashEmbedder}. */
@@ -55,6 +55,12 @@ export class HashEmbedder implements Embedder {
   readonly description: string =
     "offline, lexical not semantic: finds shared words, stems and spellings, not synonyms " +
     "or paraphrases; set SVC_EMBEDDING_MODEL=openai/<model> for semantic search";
+  /**
+   * The indexing worker makes the same embedder again from its dimension. A
+   * subclass that embeds otherwise sets this to `undefined`, so that it
+   * embeds where it runs.
+   */
+  readonly workerRecipe: WorkerRecipe | undefined;
   readonly #mask: number;
 
   constructor(options: HashEmbedderOptions = {}) {
@@ -64,6 +70,7 @@ export class HashEmbedder implements Embedder {
     }
     this.dimension = dimension;
     this.id = `svc/hash-v1-${dimension}`;
+    this.workerRecipe = { kind: "svc/hash", dimension };
     this.#mask = (dimension & (dimension - 1)) === 0 ? dimension - 1 : -1;
   }
 

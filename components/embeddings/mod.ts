@@ -10,7 +10,7 @@ import type { Embedder } from "./embedder.ts";
 import { HashEmbedder } from "./hash.ts";
 import { OpenAIEmbedder } from "./openai.ts";
 
-export type { Embedder, EmbedOptions } from "./embedder.ts";
+export type { Embedder, EmbedOptions, WorkerRecipe } from "./embedder.ts";
 export { HashEmbedder } from "./hash.ts";
 export type { HashEmbedderOptions } from "./hash.ts";
 export { OpenAIEmbedder } from "./openai.ts";

@@ -30,7 +30,7 @@ import type {
   NewIndex,
   SearchQuery,
   StoredChunk,
-} from "./_indexed.ts";
+} from "../indexing/mod.ts";
 
 const LINKS = "svc-links";
 // Records per write: a request of some megabytes of JSON at 512 dimensions.

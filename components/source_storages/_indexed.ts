@@ -3,11 +3,12 @@
  * chat parameters, indexing each document once per user, content and
  * settings, links from chats to the indexes they use, hybrid retrieval with
  * reciprocal rank fusion, and the token budget. A storage supplies an
- * {@linkcode IndexBackend}: where indexes live and how they are searched.
+ * `IndexBackend` (`components/indexing/`): where indexes live and
+ * how they are searched; the indexing itself is `components/indexing/`'s.
  * @module
  */
 import { z } from "zod";
-import { type Chunk, pageNumbersToLocation } from "../chunking.ts";
+import { pageNumbersToLocation } from "../chunking.ts";
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";
@@ -20,7 +21,15 @@ import { embedderFromEnv } from "../embeddings/mod.ts";
 import { fillBudget } from "./_budget.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { fuseRankings } from "./_fusion.ts";
-import { chunkAndEmbed, contentHash, holdIndexingWorker } from "./_indexing.ts";
+import {
+  chunkAndEmbed,
+  contentHash,
+  holdIndexingWorker,
+  type IndexBackend,
+  type IndexInfo,
+  indexInfo,
+  type StoredChunk,
+} from "../indexing/mod.ts";
 
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
@@ -34,95 +43,6 @@ export const INDEX_PARAMS: ParamSchema = {
 
 /** The checks over several parameters of every chunking source storage. */
 export const INDEX_PARAM_RULES: readonly ParamRule[] = [overlapBelowSize];
-
-/** What an index was made from; two documents with equal settings share one index. */
-export interface IndexSettings {
-  /**
-   * The user whose chats, and only those, share the index; left out when the
-   * chats of every user share it (`SVC_SHARE_INDEXES`).
-   */
-  owner?: string;
-  /** The SHA-256 of the document's bytes, in hex. */
-  contentHash: string;
-  chunkSize: number;
-  chunkOverlap: number;
-  /** The embedder's id. */
-  embedder: string;
-  /** The embedder's dimension. */
-  dimension: number;
-}
-
-/** An index as stored: its settings and `key`, a hex digest of them. */
-export interface IndexInfo extends IndexSettings {
-  key: string;
-}
-
-/** A complete index to store. */
-export interface NewIndex extends IndexInfo {
-  /** The chunks, in document order; a chunk's position is its `ordinal`. */
-  chunks: readonly Chunk[];
-  /** One vector per chunk. */
-  vectors: readonly Float32Array[];
-}
-
-/** A document of a chat, and the index that holds it. */
-export interface IndexLink {
-  chatId: string;
-  documentId: string;
-  key: string;
-}
-
-/** What {@linkcode IndexBackend.search} looks for. */
-export interface SearchQuery {
-  /** The prompt, for a text arm (full-text search). */
-  text: string;
-  /** The prompt's vector, for a vector arm. */
-  vector: Float32Array;
-  /** The most chunks each ranking holds. */
-  limit: number;
-  signal?: AbortSignal;
-}
-
-/** A chunk as a backend finds it. */
-export interface StoredChunk {
-  /** The key of its index. */
-  key: string;
-  /** Its position in its document, from 0. */
-  ordinal: number;
-  text: string;
-  pageNumbers: number[];
-  numTokens: number;
-}
-
-/**
- * Where a storage keeps its indexes. An index is immutable once stored, and
- * is removed when no chat links to it any more.
- */
-export interface IndexBackend {
-  /**
-   * Links a chat's document to the stored index under `link.key`, replacing
-   * the document's earlier link (and removing the index it pointed to when no
-   * chat links to that any more). Changes nothing and gives false when no
-   * index is stored under the key.
-   */
-  link(link: IndexLink): Promise<boolean>;
-  /**
-   * Stores a complete index and links it as {@linkcode IndexBackend.link}
-   * does, in one step, so that no other chat's deletion removes it in between.
-   * When the same key was stored meanwhile (by another process), one of the
-   * two is kept.
-   */
-  add(index: NewIndex, link: IndexLink): Promise<void>;
-  /** The indexes a chat links to, by document id. */
-  links(chatId: string): Promise<Map<string, IndexInfo>>;
-  /** Removes a chat's links, and every index that no chat links to any more. */
-  unlink(chatId: string): Promise<void>;
-  /**
-   * Ranks the chunks of the indexes under `keys`, and only those: one ranking
-   * per arm, best first, the vector arm last (LibSQL: full-text, then vector).
-   */
-  search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]>;
-}
 
 /** Options of the chunking source storages. */
 export interface IndexedSourceStorageOptions {
@@ -412,20 +332,4 @@ function settingsOf(params: ChatParams): Settings {
   }
   const { chunk_size, chunk_overlap, num_tokens } = values;
   return { chunkSize: chunk_size!, chunkOverlap: chunk_overlap!, numTokens: num_tokens! };
-}
-
-/** An index's settings with its key: the SHA-256 of the settings, in hex. */
-export async function indexInfo(settings: IndexSettings): Promise<IndexInfo> {
-  // The "v1" names the chunking; change it when chunks of the same settings change.
-  // A shared index has the key it had before indexes had owners.
-  const text = JSON.stringify([
-    "svc-index-v1",
-    settings.contentHash,
-    settings.chunkSize,
-    settings.chunkOverlap,
-    settings.embedder,
-    settings.dimension,
-    ...(settings.owner === undefined ? [] : [{ owner: settings.owner }]),
-  ]);
-  return { ...settings, key: await contentHash(new TextEncoder().encode(text)) };
 }

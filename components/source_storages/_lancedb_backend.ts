@@ -32,7 +32,7 @@ import type {
   NewIndex,
   SearchQuery,
   StoredChunk,
-} from "./_indexed.ts";
+} from "../indexing/mod.ts";
 
 /** The modules the backend runs on, loaded by the caller on demand. */
 export interface LanceModules {

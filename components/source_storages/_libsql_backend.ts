@@ -38,7 +38,7 @@ import type {
   NewIndex,
   SearchQuery,
   StoredChunk,
-} from "./_indexed.ts";
+} from "../indexing/mod.ts";
 
 // Rows per write; between them other requests get their turn.
 const BATCH_ROWS = 200;

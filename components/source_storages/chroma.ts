@@ -9,11 +9,8 @@ import {
 import { importPackage } from "../packages.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
-import {
-  type IndexBackend,
-  IndexedSourceStorage,
-  type IndexedSourceStorageOptions,
-} from "./_indexed.ts";
+import type { IndexBackend } from "../indexing/mod.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 
 /** Options of {@linkcode Chroma}; it is constructed without any in a chat. */
 export interface ChromaOptions extends IndexedSourceStorageOptions {

@@ -4,11 +4,8 @@ import type * as Arrow from "npm:apache-arrow@18.1.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
-import {
-  type IndexBackend,
-  IndexedSourceStorage,
-  type IndexedSourceStorageOptions,
-} from "./_indexed.ts";
+import type { IndexBackend } from "../indexing/mod.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { LanceDBBackend } from "./_lancedb_backend.ts";
 import { importPackage } from "../packages.ts";
 

@@ -6,11 +6,8 @@ import { envVar, PackageRequirement, type Requirement } from "../core/requiremen
 import { assertWritable, diskFaultError } from "../disk_faults.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { useIncrementalVacuum } from "../sqlite_space.ts";
-import {
-  type IndexBackend,
-  IndexedSourceStorage,
-  type IndexedSourceStorageOptions,
-} from "./_indexed.ts";
+import type { IndexBackend } from "../indexing/mod.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { LibSQLBackend } from "./_libsql_backend.ts";
 
 /** Options of {@linkcode LibSQL}; it is constructed without any in a chat. */

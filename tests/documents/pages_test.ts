@@ -55,6 +55,7 @@ Deno.test("readPages() refuses an empty document and one over the size limit, na
 Deno.test("extractPages() reads by the document's class when it reads its pages itself", async () => {
   const own: Page[] = [{ text: "known already", number: 7 }];
   class Known extends Bytes {
+    static override readsOwnPages = true;
     override extractPages(): Promise<Page[]> {
       return Promise.resolve(own);
     }

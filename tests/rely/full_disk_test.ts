@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
-import type { IndexBackend } from "../../components/source_storages/_indexed.ts";
+import type { IndexBackend } from "../../components/indexing/mod.ts";
 import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { Database } from "../../server/database/mod.ts";

@@ -3,11 +3,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { createClient } from "@libsql/client";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import {
-  indexInfo,
-  type IndexSettings,
-  shareIndexesFromEnv,
-} from "../../components/source_storages/_indexed.ts";
+import { shareIndexesFromEnv } from "../../components/source_storages/_indexed.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { tmpDir } from "../test_utils.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
@@ -51,28 +47,6 @@ Deno.test("an indexed storage told to share indexes indexes the same content onc
   assert.deepEqual(await stored(path), { indexes: 1, links: 4 });
 });
 
-Deno.test("indexInfo() keys a user's index apart, and a shared one as before indexes had owners", async () => {
-  const settings: IndexSettings = {
-    contentHash: "ab".repeat(32),
-    chunkSize: 500,
-    chunkOverlap: 250,
-    embedder: "svc/hash-v1-512",
-    dimension: 512,
-  };
-  const shared = await indexInfo(settings);
-  const ada = await indexInfo({ ...settings, owner: "ada" });
-  const bob = await indexInfo({ ...settings, owner: "bob" });
-  assert.equal(new Set([shared.key, ada.key, bob.key]).size, 3);
-  assert.equal((await indexInfo({ ...settings, owner: "ada" })).key, ada.key);
-  // The key of svc 0.3.0, whose indexes were all shared, so that they are found again.
-  assert.equal(
-    shared.key,
-    await sha256(
-      JSON.stringify(["svc-index-v1", settings.contentHash, 500, 250, settings.embedder, 512]),
-    ),
-  );
-});
-
 Deno.test("shareIndexesFromEnv() reads true and false words, off when unset", () => {
   for (const value of ["true", "1", "yes", "on", " TRUE "]) {
     assert.equal(shareIndexesFromEnv(value), true, value);
@@ -88,8 +62,3 @@ Deno.test("shareIndexesFromEnv() reads true and false words, off when unset", ()
         'The environment variable "SVC_SHARE_INDEXES" must be "true" or "false", not "maybe"',
   );
 });
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}

@@ -8,8 +8,8 @@ import { countTokens } from "../../components/chunking.ts";
 import { type ComponentClass, SourceStorage } from "../../components/core/component.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { BUILTINS } from "../../components/registry.ts";
+import type { IndexBackend } from "../../components/indexing/mod.ts";
 import type {
-  IndexBackend,
   IndexedSourceStorage,
   IndexedSourceStorageOptions,
 } from "../../components/source_storages/_indexed.ts";

@@ -6,7 +6,7 @@ import type { Source } from "../../components/core/source.ts";
 import { textHandler } from "../../components/documents/text.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
-import type { IndexBackend } from "../../components/source_storages/_indexed.ts";
+import type { IndexBackend } from "../../components/indexing/mod.ts";
 import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
 import { type SmallDisk, smallDisk } from "../_disk.ts";
 import { denoArgs, run, spawn } from "../_process.ts";

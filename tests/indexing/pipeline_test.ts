@@ -5,10 +5,10 @@ import { SvcError } from "../../components/core/errors.ts";
 import type { Page } from "../../components/core/page.ts";
 import type { Embedder } from "../../components/embeddings/embedder.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import { chunkAndEmbed, contentHash } from "../../components/source_storages/_indexing.ts";
+import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
-import { watchWorkers } from "./_threads.ts";
+import { watchWorkers } from "../source_storages/_threads.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
 
@@ -37,6 +37,22 @@ Deno.test("chunkAndEmbed() calls any other embedder here, with the chunks' texts
   assert.deepEqual(vectors.map((vector) => vector[0]), chunks.map((chunk) => chunk.text.length));
 });
 
+Deno.test("chunkAndEmbed() embeds here with an embedder that declares no recipe for the worker", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}guide.md`);
+  const seen: string[][] = [];
+  class Here extends HashEmbedder {
+    override readonly workerRecipe = undefined;
+    override embed(texts: string[]): Promise<Float32Array[]> {
+      seen.push(texts);
+      return super.embed(texts);
+    }
+  }
+  const embedder = new Here({ dimension: 64 });
+  const { chunks, vectors } = await chunkAndEmbed(document, { ...settings, embedder });
+  assert.deepEqual(seen, [chunks.map((chunk) => chunk.text)]);
+  assert.deepEqual(vectors, embedder.embedSync(seen[0]!));
+});
+
 Deno.test("chunkAndEmbed() refuses vectors of the wrong number or length", async () => {
   const document = LocalDocument.fromPath(`${FIXTURES}guide.md`);
   const embedder: Embedder = {
@@ -52,6 +68,7 @@ Deno.test("chunkAndEmbed() refuses vectors of the wrong number or length", async
 
 Deno.test("chunkAndEmbed() uses the pages of a document class that reads its own", async () => {
   class Notes extends Document {
+    static override readsOwnPages = true;
     override isReadable = () => Promise.resolve(true);
     override read = () => Promise.resolve(new TextEncoder().encode("unused"));
     override extractPages(): Promise<Page[]> {
@@ -101,7 +118,7 @@ Deno.test("chunkAndEmbed() stops when its signal aborts, before or during the wo
 });
 
 Deno.test("chunkAndEmbed() does not keep the process alive once done", async () => {
-  const module = new URL("../../components/source_storages/_indexing.ts", import.meta.url).href;
+  const module = new URL("../../components/indexing/pipeline.ts", import.meta.url).href;
   const script = `
     import { chunkAndEmbed } from ${JSON.stringify(module)};
     import { LocalDocument } from ${
@@ -119,11 +136,4 @@ Deno.test("chunkAndEmbed() does not keep the process alive once done", async () 
   const { code, stdout, stderr } = await run(Deno.execPath(), denoArgs("eval", script));
   assert.equal(code, 0, stderr);
   assert.equal(stdout.trim(), "1");
-});
-
-Deno.test("contentHash() is the SHA-256 of the bytes, in hex", async () => {
-  assert.equal(
-    await contentHash(new TextEncoder().encode("abc")),
-    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-  );
 });

@@ -1,20 +1,21 @@
 /**
- * Turning a document into chunks and vectors off the main thread: parsing
- * and hash embedding run in a worker (`_index_worker.ts`), so that a server
+ * Turning a document into chunks and vectors off the main thread: parsing,
+ * chunking and the embedders that can (those that declare a
+ * `workerRecipe`) run in the indexing worker (`_worker.ts`), so that a server
  * keeps answering while it indexes. The worker starts on the first job and
  * stops when no job is left and no one holds it, so it never keeps a process
  * alive.
  *
  * A compiled svc needs the worker in the binary:
- * `deno compile --include components/source_storages/_index_worker.ts`.
+ * `deno compile --include components/indexing/_worker.ts`.
  * @module
  */
 import type { Chunk } from "../chunking.ts";
-import { Document } from "../core/document.ts";
+import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import type { Embedder } from "../embeddings/embedder.ts";
-import { HashEmbedder } from "../embeddings/hash.ts";
+import { type ContentOf, contentOf, readsOwnPages } from "../documents/pages.ts";
+import type { Embedder, WorkerRecipe } from "../embeddings/embedder.ts";
 
 /** Options of {@linkcode chunkAndEmbed}. */
 export interface ChunkAndEmbedOptions {
@@ -45,11 +46,11 @@ export interface EmbeddedChunks {
 }
 
 /**
- * Parses a document, cuts it into chunks and embeds them. Parsing and the
- * hash embedder run in the indexing worker; other embedders call their
- * servers from here, which is I/O, not work for this thread. A document class
- * that overrides `extractPages()` is parsed here, since only the class knows
- * how.
+ * Parses a document, cuts it into chunks and embeds them. Parsing runs in the
+ * indexing worker unless the document's class reads its pages itself
+ * (`Document.readsOwnPages`), which only the class knows how to do here; the
+ * embedder runs there when it declares how (`Embedder.workerRecipe`), and
+ * here otherwise.
  *
  * @throws {SvcError} 422 for a document that cannot be read, as
  * `Document.extractPages()` does, or that makes more than `maxChunks`
@@ -60,30 +61,23 @@ export async function chunkAndEmbed(
   options: ChunkAndEmbedOptions,
 ): Promise<EmbeddedChunks> {
   const { embedder, signal } = options;
-  const ownParser = document.extractPages !== Document.prototype.extractPages;
-  const pages = ownParser ? await document.extractPages() : undefined;
-  const bytes = ownParser ? undefined : options.bytes ?? await document.read();
-  // The worker rebuilds the hash embedder from its dimension; a subclass may
-  // embed differently, so it embeds here.
-  const portable = Object.getPrototypeOf(embedder) === HashEmbedder.prototype;
-  const hashDimension = portable ? embedder.dimension : undefined;
+  const ownPages = readsOwnPages(document);
+  const pages = ownPages ? await document.extractPages() : undefined;
+  const bytes = ownPages ? undefined : options.bytes ?? await document.read();
   const reply = await runJob({
-    name: document.name,
-    maxSize: (document.constructor as typeof Document).maxSize,
+    ...contentOf(document),
     bytes,
     pages,
     chunkSize: options.chunkSize,
     chunkOverlap: options.chunkOverlap,
     maxChunks: options.maxChunks,
-    hashDimension,
+    embedder: embedder.workerRecipe,
   }, signal);
 
   let vectors: Float32Array[];
   if (reply.vectors) {
-    const dimension = hashDimension!;
-    vectors = reply.chunks.map((_, i) =>
-      reply.vectors!.subarray(i * dimension, (i + 1) * dimension)
-    );
+    const { vectors: flat, dimension } = reply.vectors;
+    vectors = reply.chunks.map((_, i) => flat.subarray(i * dimension, (i + 1) * dimension));
   } else {
     vectors = reply.chunks.length === 0
       ? []
@@ -101,17 +95,9 @@ export async function chunkAndEmbed(
   return { chunks: reply.chunks, vectors };
 }
 
-/** The SHA-256 of bytes, in hex: what identifies a document's content. */
-export async function contentHash(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-/** What a job of the indexing worker gets. */
-export interface IndexJob {
+/** What a job of the indexing worker gets: a document's content or pages, and what to make of them. */
+export interface IndexJob extends ContentOf {
   id: number;
-  name: string;
-  maxSize: number;
   /** The document's content, to parse in the worker; or else `pages`. */
   bytes?: Uint8Array;
   pages?: Page[];
@@ -119,13 +105,13 @@ export interface IndexJob {
   chunkOverlap: number;
   /** The most chunks the document may make; no limit when left out. */
   maxChunks?: number;
-  /** Embed with `HashEmbedder` of this dimension; no vectors when left out. */
-  hashDimension?: number;
+  /** The embedder to make there and embed with; no vectors when left out. */
+  embedder?: WorkerRecipe;
 }
 
-/** What the indexing worker answers. */
+/** What the indexing worker answers: the vectors as one buffer, `dimension` numbers a chunk. */
 export type IndexReply =
-  | { id: number; chunks: Chunk[]; vectors?: Float32Array }
+  | { id: number; chunks: Chunk[]; vectors?: { vectors: Float32Array; dimension: number } }
   | { id: number; error: { message: string; status: number } };
 
 type Done = Extract<IndexReply, { chunks: Chunk[] }>;
@@ -173,7 +159,7 @@ function runJob(job: Omit<IndexJob, "id">, signal?: AbortSignal): Promise<Done> 
 }
 
 function startWorker(): Worker {
-  const started = new Worker(new URL("./_index_worker.ts", import.meta.url), { type: "module" });
+  const started = new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" });
   started.onmessage = ({ data }: MessageEvent<IndexReply>) => {
     const job = settle(data.id);
     if (!job) return; // aborted meanwhile

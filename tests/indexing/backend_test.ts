@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { contentHash, indexInfo, type IndexSettings } from "../../components/indexing/backend.ts";
+
+Deno.test("indexInfo() keys a user's index apart, and a shared one as before indexes had owners", async () => {
+  const settings: IndexSettings = {
+    contentHash: "ab".repeat(32),
+    chunkSize: 500,
+    chunkOverlap: 250,
+    embedder: "svc/hash-v1-512",
+    dimension: 512,
+  };
+  const shared = await indexInfo(settings);
+  const ada = await indexInfo({ ...settings, owner: "ada" });
+  const bob = await indexInfo({ ...settings, owner: "bob" });
+  assert.equal(new Set([shared.key, ada.key, bob.key]).size, 3);
+  assert.equal((await indexInfo({ ...settings, owner: "ada" })).key, ada.key);
+  // The key of svc 0.3.0, whose indexes were all shared, so that they are found again.
+  assert.equal(
+    shared.key,
+    await sha256(
+      JSON.stringify(["svc-index-v1", settings.contentHash, 500, 250, settings.embedder, 512]),
+    ),
+  );
+});
+
+Deno.test("contentHash() is the SHA-256 of the bytes, in hex", async () => {
+  assert.equal(
+    await contentHash(new TextEncoder().encode("abc")),
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  );
+});
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
