@@ -53,6 +53,18 @@ export class ApiClient {
     return await response.json();
   }
 
+  /**
+   * Ends the session of the token on the server, so that the token is worth
+   * nothing even where it was copied. A token the API refuses already is no
+   * session to end: that is no failure, and does not count as a session that
+   * ended under the user.
+   */
+  async logout(): Promise<void> {
+    const response = await this.#fetch("/logout", { method: "POST", headers: this.#headers({}) });
+    if (!response.ok && response.status !== 401) throw await errorOf(response);
+    await response.body?.cancel();
+  }
+
   components(): Promise<Components> {
     return this.#json("GET", "/components");
   }

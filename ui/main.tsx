@@ -30,9 +30,13 @@ function start(root: HTMLElement) {
   const path = location.pathname;
   let page: Page;
   if (path === LOGOUT_PATH) {
-    // Logging out forgets the token here; the demo tokens cannot be revoked on the server.
-    clearSession();
-    location.replace(loginUrl("logged-out"));
+    // The session ends on the server first, so that the token is refused wherever it went; the
+    // token is forgotten here even when the API cannot be reached.
+    const leave = () => {
+      clearSession();
+      location.replace(loginUrl("logged-out"));
+    };
+    api.logout().then(leave, leave);
     return;
   } else if (path === AUTH_PATH) {
     if (loadSession()) {

@@ -4,6 +4,8 @@
  * @module
  */
 import { type Browser, chromium, type Page } from "npm:playwright-core@1.65.1";
+import { hashPassword } from "../../server/auth/password_hash.ts";
+import { openDatabase } from "../../server/database/mod.ts";
 import { freePort, startProcess } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 
@@ -94,6 +96,11 @@ export interface StartSvcUiOptions {
    * @default {false}
    */
   noApi?: boolean;
+  /**
+   * Sign in with the accounts of `svc user` instead of the demo: each user
+   * with its password, stored before svc starts.
+   */
+  accounts?: Record<string, string>;
 }
 
 /**
@@ -111,6 +118,7 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
       `local_root = "root"`,
       `source_storages = ["svc.source_storages.SvcDemoSourceStorage"]`,
       `assistants = ["${SLOW_ASSISTANT}#SlowAssistant", "svc.assistants.SvcDemoAssistant"]`,
+      ...(options.accounts ? [`authentication = "svc.deploy.PasswordAuthentication"`] : []),
       `[api]`,
       `port = ${apiPort}`,
       `[ui]`,
@@ -118,6 +126,15 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
       "",
     ].join("\n"),
   );
+  if (options.accounts) {
+    const database = await openDatabase(`sqlite:///${dir.path}/root/svc.db`, {
+      localRoot: `${dir.path}/root`,
+    });
+    for (const [user, password] of Object.entries(options.accounts)) {
+      await database.addAccount(user, await hashPassword(password), 0);
+    }
+    await database.close();
+  }
   const url = `http://127.0.0.1:${uiPort}`;
   const args = [
     "ui",

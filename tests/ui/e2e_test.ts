@@ -270,9 +270,18 @@ browserTest(
     );
     await screenshot(page, "19-deleted");
 
+    const { token } = JSON.parse(
+      await page.evaluate(() => localStorage.getItem("svc.session") ?? "{}"),
+    );
     await page.getByRole("link", { name: "Log out" }).click();
     await page.getByText("You are logged out.").waitFor();
     assert.equal(new URL(page.url()).pathname, "/auth/");
+    // The session ended on the server: the token is refused wherever it was copied to.
+    const ended = await fetch(`${svc.apiUrl}/chats`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(ended.status, 401);
+    assert.match((await ended.json()).error.message, /session has ended/);
     await screenshot(page, "20-logged-out");
     await page.goto(svc.url);
     await page.waitForURL(/\/auth\/$/);
@@ -291,6 +300,30 @@ browserTest(
       [],
     );
     await context.close();
+    const { code, stderr } = await svc.stop();
+    assert.equal(code, 0, stderr);
+  },
+);
+
+browserTest(
+  "the web UI logs in with password accounts, and says the API's sentence for a wrong password",
+  async (browser) => {
+    await using svc = await startSvcUi({ accounts: { grace: "correct horse battery" } });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${svc.url}/auth/`);
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+    assert.equal(await page.getByText("demo authentication").count(), 0, "no demo rule shown");
+    // The demo's rule does not open an account.
+    await logIn(page, "grace", "grace");
+    const failure = page.getByRole("alert");
+    await failure.waitFor();
+    assert.match(await failure.innerText(), /The username or password is wrong/);
+    await screenshot(page, "24-password-login-failed");
+    await logIn(page, "grace", "correct horse battery");
+    await page.getByRole("heading", { name: "Ask your documents" }).waitFor();
+    await page.getByRole("link", { name: "Log out" }).click();
+    await page.getByText("You are logged out.").waitFor();
+    await page.close();
     const { code, stderr } = await svc.stop();
     assert.equal(code, 0, stderr);
   },
