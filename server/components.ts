@@ -1,6 +1,7 @@
 /**
  * The components a configuration names, loaded once for the server: the
- * authentication, the source storages and the assistants.
+ * authentication, the class of uploaded documents, the source storages and
+ * the assistants.
  * @module
  */
 import {
@@ -9,6 +10,7 @@ import {
   type Family,
   SourceStorage,
 } from "../components/core/component.ts";
+import { Document, type DocumentClass } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
 import { loadClass, REGISTRY } from "../components/registry.ts";
@@ -20,6 +22,8 @@ import type { Config } from "./config.ts";
 export interface ServerComponents {
   rag: Rag;
   authentication: Authentication;
+  /** The class of every uploaded document: made with the upload's file as `metadata.path`. */
+  document: DocumentClass;
   sourceStorages: SourceStorage[];
   assistants: Assistant[];
 }
@@ -37,7 +41,8 @@ export interface LoadComponentsOptions {
  *
  * @throws {SvcError} naming an unavailable component and its unmet
  * requirements (unless ignored), a family left without any component, two
- * components with one display name, or an authentication class that is not one
+ * components with one display name, or an authentication or document class
+ * that is not one
  */
 export async function loadComponents(
   config: Config,
@@ -76,15 +81,29 @@ export async function loadComponents(
   const sourceStorages = await load(config.sourceStorages, SourceStorage, "source storage");
   const assistants = await load(config.assistants, Assistant, "assistant");
 
-  const authenticationClass = await loadClass(config.authentication, { base: config.base });
-  if (
-    typeof authenticationClass !== "function" ||
-    !(authenticationClass.prototype instanceof Authentication)
-  ) {
-    throw new SvcError(`${quote(config.authentication)} is not a subclass of Authentication`, {
-      status: 422,
-    });
+  const Authenticating = await subclass<new () => Authentication>(
+    config.authentication,
+    Authentication,
+    config.base,
+  );
+  const authentication = new Authenticating();
+  const document = await subclass<DocumentClass>(config.document, Document, config.base);
+  return { rag, authentication, document, sourceStorages, assistants };
+}
+
+/**
+ * The class a class path names, checked to extend `base`.
+ *
+ * @throws {SvcError} 422 when it is not a subclass of `base`
+ */
+async function subclass<T>(
+  classPath: string,
+  base: abstract new (...args: never[]) => unknown,
+  from: string,
+): Promise<T> {
+  const found = await loadClass(classPath, { base: from });
+  if (typeof found !== "function" || !(found.prototype instanceof base)) {
+    throw new SvcError(`${quote(classPath)} is not a subclass of ${base.name}`, { status: 422 });
   }
-  const authentication = new (authenticationClass as new () => Authentication)();
-  return { rag, authentication, sourceStorages, assistants };
+  return found as T;
 }

@@ -36,6 +36,9 @@ export interface DocumentOptions {
   metadata?: Record<string, unknown>;
 }
 
+/** A class of documents that can be made from {@linkcode DocumentOptions}, such as `LocalDocument`. */
+export type DocumentClass = new (options: DocumentOptions) => Document;
+
 /** Reads the pages of a document by the handler of its format. */
 export type PageReader = (document: Document) => Promise<Page[]>;
 

@@ -8,7 +8,7 @@ export type { AnswerOptions, ChatComponents, ChatOptions } from "./chat.ts";
 export { Assistant, Component, displayNameOf, SourceStorage } from "./component.ts";
 export type { AnswerChunks, ComponentClass, ComponentRef, Family } from "./component.ts";
 export { Document, LocalDocument, supportedSuffixes } from "./document.ts";
-export type { DocumentOptions, PageReader } from "./document.ts";
+export type { DocumentClass, DocumentOptions, PageReader } from "./document.ts";
 export { quote, SvcError, unreadable } from "./errors.ts";
 export type { SvcErrorOptions } from "./errors.ts";
 export { localRoot } from "./local_root.ts";

@@ -154,7 +154,7 @@ async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promis
   const { metadata } = record;
   const rows = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
   // Made before the components are looked up: an unsupported document is named first.
-  const documents = rows.map((row) => new LocalDocument(row));
+  const documents = rows.map((row) => new (deps.document ?? LocalDocument)(row));
   const sourceStorage = byName(deps.sourceStorages, metadata.source_storage, "source storage");
   const assistant = byName(deps.assistants, metadata.assistant, "assistant");
   return deps.rag.chat({

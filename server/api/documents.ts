@@ -36,7 +36,7 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
     // The stored path comes from the id alone, never from the client's name.
     const metadata = { path: join(deps.localRoot, "documents", id) };
     // Made before anything is stored: a name whose suffix svc cannot read is refused here.
-    const document = new LocalDocument({ id, name, metadata });
+    const document = new (deps.document ?? LocalDocument)({ id, name, metadata });
     await deps.database.addDocument(user, document);
     return c.json({
       document: { id, name },

@@ -1,4 +1,5 @@
 import type { Assistant, SourceStorage } from "../../components/core/component.ts";
+import type { DocumentClass } from "../../components/core/document.ts";
 import type { Rag } from "../../components/core/rag.ts";
 import type { Authentication } from "../auth/authentication.ts";
 import type { Database } from "../database/mod.ts";
@@ -13,6 +14,12 @@ export interface ApiDeps {
   localRoot: string;
   database: Database;
   authentication: Authentication;
+  /**
+   * The class of every uploaded document, made with the upload's file as
+   * `metadata.path` (the configuration's `document`).
+   * @default {LocalDocument}
+   */
+  document?: DocumentClass;
   /** The source storages users may choose, in configuration order. */
   sourceStorages: SourceStorage[];
   /** The assistants users may choose, in configuration order. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { SvcDemoAuthentication } from "../../server/auth/demo.ts";
 import { loadComponents } from "../../server/components.ts";
@@ -81,4 +82,28 @@ Deno.test("loadComponents() refuses two components with one display name", async
     { base: dir.path, env: {} },
   );
   await assert.rejects(loadComponents(config), /Two assistants are called "Svc\/DemoAssistant"/);
+});
+
+Deno.test("loadComponents() loads the configured document class, and refuses one that is no Document", async () => {
+  await using dir = await tmpDir();
+  const loaded = await loadComponents(
+    Config.from({ local_root: dir.path }, { base: dir.path, env: {} }),
+  );
+  assert.equal(loaded.document, LocalDocument);
+  await writeFile(
+    dir.path,
+    "notes.ts",
+    `import { LocalDocument } from "${import.meta.resolve("../../components/core/document.ts")}";
+     export class Notes extends LocalDocument {}
+     export class NotADocument {}`,
+  );
+  const own = (document: string) =>
+    Config.from({ local_root: dir.path, document }, { base: dir.path, env: {} });
+  assert.equal((await loadComponents(own("./notes.ts#Notes"))).document.name, "Notes");
+  await assert.rejects(
+    loadComponents(own("./notes.ts#NotADocument")),
+    (error) =>
+      error instanceof SvcError && error.status === 422 &&
+      error.message === '"./notes.ts#NotADocument" is not a subclass of Document',
+  );
 });

@@ -1,4 +1,5 @@
 import { Rag } from "../../../components/core/rag.ts";
+import type { DocumentClass } from "../../../components/core/document.ts";
 import type { Assistant, SourceStorage } from "../../../components/core/component.ts";
 import { SvcDemoAssistant } from "../../../components/assistants/demo.ts";
 import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
@@ -27,6 +28,8 @@ export interface TestApiOptions {
   authentication?: Authentication;
   /** The sessions' clock. */
   now?: () => Date;
+  /** The class of uploaded documents; the API's default when left out. */
+  document?: DocumentClass;
 }
 
 /** An API under test, with a client logged in as one user. */
@@ -62,6 +65,7 @@ export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
     localRoot: dir.path,
     database,
     authentication,
+    document: options.document,
     sourceStorages: options.sourceStorages ?? [new SvcDemoSourceStorage()],
     assistants: options.assistants ?? [new SvcDemoAssistant()],
     rag: new Rag(),

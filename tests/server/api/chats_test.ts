@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { LocalDocument } from "../../../components/core/document.ts";
 import { LibSQL } from "../../../components/source_storages/libsql.ts";
 import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
 import { tmpLocalRoot } from "../../test_utils.ts";
@@ -194,4 +195,29 @@ Deno.test("GET /chats?messages=false lists chats without their messages; GET /ch
     422,
     'The query parameter "messages" must be "true" or "false", not "no"',
   );
+});
+
+Deno.test("the configured document class is what the API makes of each upload and each chat's documents", async () => {
+  const made: string[] = [];
+  class Shouting extends LocalDocument {
+    constructor(options: ConstructorParameters<typeof LocalDocument>[0]) {
+      super(options);
+      made.push(this.name);
+    }
+    override async read(): Promise<Uint8Array> {
+      const text = new TextDecoder().decode(await super.read());
+      return new TextEncoder().encode(text.toUpperCase());
+    }
+  }
+  await using api = await testApi({ document: Shouting });
+  const { document, response } = await api.upload("quiet.md", "the meeting is on tuesday\n");
+  assert.equal(response.status, 200);
+  assert.deepEqual(made, ["quiet.md"]);
+  const chat = await (await api.call("POST", "/chats", newChat([document]))).json();
+  await api.call("POST", `/chats/${chat.id}/prepare`);
+  const answer = await (await api.call("POST", `/chats/${chat.id}/answer`, { prompt: "When?" }))
+    .json();
+  assert.ok(made.length > 1, "the chat's documents are made of the class too");
+  assert.ok(made.every((name) => name === "quiet.md"));
+  assert.match(answer.sources[0].content, /THE MEETING IS ON TUESDAY/);
 });
