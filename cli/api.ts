@@ -1,3 +1,8 @@
+/**
+ * `svc api`: loads the configuration, warns of unknown `SVC_` variables and serves
+ * the REST API until SIGINT or SIGTERM.
+ * @module
+ */
 import { Command } from "commander";
 import { logLine } from "../server/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";

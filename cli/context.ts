@@ -1,3 +1,9 @@
+/**
+ * What every command of `svc` shares: where it writes, how it sets the exit
+ * code, and the options several commands take (`--config`,
+ * `--ignore-unavailable-components`).
+ * @module
+ */
 import { Option } from "commander";
 
 /** Where a command writes. */

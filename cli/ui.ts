@@ -1,3 +1,8 @@
+/**
+ * `svc ui`: serves the web UI, starts the REST API in the same process when
+ * `api.url` does not answer (unless told not to), and opens a browser.
+ * @module
+ */
 import { Command, Option } from "commander";
 import { jsonLog, logLine } from "../server/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";

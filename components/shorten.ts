@@ -1,4 +1,8 @@
 /**
+ * Shortening a text to a width, at a word boundary.
+ * @module
+ */
+/**
  * Collapses white space and, when the text is longer than `width`, cuts it at
  * a word boundary and ends it with ` [...]`, the whole at most `width` long.
  *

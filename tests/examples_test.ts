@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { denoArgs, run as runProcess } from "./_process.ts";
 import { FIXTURES, tmpDir } from "./test_utils.ts";
 
-// The library example of the contract, word for word.
-const CONTRACT_EXAMPLE = `
+// The library example of the README, word for word.
+const LIBRARY_EXAMPLE = `
 import { Rag } from "@svc/svc";
 import { SvcDemoSourceStorage } from "@svc/svc/source_storages";
 import { SvcDemoAssistant } from "@svc/svc/assistants";
@@ -32,7 +32,7 @@ async function run(cwd: string, ...args: string[]) {
 Deno.test("the contract's library example streams an answer citing a page of a real PDF", async () => {
   await using dir = await tmpDir();
   await Deno.copyFile(`${FIXTURES}report.pdf`, `${dir.path}/report.pdf`);
-  await Deno.writeTextFile(`${dir.path}/example.ts`, CONTRACT_EXAMPLE);
+  await Deno.writeTextFile(`${dir.path}/example.ts`, LIBRARY_EXAMPLE);
   const { code, stdout } = await run(dir.path, "example.ts");
   assert.equal(code, 0);
   assert.match(stdout, /> What does the report conclude\?/);

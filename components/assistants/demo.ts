@@ -1,3 +1,8 @@
+/**
+ * The demo assistant, `svc.assistants.SvcDemoAssistant`: the default of a fresh
+ * install, which answers without a model or a key.
+ * @module
+ */
 import { Assistant } from "../core/component.ts";
 import type { ChatParams } from "../core/params.ts";
 import type { Source } from "../core/source.ts";

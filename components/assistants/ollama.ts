@@ -1,3 +1,8 @@
+/**
+ * The Ollama assistant: a model of a local Ollama server, through its native
+ * chat API.
+ * @module
+ */
 import { quote } from "../core/errors.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
 import { redactUrl } from "../core/redact_url.ts";

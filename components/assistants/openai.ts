@@ -1,3 +1,8 @@
+/**
+ * The OpenAI assistants: OpenAI's models through the official SDK, and any
+ * OpenAI-compatible server.
+ * @module
+ */
 import type * as OpenAISdk from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { importPackage } from "../packages.ts";

@@ -1,3 +1,8 @@
+/**
+ * The component contract: `Component`, and its two families, `SourceStorage`
+ * (store, retrieve, delete) and `Assistant` (answer).
+ * @module
+ */
 import type { Document } from "./document.ts";
 import type { ChatParams, ParamRule, ParamSchema } from "./params.ts";
 import type { Requirement } from "./requirements.ts";

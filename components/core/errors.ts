@@ -1,4 +1,9 @@
 /**
+ * svc's one error family, `SvcError`, with `quote()` for the values its
+ * messages name and `unreadable()` for a document that cannot be read.
+ * @module
+ */
+/**
  * The one error family of svc. Every failure a user can cause or meet is an
  * `SvcError` whose message says what was wrong; `status` is the HTTP status the
  * REST API answers with.

@@ -1,3 +1,7 @@
+/**
+ * The local root: the folder where svc and its components keep their files.
+ * @module
+ */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { envVar } from "./requirements.ts";

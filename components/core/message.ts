@@ -1,3 +1,8 @@
+/**
+ * Messages of a chat: who wrote them, their sources, and their content, which
+ * an answer may stream.
+ * @module
+ */
 import type { AnswerChunks } from "./component.ts";
 import { SvcError } from "./errors.ts";
 import type { Source } from "./source.ts";

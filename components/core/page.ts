@@ -1,4 +1,8 @@
 /**
+ * Pages: what a document handler makes of a document's bytes.
+ * @module
+ */
+/**
  * A page of a document: a PDF page, a slide, or the whole text of a format
  * without pages, whose `number` is then `null`.
  */

@@ -1,3 +1,7 @@
+/**
+ * Sources: the passages of documents that an answer is based on.
+ * @module
+ */
 import type { Document } from "./document.ts";
 
 /** A passage of a document that an answer is based on. */

@@ -14,8 +14,8 @@ import { checkZip } from "./zip.ts";
  * paragraphs and list items are blocks separated by a blank line; a table is a block with one line
  * per row, its cells separated by `" | "`.
  *
- * The reference made one page per paragraph; svc makes one page because chunking, not the handler,
- * decides what goes together, and a paragraph per page would cut tables and lists apart.
+ * One page, not one per paragraph: chunking, not the handler, decides what goes together, and a
+ * paragraph per page would cut tables and lists apart.
  *
  * @example
  * ```ts

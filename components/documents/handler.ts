@@ -1,3 +1,7 @@
+/**
+ * The contract of a document handler: the bytes of one format in, pages out.
+ * @module
+ */
 import type { Page } from "../core/page.ts";
 
 /** Turns the bytes of one document format into pages. */

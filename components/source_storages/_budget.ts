@@ -6,7 +6,7 @@
 /**
  * The sources, in their order, whose tokens add up to at most `numTokens`.
  * A source that would overflow the budget is skipped rather than ending the
- * walk (the prior implementation stopped there): a smaller source further
+ * walk: a smaller source further
  * down, such as the short last chunk of a document, still fits, and the
  * answer gets as much context as the budget allows. Order is kept, so the
  * best sources always come first.

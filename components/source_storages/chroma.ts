@@ -1,3 +1,8 @@
+/**
+ * The Chroma source storage, `svc.source_storages.Chroma`: indexes on a
+ * Chroma server.
+ * @module
+ */
 import type * as Chromadb from "npm:chromadb@3.5.0";
 import { quote, SvcError } from "../core/errors.ts";
 import {

@@ -1,3 +1,8 @@
+/**
+ * The demo source storage, `svc.source_storages.SvcDemoSourceStorage`: the
+ * default of a fresh install, which stores nothing.
+ * @module
+ */
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import type { ChatParams } from "../core/params.ts";

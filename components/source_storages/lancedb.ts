@@ -1,3 +1,8 @@
+/**
+ * The LanceDB source storage, `svc.source_storages.LanceDB`: indexes in a
+ * LanceDB folder of the local root.
+ * @module
+ */
 import { join } from "node:path";
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";

@@ -1,3 +1,8 @@
+/**
+ * The LibSQL source storage, `svc.source_storages.LibSQL`: indexes in a
+ * libSQL database, a file of the local root or a libSQL server.
+ * @module
+ */
 import { dirname, join } from "node:path";
 import type { Client } from "@libsql/client";
 import { quote, SvcError } from "../core/errors.ts";

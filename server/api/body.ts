@@ -1,3 +1,8 @@
+/**
+ * Request bodies of the REST API: their size bounded, and JSON bodies checked
+ * by their schema.
+ * @module
+ */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { z } from "zod";

@@ -1,3 +1,8 @@
+/**
+ * What every route of the REST API gets: the API's dependencies and the
+ * request's own variables.
+ * @module
+ */
 import type { Assistant, SourceStorage } from "../../components/core/component.ts";
 import type { DocumentClass } from "../../components/core/document.ts";
 import type { Rag } from "../../components/core/rag.ts";

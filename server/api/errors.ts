@@ -1,3 +1,9 @@
+/**
+ * Errors as the REST API answers them, in one place: the body
+ * `{"error": {"message"}}` with the `SvcError`'s status, and a log line with
+ * the request id for a server error.
+ * @module
+ */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";

@@ -51,7 +51,7 @@ export interface OpenDatabaseOptions {
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
- * Opens the database that `url` names (a `database_url` of CONTRACT section 2)
+ * Opens the database that `url` names (a `database_url` of the configuration)
  * and applies the migrations it lacks. Parent folders of a file are created.
  * An unknown scheme, `memory`, an unreachable server, or a database that is
  * not this svc's is refused with an `SvcError` that says what to do.

@@ -1,8 +1,8 @@
 /**
- * What the database stores, in the shapes of the REST API (CONTRACT section 4),
- * so that routes can answer with them as they are. The shapes are defined once,
- * as the API's zod schemas (`server/api/schemas.ts`); this module names their
- * types as the database speaks of them, and adds what only it keeps.
+ * What the database stores, in the shapes of the REST API, so that routes can
+ * answer with them as they are. The shapes are defined once, as the API's zod
+ * schemas (`server/api/schemas.ts`); this module names their types as the
+ * database speaks of them, and adds what only it keeps.
  * @module
  */
 import type { Chat, ChatMetadata, ChatSummary, Document, Message, Source } from "../api/schemas.ts";

@@ -1,5 +1,5 @@
 /**
- * The forms of `database_url` (CONTRACT section 2) and where each one points.
+ * The forms of `database_url` (README, "Configuration") and where each one points.
  * @module
  */
 import { isAbsolute, join, resolve } from "node:path";

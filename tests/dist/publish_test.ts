@@ -69,3 +69,28 @@ Deno.test("each export of the package has module docs with an example", async ()
     assert.match(doc, /@example\s*\n\s*\*\s*```ts/, `${path}'s module doc has an example`);
   }
 });
+
+/** Every TypeScript module below `folder`, relative to the root. */
+async function* modules(folder: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(`${ROOT}${folder}`)) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory) yield* modules(path);
+    else if (/\.tsx?$/.test(entry.name)) yield path;
+  }
+}
+
+Deno.test("every module of components/, server/ and cli/ starts with its module doc", async () => {
+  const missing: string[] = [];
+  let count = 0;
+  for (const folder of ["components", "server", "cli"]) {
+    for await (const path of modules(folder)) {
+      count++;
+      // Line comments may come first: a generated module says so above its doc.
+      const source = (await Deno.readTextFile(`${ROOT}${path}`)).replace(/^(\s*\/\/.*\n)*/, "");
+      const doc = /^\s*\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? "";
+      if (!/@module/.test(doc)) missing.push(path);
+    }
+  }
+  assert.ok(count > 100, `${count} modules`);
+  assert.deepEqual(missing, []);
+});

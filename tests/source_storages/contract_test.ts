@@ -105,7 +105,7 @@ for (const [path, Storage] of STORAGES) {
   Deno.test(
     `${name} ranks the one relevant document of eleven first`,
     withStorage(async (folder, make) => {
-      // The reference's smoke test: ten irrelevant documents and the secret in the middle.
+      // A smoke test: ten irrelevant documents and the secret in the middle.
       const documents: LocalDocument[] = [];
       for (let i = 0; i < 10; i++) {
         const path = await writeFile(
