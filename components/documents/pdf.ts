@@ -5,11 +5,15 @@
 import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
 import { unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
+import { pageTexts, type PdfTextItem } from "./_pdf_layout.ts";
 import { checkPdfStreams } from "./_pdf_streams.ts";
 import type { DocumentHandler } from "./handler.ts";
 
 /**
- * Reads `.pdf` files into one numbered page per PDF page, from 1. Lines of text stay lines.
+ * Reads `.pdf` files into one numbered page per PDF page, from 1. Each page's text is its
+ * paragraphs, a blank line between two, judged from where the text stands: the lines of a paragraph
+ * are joined, a word hyphenated across two lines is whole again, a heading is a paragraph of its
+ * own, and the running headers, footers and page numbers that repeat across pages are left out.
  *
  * A file is refused with a 422 when it does not start with `%PDF-` within its first 1024 bytes
  * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
@@ -98,12 +102,12 @@ async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]>
   const loadingTask = getDocument({ data: bytes.slice(), verbosity: 0 });
   try {
     const document = await loadingTask.promise;
-    const pages: Page[] = [];
+    const items: PdfTextItem[][] = [];
     for (let number = 1; number <= document.numPages; number++) {
       const content = await (await document.getPage(number)).getTextContent();
-      pages.push({ text: joinItems(content.items), number });
+      items.push(content.items.filter(isText));
     }
-    return pages;
+    return pageTexts(items).map((text, i) => ({ text, number: i + 1 }));
   } catch (error) {
     if (error instanceof Error && error.name === "PasswordException") {
       throw unreadable(name, "the file is encrypted", error);
@@ -114,15 +118,8 @@ async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]>
   }
 }
 
-/** The text of a page: items in content order, a line break where pdfjs saw a line end. */
-function joinItems(items: readonly (TextItem | TextMarkedContent)[]): string {
-  let text = "";
-  for (const item of items) {
-    if (!("str" in item)) continue;
-    text += item.str;
-    if (item.hasEOL) text += "\n";
-  }
-  return text.replace(/[ \t]+$/gm, "").trim();
+function isText(item: TextItem | TextMarkedContent): item is TextItem {
+  return "str" in item;
 }
 
 function latin1(bytes: Uint8Array): string {
