@@ -7,7 +7,12 @@ import { Command } from "commander";
 import { logLine } from "../server/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
-import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
+import {
+  allowInsecureDemoOption,
+  type CommandContext,
+  configOption,
+  ignoreUnavailableOption,
+} from "./context.ts";
 
 /** `svc api`: serves the REST API until SIGINT or SIGTERM. */
 export function apiCommand(context: CommandContext): Command {
@@ -15,7 +20,12 @@ export function apiCommand(context: CommandContext): Command {
     .description("start the REST API")
     .addOption(configOption())
     .addOption(ignoreUnavailableOption())
-    .action(async (options: { config?: string; ignoreUnavailableComponents?: boolean }) => {
+    .addOption(allowInsecureDemoOption())
+    .action(async (options: {
+      config?: string;
+      ignoreUnavailableComponents?: boolean;
+      allowInsecureDemoSignIn?: boolean;
+    }) => {
       const log = (line: string) => context.io.err(`${line}\n`);
       for (const warning of unknownEnvWarnings(context.env)) log(logLine("warn", warning));
       // Loaded here, so that the other commands never load the server's native database client.
@@ -24,6 +34,7 @@ export function apiCommand(context: CommandContext): Command {
         findConfigPath({ config: options.config, env: context.env }),
         { env: context.env },
       );
+      if (options.allowInsecureDemoSignIn) config.api.allowInsecureDemoSignIn = true;
       const api = await serveApi(config, {
         ignoreUnavailableComponents: options.ignoreUnavailableComponents,
         log,

@@ -31,6 +31,18 @@ export function configOption(): Option {
   );
 }
 
+/**
+ * The `--allow-insecure-demo-sign-in` option: serve the demo sign-in on an
+ * address other than loopback, as `allow_insecure_demo_sign_in` in `[api]` does.
+ */
+export function allowInsecureDemoOption(): Option {
+  return new Option(
+    "--allow-insecure-demo-sign-in",
+    "serve the demo sign-in on an address other than loopback, where anyone who reaches it " +
+      "logs in as any user",
+  );
+}
+
 /** The `--ignore-unavailable-components` option. */
 export function ignoreUnavailableOption(): Option {
   return new Option(

@@ -7,7 +7,12 @@ import { Command, Option } from "commander";
 import { jsonLog, logLine } from "../server/log.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
-import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
+import {
+  allowInsecureDemoOption,
+  type CommandContext,
+  configOption,
+  ignoreUnavailableOption,
+} from "./context.ts";
 
 /** The flags; `undefined` is the default of each pair, which is on. */
 interface UiOptions {
@@ -16,6 +21,7 @@ interface UiOptions {
   browser?: boolean;
   startApi?: boolean;
   ignoreUnavailableComponents?: boolean;
+  allowInsecureDemoSignIn?: boolean;
 }
 
 /**
@@ -32,6 +38,7 @@ export function uiCommand(context: CommandContext): Command {
     .option("--start-api", "start the REST API when api.url does not answer (default)")
     .option("--no-start-api", "never start the REST API; use the one at api.url")
     .addOption(ignoreUnavailableOption())
+    .addOption(allowInsecureDemoOption())
     .action(async (options: UiOptions) => {
       // Loaded here, so that the other commands never load the server's native database client.
       const { serveApi } = await import("../server/serve.ts");
@@ -42,6 +49,7 @@ export function uiCommand(context: CommandContext): Command {
         findConfigPath({ config: options.config, env: context.env }),
         { env: context.env },
       );
+      if (options.allowInsecureDemoSignIn) config.api.allowInsecureDemoSignIn = true;
       // Both servers stop together: on SIGINT/SIGTERM, or when one of them fails to start.
       const stop = new AbortController();
       const onAbort = () => stop.abort();

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { denoArgs, freePort, MAIN, run } from "../_process.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
+import { run as runCli } from "../../cli/mod.ts";
+import { waitFor } from "../rely/_server.ts";
+import { capture } from "./_io.ts";
 import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
 
 Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
@@ -80,4 +83,38 @@ Deno.test("svc api without a configuration says how to make one", async () => {
   });
   assert.equal(code, 1);
   assert.match(stderr, /No configuration found: .*svc init/);
+});
+
+Deno.test("svc api refuses the demo sign-in on 0.0.0.0, and serves it with --allow-insecure-demo-sign-in", async () => {
+  await using dir = await tmpDir();
+  const port = freePort();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(
+    config,
+    `local_root = "root"\n[api]\nhostname = "0.0.0.0"\nport = ${port}\n`,
+  );
+  const refused = capture();
+  assert.equal(await runCli(["api", "-c", config], refused, { env: {} }), 1);
+  assert.match(
+    refused.stderr,
+    /^error: The demo sign-in \("svc\.deploy\.SvcDemoAuthentication"\) lets anyone who reaches 0\.0\.0\.0:\d+ log in as any user, so it is refused on an address other than loopback: .*allow_insecure_demo_sign_in = true in \[api\]/m,
+  );
+
+  const stop = new AbortController();
+  const io = capture();
+  const running = runCli(["api", "-c", config, "--allow-insecure-demo-sign-in"], io, {
+    env: {},
+    signal: stop.signal,
+  });
+  try {
+    await waitFor("the API to answer", async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+      await response?.body?.cancel();
+      return response?.ok || undefined;
+    });
+  } finally {
+    stop.abort();
+  }
+  assert.equal(await running, 0, io.stderr);
+  assert.match(io.stderr, /SvcDemoAuthentication is for demos only/);
 });
