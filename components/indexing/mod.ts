@@ -23,3 +23,5 @@ export type {
 } from "./backend.ts";
 export { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
 export type { ChunkAndEmbedOptions, EmbeddedChunks } from "./pipeline.ts";
+export { SerialBackend } from "./serial_backend.ts";
+export type { StoredLink } from "./serial_backend.ts";

@@ -15,21 +15,23 @@
  * built once (when stored, or from the collection's documents on the first
  * search after a restart) and kept in memory within a bound.
  *
- * Chroma has no transactions: the writes of one process go one at a time,
- * and a link is checked again after it is written, so that a concurrent
+ * Chroma has no transactions: the writes of one process go one at a time
+ * (`SerialBackend`, which also keeps the links), and a link is checked again
+ * after it is written, so that a concurrent
  * deletion by another process leaves at worst a link to nothing, which
  * {@linkcode ChromaBackend.links} ignores (the document is then stored again).
  * @module
  */
 import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
 import { Bm25Index, bm25Search } from "./_bm25.ts";
-import type {
-  IndexBackend,
-  IndexInfo,
-  IndexLink,
-  NewIndex,
-  SearchQuery,
-  StoredChunk,
+import {
+  type IndexInfo,
+  type IndexLink,
+  type NewIndex,
+  type SearchQuery,
+  SerialBackend,
+  type StoredChunk,
+  type StoredLink,
 } from "../indexing/mod.ts";
 
 const LINKS = "svc-links";
@@ -44,15 +46,15 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 const MAX_POSTINGS = 4_000_000;
 
 /** The indexes on a Chroma server. */
-export class ChromaBackend implements IndexBackend {
+export class ChromaBackend extends SerialBackend {
   readonly #client: ChromaClient;
   readonly #links: Collection;
   readonly #collections = new Map<string, Collection>();
   // Least recently used first.
   readonly #bm25 = new Map<string, Bm25Index>();
-  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(client: ChromaClient, links: Collection) {
+    super();
     this.#client = client;
     this.#links = links;
   }
@@ -75,14 +77,10 @@ export class ChromaBackend implements IndexBackend {
     return backend;
   }
 
-  link(link: IndexLink): Promise<boolean> {
-    return this.#exclusive(() => this.#link(link));
-  }
-
   add(index: NewIndex, link: IndexLink): Promise<void> {
-    return this.#exclusive(async () => {
+    return this.exclusive(async () => {
       // Stored meanwhile (by another process): link to that one.
-      if (await this.#link(link)) return;
+      if (await this.linkHeld(link)) return;
       const info: Metadata = {
         key: index.key,
         content_hash: index.contentHash,
@@ -115,38 +113,11 @@ export class ChromaBackend implements IndexBackend {
         }
         await collection.modify({ metadata: { ...info, svc_state: "complete" } });
         this.#remember(index.key, Bm25Index.build(index.chunks.map((chunk) => chunk.text)));
-        if (!(await this.#link(link))) throw new Error("the index was removed as it was stored");
+        if (!(await this.linkHeld(link))) throw new Error("the index was removed as it was stored");
       } catch (error) {
         await this.#client.deleteCollection({ name: collectionName(index.key) }).catch(() => {});
         this.#bm25.delete(index.key);
         throw error;
-      }
-    });
-  }
-
-  async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const { metadatas } = await this.#links.get({ where: { chat_id: chatId } });
-    const keys = [...new Set(metadatas.map((metadata) => String(metadata?.key)))];
-    const infos = new Map<string, IndexInfo>();
-    await each(keys, async (key) => {
-      const info = await this.#info(key);
-      if (info) infos.set(key, info);
-    });
-    const result = new Map<string, IndexInfo>();
-    for (const metadata of metadatas) {
-      const info = infos.get(String(metadata?.key));
-      if (info) result.set(String(metadata?.document_id), info);
-    }
-    return result;
-  }
-
-  unlink(chatId: string): Promise<void> {
-    return this.#exclusive(async () => {
-      const { metadatas } = await this.#links.get({ where: { chat_id: chatId } });
-      if (metadatas.length === 0) return;
-      await this.#links.delete({ where: { chat_id: chatId } });
-      for (const key of new Set(metadatas.map((metadata) => String(metadata?.key)))) {
-        await this.#removeIfOrphan(key);
       }
     });
   }
@@ -206,25 +177,50 @@ export class ChromaBackend implements IndexBackend {
     ];
   }
 
-  /** Links without taking the queue: the caller holds it. */
-  async #link(link: IndexLink): Promise<boolean> {
-    if (!(await this.#info(link.key))) return false;
-    const id = JSON.stringify([link.chatId, link.documentId]);
-    const earlier = (await this.#links.get({ ids: [id] })).metadatas[0]?.key;
-    if (earlier === link.key) return true;
+  protected override async infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
+    const infos = new Map<string, IndexInfo>();
+    await each(keys, async (key) => {
+      const info = await this.#info(key);
+      if (info) infos.set(key, info);
+    });
+    return infos;
+  }
+
+  protected override async chatLinks(chatId: string): Promise<StoredLink[]> {
+    const { metadatas } = await this.#links.get({ where: { chat_id: chatId } });
+    return metadatas.map((metadata) => ({
+      documentId: String(metadata?.document_id),
+      key: String(metadata?.key),
+    }));
+  }
+
+  protected override async linkedKey(link: IndexLink): Promise<string | undefined> {
+    const earlier = (await this.#links.get({ ids: [linkId(link)] })).metadatas[0]?.key;
+    return typeof earlier === "string" ? earlier : undefined;
+  }
+
+  protected override async writeLink(link: IndexLink): Promise<void> {
     await this.#links.upsert({
-      ids: [id],
+      ids: [linkId(link)],
       // Chroma needs a vector for every record; links are only ever found by metadata.
       embeddings: [[0]],
       metadatas: [{ chat_id: link.chatId, document_id: link.documentId, key: link.key }],
     });
-    if (typeof earlier === "string") await this.#removeIfOrphan(earlier);
-    // Removed meanwhile by another process, which saw no link to it yet.
-    if (!(await this.#info(link.key))) {
-      await this.#links.delete({ ids: [id] });
-      return false;
-    }
-    return true;
+  }
+
+  protected override async deleteLinks(chatId: string): Promise<void> {
+    await this.#links.delete({ where: { chat_id: chatId } });
+  }
+
+  protected override async removeOrphans(keys: Iterable<string>): Promise<void> {
+    for (const key of keys) await this.#removeIfOrphan(key);
+  }
+
+  /** Removed meanwhile by another process, which saw no link to it yet: the link goes too. */
+  protected override async stillThere(link: IndexLink): Promise<boolean> {
+    if (await this.#info(link.key)) return true;
+    await this.#links.delete({ ids: [linkId(link)] });
+    return false;
   }
 
   async #removeIfOrphan(key: string): Promise<void> {
@@ -294,13 +290,11 @@ export class ChromaBackend implements IndexBackend {
       total -= each.postingCount;
     }
   }
+}
 
-  /** Runs `fn` after the writes queued before it, and before those queued after. */
-  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(fn);
-    this.#queue = result.catch(() => {});
-    return result;
-  }
+/** The record of a link in the links collection: one per chat and document. */
+function linkId(link: IndexLink): string {
+  return JSON.stringify([link.chatId, link.documentId]);
 }
 
 /** The collection of an index: 60 characters, within the 63 Chroma allows. */

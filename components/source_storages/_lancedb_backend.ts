@@ -17,21 +17,22 @@
  * vector arm is exact: its recall is 1.
  *
  * LanceDB has no transactions: the writes of one process go one at a time
- * (`#exclusive`), which makes storing an index and linking it one step, and
- * every write checks what it depends on first. Several processes may read
+ * (`SerialBackend`, which also keeps the links), which makes storing an index
+ * and linking it one step, and every write checks what it depends on first. Several processes may read
  * one folder (strong read consistency); only one should write at a time.
  * @module
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
 import { queryTerms } from "./_bm25.ts";
-import type {
-  IndexBackend,
-  IndexInfo,
-  IndexLink,
-  NewIndex,
-  SearchQuery,
-  StoredChunk,
+import {
+  type IndexInfo,
+  type IndexLink,
+  type NewIndex,
+  type SearchQuery,
+  SerialBackend,
+  type StoredChunk,
+  type StoredLink,
 } from "../indexing/mod.ts";
 
 /** The modules the backend runs on, loaded by the caller on demand. */
@@ -51,14 +52,14 @@ const KEEP_VERSIONS_MS = 60_000;
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
 
 /** The tables of an open LanceDB folder. */
-export class LanceDBBackend implements IndexBackend {
+export class LanceDBBackend extends SerialBackend {
   readonly #db: Lance.Connection;
   readonly #modules: LanceModules;
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
-  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(db: Lance.Connection, modules: LanceModules) {
+    super();
     this.#db = db;
     this.#modules = modules;
   }
@@ -72,14 +73,10 @@ export class LanceDBBackend implements IndexBackend {
     return backend;
   }
 
-  link(link: IndexLink): Promise<boolean> {
-    return this.#exclusive(() => this.#link(link));
-  }
-
   add(index: NewIndex, link: IndexLink): Promise<void> {
-    return this.#exclusive(async () => {
+    return this.exclusive(async () => {
       // Stored meanwhile (by another process): link to that one.
-      if (await this.#link(link)) return;
+      if (await this.linkHeld(link)) return;
       const chunks = await this.#table(`chunks_${index.dimension}`);
       const key = literal(index.key);
       // The rows of a build that crashed before it was complete.
@@ -94,40 +91,13 @@ export class LanceDBBackend implements IndexBackend {
           embedder: index.embedder,
           dimension: index.dimension,
         }]);
-        await this.#link(link);
+        await this.linkHeld(link);
       } catch (error) {
         await chunks.delete(`key = ${key}`).catch(() => {});
         throw error;
       }
       await this.#wrote(`chunks_${index.dimension}`);
       await this.#wrote("indexes");
-    });
-  }
-
-  async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const links = await this.#rows("links", `chat_id = ${literal(chatId)}`);
-    const infos = await this.#infos(links.map((row) => String(row.key)));
-    const result = new Map<string, IndexInfo>();
-    for (const row of links) {
-      const info = infos.get(String(row.key));
-      if (info) result.set(String(row.document_id), info);
-    }
-    return result;
-  }
-
-  unlink(chatId: string): Promise<void> {
-    return this.#exclusive(async () => {
-      const chat = `chat_id = ${literal(chatId)}`;
-      const keys = new Set((await this.#rows("links", chat)).map((row) => String(row.key)));
-      if (keys.size === 0) return;
-      await (await this.#table("links")).delete(chat);
-      await this.#wrote("links");
-      const emptied = new Set<string>();
-      for (const key of keys) {
-        const table = await this.#removeIfOrphan(key);
-        if (table) emptied.add(table);
-      }
-      await this.#compactRemoved(emptied);
     });
   }
 
@@ -163,19 +133,36 @@ export class LanceDBBackend implements IndexBackend {
     return [text.map(chunkOf), vector.map(chunkOf)];
   }
 
-  /** Links without taking the queue: the caller holds it. */
-  async #link(link: IndexLink): Promise<boolean> {
-    if (!(await this.#infos([link.key])).has(link.key)) return false;
+  protected override async chatLinks(chatId: string): Promise<StoredLink[]> {
+    const rows = await this.#rows("links", `chat_id = ${literal(chatId)}`);
+    return rows.map((row) => ({ documentId: String(row.document_id), key: String(row.key) }));
+  }
+
+  protected override async linkedKey(link: IndexLink): Promise<string | undefined> {
     const where = `chat_id = ${literal(link.chatId)} AND document_id = ${literal(link.documentId)}`;
-    const [earlier] = await this.#rows("links", where);
-    if (earlier?.key === link.key) return true;
+    const [row] = await this.#rows("links", where);
+    return row === undefined ? undefined : String(row.key);
+  }
+
+  protected override async writeLink(link: IndexLink): Promise<void> {
     const row = { chat_id: link.chatId, document_id: link.documentId, key: link.key };
     await (await this.#table("links")).mergeInsert(["chat_id", "document_id"])
       .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([row]);
     await this.#wrote("links");
-    const emptied = earlier && await this.#removeIfOrphan(String(earlier.key));
-    if (emptied) await this.#compactRemoved([emptied]);
-    return true;
+  }
+
+  protected override async deleteLinks(chatId: string): Promise<void> {
+    await (await this.#table("links")).delete(`chat_id = ${literal(chatId)}`);
+    await this.#wrote("links");
+  }
+
+  protected override async removeOrphans(keys: Iterable<string>): Promise<void> {
+    const emptied = new Set<string>();
+    for (const key of keys) {
+      const table = await this.#removeIfOrphan(key);
+      if (table) emptied.add(table);
+    }
+    if (emptied.size > 0) await this.#compactRemoved(emptied);
   }
 
   /**
@@ -185,7 +172,7 @@ export class LanceDBBackend implements IndexBackend {
   async #removeIfOrphan(key: string): Promise<string | undefined> {
     const where = `key = ${literal(key)}`;
     if (await (await this.#table("links")).countRows(where) > 0) return undefined;
-    const info = (await this.#infos([key])).get(key);
+    const info = (await this.infos([key])).get(key);
     if (!info) return undefined;
     const chunks = `chunks_${info.dimension}`;
     await (await this.#table(chunks)).delete(where);
@@ -203,8 +190,7 @@ export class LanceDBBackend implements IndexBackend {
     for (const table of new Set([...tables, "indexes"])) await this.#compact(table);
   }
 
-  /** The complete indexes among `keys`. */
-  async #infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
+  protected override async infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
     if (keys.length === 0) return new Map();
     const rows = await this.#rows(
       "indexes",
@@ -320,13 +306,6 @@ export class LanceDBBackend implements IndexBackend {
     await (await this.#table(name)).optimize({
       cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS),
     });
-  }
-
-  /** Runs `fn` after the writes queued before it, and before those queued after. */
-  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(fn);
-    this.#queue = result.catch(() => {});
-    return result;
   }
 }
 
