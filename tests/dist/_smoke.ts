@@ -1,9 +1,60 @@
 /**
- * The smoke flow of a running svc: the REST API (log in, upload, create,
- * prepare, a streamed answer, `/docs`) and the web UI (the page and an asset).
+ * The smoke flow of a running svc: `svc ui` started as a user starts it and
+ * stopped, the REST API (log in, upload, create, prepare, a streamed answer,
+ * `/docs`) and the web UI (the page and an asset).
  * @module
  */
 import assert from "node:assert/strict";
+import { type Ended, SECRETS, spawn, waitForUrl } from "../_process.ts";
+
+/** The environment of a user's shell: their home and Deno's cache, nothing of the test's. */
+export function userEnvironment(): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "/" };
+  for (const key of ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
+    const value = Deno.env.get(key);
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+/** How {@linkcode serveUi} starts svc, and what it checks while svc runs. */
+export interface ServeUiOptions {
+  /** The arguments of Deno that run `svc ui --no-open-browser`. */
+  args: readonly string[];
+  cwd: string;
+  /** The whole environment of svc, besides the fixed secrets. */
+  env: Record<string, string>;
+  /** The ports svc serves the API and the UI on. */
+  ports: { api: number; ui: number };
+  /** What to check of the running svc, given the URLs of its API and UI. */
+  check(urls: { api: string; ui: string }): Promise<void>;
+  /** What to check of how svc ended, before its exit code is. */
+  ended?(ended: Ended): void;
+}
+
+/**
+ * Starts `svc ui`, waits until its API and UI answer, runs the checks, and
+ * stops it: svc must end with code 0, having printed the UI's URL alone.
+ */
+export async function serveUi(options: ServeUiOptions): Promise<void> {
+  await using child = spawn(Deno.execPath(), options.args, {
+    cwd: options.cwd,
+    clearEnv: true,
+    env: { ...options.env, ...SECRETS },
+  });
+  const api = `http://127.0.0.1:${options.ports.api}`;
+  const ui = `http://127.0.0.1:${options.ports.ui}`;
+  try {
+    await waitForUrl(`${api}/health`, child);
+    await waitForUrl(`${ui}/health`, child);
+    await options.check({ api, ui });
+  } finally {
+    const ended = await child.stop();
+    options.ended?.(ended);
+    assert.equal(ended.code, 0, ended.stderr);
+  }
+  assert.equal(child.stdout(), `svc UI: ${ui}\n`);
+}
 
 /** The bearer headers of a user of the demo authentication. */
 export async function login(api: string, user = "ada"): Promise<Record<string, string>> {

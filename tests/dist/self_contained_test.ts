@@ -27,9 +27,17 @@ import { dirname } from "node:path";
 import { INCLUDES } from "../../deploy/compile.ts";
 import { VERSION } from "../../components/version.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
-import { freePort, run, spawn, waitForUrl } from "../_process.ts";
+import { freePort, run } from "../_process.ts";
 import { filesBesideModules, programGraph, ROOT } from "./_graph.ts";
-import { chatOnce, checkApiPages, checkUiPages, login, upload } from "./_smoke.ts";
+import {
+  chatOnce,
+  checkApiPages,
+  checkUiPages,
+  login,
+  serveUi,
+  upload,
+  userEnvironment,
+} from "./_smoke.ts";
 
 /** What the copy runs with: nothing of the network but loopback, no reads outside `folder`. */
 function denoRun(folder: string): string[] {
@@ -50,16 +58,6 @@ function denoRun(folder: string): string[] {
     "--allow-sys",
     `${folder}/app/main.ts`,
   ];
-}
-
-/** The environment of the copy: none of the caller's SVC_ variables. */
-function environment(): Record<string, string> {
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 const DENIED = /NotCapable|PermissionDenied|Requires \w+ access/;
@@ -104,7 +102,7 @@ Deno.test({
     const version = await run(Deno.execPath(), [...denoRun(folder), "--version"], {
       cwd: `${folder}/cwd`,
       clearEnv: true,
-      env: environment(),
+      env: userEnvironment(),
     });
     assert.equal(version.stdout, `svc ${VERSION}\n`, version.stderr);
 
@@ -119,60 +117,45 @@ Deno.test({
         `[api]\nport = ${apiPort}\n[ui]\nport = ${uiPort}\n`,
       ].join("\n"),
     );
-    await using child = spawn(Deno.execPath(), [
-      ...denoRun(folder),
-      "ui",
-      "--no-open-browser",
-      "-c",
-      config,
-    ], {
+    await serveUi({
+      args: [...denoRun(folder), "ui", "--no-open-browser", "-c", config],
       cwd: `${folder}/cwd`,
-      clearEnv: true,
-      env: {
-        ...environment(),
-        SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
-        SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
+      // None of the caller's SVC_ variables.
+      env: userEnvironment(),
+      ports: { api: apiPort, ui: uiPort },
+      async check({ api, ui }) {
+        const headers = await login(api);
+        const documents = [
+          await upload(api, headers, "report.pdf", await Deno.readFile(`${FIXTURES}report.pdf`)),
+          await upload(api, headers, "notes.docx", await Deno.readFile(`${FIXTURES}notes.docx`)),
+          await upload(api, headers, "slides.pptx", await Deno.readFile(`${FIXTURES}slides.pptx`)),
+        ];
+        const answer = await chatOnce(api, headers, {
+          documents,
+          sourceStorage: "Svc/DemoSourceStorage",
+          assistant: "Svc/DemoAssistant",
+          prompt: "What is the secret ingredient?",
+        });
+        assert.ok(answer.content.length > 0, "the answer has text");
+        assert.deepEqual(
+          answer.sources.map((source) => source.document.name).sort(),
+          ["notes.docx", "report.pdf", "slides.pptx"],
+        );
+        assert.ok(answer.sources.every((source) => source.content.length > 0), "sources have text");
+        const indexed = await chatOnce(api, headers, {
+          documents,
+          sourceStorage: "LibSQL",
+          assistant: "Svc/DemoAssistant",
+          prompt: "What is the secret ingredient?",
+        });
+        assert.ok(indexed.sources.length > 0, "LibSQL retrieves sources, indexed by its worker");
+
+        await checkApiPages(api, VERSION);
+        await checkUiPages(ui, api, VERSION);
+      },
+      ended(ended) {
+        assert.doesNotMatch(ended.stderr, DENIED, `an access outside the copy:\n${ended.stderr}`);
       },
     });
-    const api = `http://127.0.0.1:${apiPort}`;
-    const ui = `http://127.0.0.1:${uiPort}`;
-    try {
-      await waitForUrl(`${api}/health`, child);
-      await waitForUrl(`${ui}/health`, child);
-
-      const headers = await login(api);
-      const documents = [
-        await upload(api, headers, "report.pdf", await Deno.readFile(`${FIXTURES}report.pdf`)),
-        await upload(api, headers, "notes.docx", await Deno.readFile(`${FIXTURES}notes.docx`)),
-        await upload(api, headers, "slides.pptx", await Deno.readFile(`${FIXTURES}slides.pptx`)),
-      ];
-      const answer = await chatOnce(api, headers, {
-        documents,
-        sourceStorage: "Svc/DemoSourceStorage",
-        assistant: "Svc/DemoAssistant",
-        prompt: "What is the secret ingredient?",
-      });
-      assert.ok(answer.content.length > 0, "the answer has text");
-      assert.deepEqual(
-        answer.sources.map((source) => source.document.name).sort(),
-        ["notes.docx", "report.pdf", "slides.pptx"],
-      );
-      assert.ok(answer.sources.every((source) => source.content.length > 0), "sources have text");
-      const indexed = await chatOnce(api, headers, {
-        documents,
-        sourceStorage: "LibSQL",
-        assistant: "Svc/DemoAssistant",
-        prompt: "What is the secret ingredient?",
-      });
-      assert.ok(indexed.sources.length > 0, "LibSQL retrieves sources, indexed by its worker");
-
-      await checkApiPages(api, VERSION);
-      await checkUiPages(ui, api, VERSION);
-    } finally {
-      const ended = await child.stop();
-      assert.doesNotMatch(ended.stderr, DENIED, `an access outside the copy:\n${ended.stderr}`);
-      assert.equal(ended.code, 0, ended.stderr);
-    }
-    assert.equal(child.stdout(), `svc UI: ${ui}\n`);
   },
 });

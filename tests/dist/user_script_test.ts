@@ -8,10 +8,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { freePort, run, spawn, waitForUrl } from "../_process.ts";
+import { freePort, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { ROOT } from "./_graph.ts";
-import { chatOnce, checkUiPages, login, upload } from "./_smoke.ts";
+import { chatOnce, checkUiPages, login, serveUi, upload, userEnvironment } from "./_smoke.ts";
 
 const EXAMPLE = `${ROOT}examples/serve_my_components.ts`;
 
@@ -36,7 +36,7 @@ Deno.test("a user's script serves its own source storage and assistant through @
   await Deno.copyFile(EXAMPLE, `${folder}/serve_my_components.ts`);
   // The user's one install step: it resolves the script's packages, and nothing after it
   // may reach the registry.
-  const env = environment();
+  const env = userEnvironment();
   const install = await run(
     Deno.execPath(),
     ["install", "--entrypoint", "serve_my_components.ts"],
@@ -60,72 +60,47 @@ Deno.test("a user's script serves its own source storage and assistant through @
   assert.ok(check.code === 0 || errors.length > 0, checked);
 
   const [apiPort, uiPort] = [freePort(), freePort()];
-  await using child = spawn(Deno.execPath(), [
-    "run",
-    "-A",
-    "--cached-only",
-    "serve_my_components.ts",
-  ], {
+  await serveUi({
+    args: ["run", "-A", "--cached-only", "serve_my_components.ts"],
     cwd: folder,
-    clearEnv: true,
-    env: {
-      ...env,
-      SVC_API_PORT: String(apiPort),
-      SVC_UI_PORT: String(uiPort),
-      SVC_API_DOCUMENT_UPLOAD_SECRET: "u".repeat(32),
-      SVC_DEMO_AUTHENTICATION_SECRET: "d".repeat(32),
+    env: { ...env, SVC_API_PORT: String(apiPort), SVC_UI_PORT: String(uiPort) },
+    ports: { api: apiPort, ui: uiPort },
+    async check({ api, ui }) {
+      const headers = await login(api);
+
+      const components = await (await fetch(`${api}/components`, { headers })).json();
+      const titles = (list: { title: string }[]) => list.map((component) => component.title);
+      assert.deepEqual(titles(components.source_storages), ["My/ParagraphStorage"]);
+      assert.deepEqual(titles(components.assistants), [
+        "My/QuotingAssistant",
+        "Svc/DemoAssistant",
+      ]);
+
+      const document = await upload(api, headers, "soup.md", new TextEncoder().encode(DOCUMENT));
+      const answer = await chatOnce(api, headers, {
+        documents: [document],
+        sourceStorage: "My/ParagraphStorage",
+        assistant: "My/QuotingAssistant",
+        prompt: "How long do the tomatoes simmer?",
+      });
+      assert.ok(answer.lines > 1, "the answer streamed in chunks");
+      assert.match(
+        answer.content,
+        /^What the documents say about "How long do the tomatoes simmer\?":/,
+      );
+      assert.match(answer.content, /> Simmer the tomatoes with a pinch of cardamom/);
+      assert.deepEqual(answer.sources.map((source) => source.content), [
+        "Simmer the tomatoes with a pinch of cardamom for twenty minutes.",
+        "Serve the soup hot, with bread.",
+        "Store leftovers in the fridge for two days.",
+      ]);
+      assert.equal(answer.sources[0]!.document.name, "soup.md");
+
+      await checkUiPages(ui, api, version);
+      await Deno.stat(`${folder}/.svc/svc.db`); // the local root is next to the script
     },
   });
-  const api = `http://127.0.0.1:${apiPort}`;
-  const ui = `http://127.0.0.1:${uiPort}`;
-  try {
-    await waitForUrl(`${api}/health`, child);
-    await waitForUrl(`${ui}/health`, child);
-    const headers = await login(api);
-
-    const components = await (await fetch(`${api}/components`, { headers })).json();
-    const titles = (list: { title: string }[]) => list.map((component) => component.title);
-    assert.deepEqual(titles(components.source_storages), ["My/ParagraphStorage"]);
-    assert.deepEqual(titles(components.assistants), ["My/QuotingAssistant", "Svc/DemoAssistant"]);
-
-    const document = await upload(api, headers, "soup.md", new TextEncoder().encode(DOCUMENT));
-    const answer = await chatOnce(api, headers, {
-      documents: [document],
-      sourceStorage: "My/ParagraphStorage",
-      assistant: "My/QuotingAssistant",
-      prompt: "How long do the tomatoes simmer?",
-    });
-    assert.ok(answer.lines > 1, "the answer streamed in chunks");
-    assert.match(
-      answer.content,
-      /^What the documents say about "How long do the tomatoes simmer\?":/,
-    );
-    assert.match(answer.content, /> Simmer the tomatoes with a pinch of cardamom/);
-    assert.deepEqual(answer.sources.map((source) => source.content), [
-      "Simmer the tomatoes with a pinch of cardamom for twenty minutes.",
-      "Serve the soup hot, with bread.",
-      "Store leftovers in the fridge for two days.",
-    ]);
-    assert.equal(answer.sources[0]!.document.name, "soup.md");
-
-    await checkUiPages(ui, api, version);
-    await Deno.stat(`${folder}/.svc/svc.db`); // the local root is next to the script
-  } finally {
-    const ended = await child.stop();
-    assert.equal(ended.code, 0, ended.stderr);
-  }
-  assert.equal(child.stdout(), `svc UI: ${ui}\n`);
 });
-
-/** The user's environment: their home and Deno's cache, nothing of the test's. */
-function environment(): Record<string, string> {
-  const env: Record<string, string> = { NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "/" };
-  for (const key of ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
-    const value = Deno.env.get(key);
-    if (value !== undefined) env[key] = value;
-  }
-  return env;
-}
 
 Deno.test("examples/serve_my_components.ts is the script the README shows", async () => {
   const docs = await Deno.readTextFile(`${ROOT}docs_dist.md`).catch(() =>
