@@ -2,11 +2,10 @@ import assert from "node:assert/strict";
 import { ChromaClient } from "npm:chromadb@3.5.0";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { Chroma } from "../../components/source_storages/chroma.ts";
-import { FIXTURES, tmpLocalRoot } from "../test_utils.ts";
+import { tmpLocalRoot } from "../test_utils.ts";
 import { startChroma } from "./_chroma.ts";
-import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
+import { chatParams, copiedFixture } from "./_helpers.ts";
 
 /** The server's collections, with the number of records of each. */
 async function collections(url: string): Promise<Record<string, number>> {
@@ -18,38 +17,6 @@ async function collections(url: string): Promise<Record<string, number>> {
   }
   return counted;
 }
-
-Deno.test("Chroma has the answer's page among the first three sources of a PDF", async () => {
-  await using _root = await tmpLocalRoot();
-  await using server = await startChroma();
-  const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
-  const params = chatParams("pdf", { chunk_size: 32, chunk_overlap: 16 });
-  const storage = new Chroma({ url: server.url });
-  for (const [question, page] of PDF_QUESTIONS) {
-    const sources = await storage.retrieve([report], question, params);
-    const pages = sources.slice(0, 3).flatMap((source) => source.location.split(", "));
-    assert.ok(pages.includes(page), `${question} -> ${pages}`);
-  }
-});
-
-Deno.test("Chroma's fusion scores at least as well as BM25 or vectors alone", async () => {
-  await using root = await tmpLocalRoot();
-  await using server = await startChroma();
-  // The settings of LibSQL's labelled test, to compare like with like.
-  const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
-  const scores = await labelledScores(
-    new Chroma({ url: server.url, embedder: new HashEmbedder() }),
-    root.path,
-    params,
-  );
-  console.log("Chroma, chunk_size 32, chunk_overlap 16");
-  console.table(scores);
-  for (const measure of ["mrr", "recallAt1"] as const) {
-    const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
-    assert.ok(scores.fusion[measure] >= best, `${measure}: ${JSON.stringify(scores)}`);
-  }
-  assert.ok(scores.fusion.mrr > 0.9, `MRR ${scores.fusion.mrr}`);
-});
 
 Deno.test("Chroma indexes a document once for every chat, and removes it with the last", async () => {
   await using root = await tmpLocalRoot();

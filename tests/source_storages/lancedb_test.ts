@@ -4,9 +4,8 @@ import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
-import { denoArgs, run } from "../_process.ts";
-import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
+import { tmpLocalRoot, writeFile } from "../test_utils.ts";
+import { chatParams, copiedFixture } from "./_helpers.ts";
 
 /** Row counts of the storage's tables in the local root's LanceDB folder. */
 async function counts(root: string): Promise<Record<string, number>> {
@@ -18,36 +17,6 @@ async function counts(root: string): Promise<Record<string, number>> {
   db.close();
   return counted;
 }
-
-Deno.test("LanceDB has the answer's page among the first three sources of a PDF", async () => {
-  await using _root = await tmpLocalRoot();
-  const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
-  const params = chatParams("pdf", { chunk_size: 32, chunk_overlap: 16 });
-  const storage = new LanceDB();
-  for (const [question, page] of PDF_QUESTIONS) {
-    const sources = await storage.retrieve([report], question, params);
-    const pages = sources.slice(0, 3).flatMap((source) => source.location.split(", "));
-    assert.ok(pages.includes(page), `${question} -> ${pages}`);
-  }
-});
-
-Deno.test("LanceDB's fusion scores at least as well as its full-text or vector arm", async () => {
-  await using root = await tmpLocalRoot();
-  // The settings of LibSQL's labelled test, to compare like with like.
-  const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
-  const scores = await labelledScores(
-    new LanceDB({ embedder: new HashEmbedder() }),
-    root.path,
-    params,
-  );
-  console.log("LanceDB, chunk_size 32, chunk_overlap 16");
-  console.table(scores);
-  for (const measure of ["mrr", "recallAt1"] as const) {
-    const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
-    assert.ok(scores.fusion[measure] >= best, `${measure}: ${JSON.stringify(scores)}`);
-  }
-  assert.ok(scores.fusion.mrr > 0.9, `MRR ${scores.fusion.mrr}`);
-});
 
 Deno.test("LanceDB indexes a document once for every chat, and removes it with the last", async () => {
   await using root = await tmpLocalRoot();
@@ -120,26 +89,4 @@ Deno.test("LanceDB says when it cannot open its folder", async () => {
       error instanceof SvcError && error.status === 503 &&
       error.message.startsWith(`Cannot open the LanceDB folder "${path}": `),
   );
-});
-
-Deno.test("LanceDB keeps a chat's links across a process restart", async () => {
-  await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const module = new URL("../../components/mod.ts", import.meta.url).href;
-  const storages = new URL("../../components/source_storages/mod.ts", import.meta.url).href;
-  const script = `
-    import { LocalDocument, localRoot } from ${JSON.stringify(module)};
-    import { LanceDB } from ${JSON.stringify(storages)};
-    localRoot(${JSON.stringify(root.path)});
-    const report = LocalDocument.fromPath(${JSON.stringify(report.path)}, { id: ${
-    JSON.stringify(report.id)
-  } });
-    await new LanceDB().store([report], { user: "ada", chat_id: "restart", chat_name: "x",
-      signal: new AbortController().signal });
-  `;
-  const output = await run(Deno.execPath(), denoArgs("eval", script));
-  assert.equal(output.code, 0, output.stderr);
-  await Deno.remove(report.path);
-  const sources = await new LanceDB().retrieve([report], "cardamom", chatParams("restart"));
-  assert.match(sources[0]!.content, /cardamom/);
 });

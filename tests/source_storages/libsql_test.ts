@@ -2,16 +2,15 @@ import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
 import { Document, LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import type { Source } from "../../components/core/source.ts";
 import { textHandler } from "../../components/documents/text.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
 import type { IndexBackend } from "../../components/indexing/mod.ts";
 import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
 import { type SmallDisk, smallDisk } from "../_disk.ts";
-import { denoArgs, run, spawn } from "../_process.ts";
+import { denoArgs, spawn } from "../_process.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture, LABELLED, LABELLED_FIXTURES, score } from "./_helpers.ts";
+import { chatParams, copiedFixture, PDF_QUESTIONS } from "./_helpers.ts";
 import { recordCalls, watchWorkers } from "./_threads.ts";
 
 /** Row counts of the storage's tables in the local root's database. */
@@ -42,15 +41,6 @@ async function countsIn(path: string): Promise<Record<string, number>> {
   }
 }
 
-const PDF_QUESTIONS: readonly [string, string][] = [
-  ["In which year did the Lindenbaum Bakery open?", "1"],
-  ["How many loaves are sold every morning?", "1"],
-  ["What is the secret ingredient of the winter loaf?", "2"],
-  ["How long does the dough rest?", "2"],
-  ["On which day is the bakery closed?", "3"],
-  ["How far ahead must orders for weddings be placed?", "3"],
-];
-
 Deno.test("LibSQL finds the page that answers each question about a PDF first", async () => {
   await using _root = await tmpLocalRoot();
   const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
@@ -62,49 +52,6 @@ Deno.test("LibSQL finds the page that answers each question about a PDF first", 
     const sources = await storage.retrieve([report], question, params);
     assert.equal(sources[0]?.location, page, `${question} -> ${sources[0]?.location}`);
   }
-});
-
-Deno.test("LibSQL has the answer's page among the first three sources with larger chunks", async () => {
-  await using _root = await tmpLocalRoot();
-  const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
-  const params = chatParams("pdf", { chunk_size: 32, chunk_overlap: 16 });
-  const storage = new LibSQL();
-  for (const [question, page] of PDF_QUESTIONS) {
-    const sources = await storage.retrieve([report], question, params);
-    const pages = sources.slice(0, 3).flatMap((source) => source.location.split(", "));
-    assert.ok(pages.includes(page), `${question} -> ${pages}`);
-  }
-});
-
-Deno.test("LibSQL's fusion scores at least as well as BM25 or vectors alone", async () => {
-  await using root = await tmpLocalRoot();
-  const documents = await Promise.all(
-    LABELLED_FIXTURES.map((name) => copiedFixture(root.path, name)),
-  );
-  // Half overlap, as the defaults; chunks small enough for the small fixtures to have several.
-  // With the lexical hash embedder the two arms mostly agree, and at other chunk sizes the
-  // fusion can fall one question behind the better arm (16/8: BM25 0.823, fusion 0.803 MRR;
-  // 48/24: vectors 0.982, fusion 0.964): this pins the setting, it is not a general law.
-  const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
-  const storage = new LibSQL({ embedder: new HashEmbedder() });
-  await storage.store(documents, params);
-  const text: Source[][] = [];
-  const vector: Source[][] = [];
-  const fused: Source[][] = [];
-  for (const { question } of LABELLED) {
-    const rankings = await storage.rankings(documents, question, params);
-    text.push(rankings.arms[0]!);
-    vector.push(rankings.arms[1]!);
-    fused.push(rankings.fused);
-  }
-  const scores = { bm25: score(text), vectors: score(vector), fusion: score(fused) };
-  console.log(`${LABELLED.length} questions, chunk_size 32, chunk_overlap 16`);
-  console.table(scores);
-  for (const measure of ["mrr", "recallAt1"] as const) {
-    const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
-    assert.ok(scores.fusion[measure] >= best, `${measure}: ${JSON.stringify(scores)}`);
-  }
-  assert.ok(scores.fusion.mrr > 0.9, `MRR ${scores.fusion.mrr}`);
 });
 
 Deno.test("LibSQL indexes a document once for every chat, and removes it with the last", async () => {
@@ -250,28 +197,6 @@ Deno.test("LibSQL uses the database a URL names, and says when it cannot open it
       error instanceof SvcError && error.status === 503 &&
       error.message.startsWith(`Cannot open the LibSQL database "http://127.0.0.1:9/": `),
   );
-});
-
-Deno.test("LibSQL keeps a chat's links across a process restart", async () => {
-  await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const module = new URL("../../components/mod.ts", import.meta.url).href;
-  const storages = new URL("../../components/source_storages/mod.ts", import.meta.url).href;
-  const script = `
-    import { LocalDocument, localRoot } from ${JSON.stringify(module)};
-    import { LibSQL } from ${JSON.stringify(storages)};
-    localRoot(${JSON.stringify(root.path)});
-    const report = LocalDocument.fromPath(${JSON.stringify(report.path)}, { id: ${
-    JSON.stringify(report.id)
-  } });
-    await new LibSQL().store([report], { user: "ada", chat_id: "restart", chat_name: "x",
-      signal: new AbortController().signal });
-  `;
-  const output = await run(Deno.execPath(), denoArgs("eval", script));
-  assert.equal(output.code, 0, output.stderr);
-  await Deno.remove(report.path);
-  const sources = await new LibSQL().retrieve([report], "cardamom", chatParams("restart"));
-  assert.match(sources[0]!.content, /cardamom/);
 });
 
 /** Rows of chunks whose index is not complete, and builds left: what a stopped build leaves. */
