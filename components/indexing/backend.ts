@@ -29,6 +29,61 @@ export interface IndexInfo extends IndexSettings {
   key: string;
 }
 
+/**
+ * An index as a store keeps it: its key and settings, one field or column
+ * each (a type, not an interface, so that it is a record of values a store takes).
+ */
+export type IndexRecord = {
+  key: string;
+  content_hash: string;
+  chunk_size: number;
+  chunk_overlap: number;
+  embedder: string;
+  dimension: number;
+};
+
+/**
+ * The record a store keeps of an index (its owner is in its key alone).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { indexInfoOf, indexRecord } from "./backend.ts";
+ * const info = {
+ *   key: "k",
+ *   contentHash: "c",
+ *   chunkSize: 500,
+ *   chunkOverlap: 250,
+ *   embedder: "svc/hash-v1-512",
+ *   dimension: 512,
+ * };
+ * assert.equal(indexRecord(info).chunk_size, 500);
+ * assert.deepEqual(indexInfoOf(indexRecord(info)), info);
+ * ```
+ */
+export function indexRecord(info: IndexInfo): IndexRecord {
+  return {
+    key: info.key,
+    content_hash: info.contentHash,
+    chunk_size: info.chunkSize,
+    chunk_overlap: info.chunkOverlap,
+    embedder: info.embedder,
+    dimension: info.dimension,
+  };
+}
+
+/** An index's settings from the record a store gives back, whatever types it read them as. */
+export function indexInfoOf(record: Readonly<Record<string, unknown>>): IndexInfo {
+  return {
+    key: String(record.key),
+    contentHash: String(record.content_hash),
+    chunkSize: Number(record.chunk_size),
+    chunkOverlap: Number(record.chunk_overlap),
+    embedder: String(record.embedder),
+    dimension: Number(record.dimension),
+  };
+}
+
 /** A complete index to store. */
 export interface NewIndex extends IndexInfo {
   /** The chunks, in document order; a chunk's position is its `ordinal`. */

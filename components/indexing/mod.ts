@@ -11,11 +11,12 @@
  * again in the worker when it gives a recipe (`Embedder.workerRecipe`).
  * @module
  */
-export { contentHash, indexInfo } from "./backend.ts";
+export { contentHash, indexInfo, indexInfoOf, indexRecord } from "./backend.ts";
 export type {
   IndexBackend,
   IndexInfo,
   IndexLink,
+  IndexRecord,
   IndexSettings,
   NewIndex,
   SearchQuery,

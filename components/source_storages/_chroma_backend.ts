@@ -26,7 +26,9 @@ import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
 import { Bm25Index, bm25Search } from "./_bm25.ts";
 import {
   type IndexInfo,
+  indexInfoOf,
   type IndexLink,
+  indexRecord,
   type NewIndex,
   type SearchQuery,
   SerialBackend,
@@ -81,15 +83,7 @@ export class ChromaBackend extends SerialBackend {
     return this.exclusive(async () => {
       // Stored meanwhile (by another process): link to that one.
       if (await this.linkHeld(link)) return;
-      const info: Metadata = {
-        key: index.key,
-        content_hash: index.contentHash,
-        chunk_size: index.chunkSize,
-        chunk_overlap: index.chunkOverlap,
-        embedder: index.embedder,
-        dimension: index.dimension,
-        created_at: Date.now(),
-      };
+      const info: Metadata = { ...indexRecord(index), created_at: Date.now() };
       const collection = await this.#client.getOrCreateCollection({
         name: collectionName(index.key),
         embeddingFunction: null,
@@ -245,14 +239,7 @@ export class ChromaBackend extends SerialBackend {
     const metadata = collection.metadata ?? {};
     if (metadata.svc_state !== "complete") return undefined;
     this.#collections.set(key, collection);
-    return {
-      key,
-      contentHash: String(metadata.content_hash),
-      chunkSize: Number(metadata.chunk_size),
-      chunkOverlap: Number(metadata.chunk_overlap),
-      embedder: String(metadata.embedder),
-      dimension: Number(metadata.dimension),
-    };
+    return indexInfoOf({ ...metadata, key });
   }
 
   /** A complete index's collection, known or asked of the server. */

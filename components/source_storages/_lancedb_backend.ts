@@ -27,7 +27,9 @@ import type * as Arrow from "npm:apache-arrow@18.1.0";
 import { queryTerms } from "./_bm25.ts";
 import {
   type IndexInfo,
+  indexInfoOf,
   type IndexLink,
+  indexRecord,
   type NewIndex,
   type SearchQuery,
   SerialBackend,
@@ -83,14 +85,7 @@ export class LanceDBBackend extends SerialBackend {
       if (await chunks.countRows(`key = ${key}`) > 0) await chunks.delete(`key = ${key}`);
       await chunks.add(await this.#chunkRows(index));
       try {
-        await (await this.#table("indexes")).add([{
-          key: index.key,
-          content_hash: index.contentHash,
-          chunk_size: index.chunkSize,
-          chunk_overlap: index.chunkOverlap,
-          embedder: index.embedder,
-          dimension: index.dimension,
-        }]);
+        await (await this.#table("indexes")).add([indexRecord(index)]);
         await this.linkHeld(link);
       } catch (error) {
         await chunks.delete(`key = ${key}`).catch(() => {});
@@ -196,14 +191,7 @@ export class LanceDBBackend extends SerialBackend {
       "indexes",
       `key IN (${[...new Set(keys)].map(literal).join(", ")})`,
     );
-    return new Map(rows.map((row) => [String(row.key), {
-      key: String(row.key),
-      contentHash: String(row.content_hash),
-      chunkSize: Number(row.chunk_size),
-      chunkOverlap: Number(row.chunk_overlap),
-      embedder: String(row.embedder),
-      dimension: Number(row.dimension),
-    }]));
+    return new Map(rows.map((row) => [String(row.key), indexInfoOf(row)]));
   }
 
   async #rows(table: string, where: string): Promise<Row[]> {

@@ -31,13 +31,14 @@ import type { Client, InStatement, InValue } from "@libsql/client";
 import { contentWords } from "../embeddings/_words.ts";
 import { reclaimSpace } from "../sqlite_space.ts";
 import { abandoned, newBuilder, runBuild } from "./_builders.ts";
-import type {
-  IndexBackend,
-  IndexInfo,
-  IndexLink,
-  NewIndex,
-  SearchQuery,
-  StoredChunk,
+import {
+  type IndexBackend,
+  type IndexInfo,
+  indexInfoOf,
+  type IndexLink,
+  type NewIndex,
+  type SearchQuery,
+  type StoredChunk,
 } from "../indexing/mod.ts";
 
 // Rows per write; between them other requests get their turn.
@@ -232,14 +233,7 @@ export class LibSQLBackend implements IndexBackend {
         FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ?`,
       args: [chatId],
     });
-    return new Map(result.rows.map((row) => [String(row.document_id), {
-      key: String(row.key),
-      contentHash: String(row.content_hash),
-      chunkSize: Number(row.chunk_size),
-      chunkOverlap: Number(row.chunk_overlap),
-      embedder: String(row.embedder),
-      dimension: Number(row.dimension),
-    }]));
+    return new Map(result.rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
   }
 
   async unlink(chatId: string): Promise<void> {

@@ -14,6 +14,7 @@ import {
 import { importPackage } from "../packages.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
+import { Openings } from "./_openings.ts";
 import type { IndexBackend } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 
@@ -30,7 +31,7 @@ const DEFAULT_URL = "http://127.0.0.1:8000";
 
 // One backend per server in a process, shared by every instance: its writes
 // go one at a time, and it keeps the term statistics of the indexes.
-const backends = new Map<string, Promise<ChromaBackend>>();
+const backends = new Openings<ChromaBackend>();
 
 /**
  * Hybrid search on a Chroma server (1.0 or later): svc's BM25 and Chroma's
@@ -72,13 +73,7 @@ export class Chroma extends IndexedSourceStorage {
 
   protected override backend(): Promise<IndexBackend> {
     const url = chromaUrl(this.#url);
-    let backend = backends.get(url);
-    if (!backend) {
-      backend = open(url);
-      backends.set(url, backend);
-      backend.catch(() => backends.delete(url));
-    }
-    return backend;
+    return backends.get(url, () => open(url));
   }
 }
 

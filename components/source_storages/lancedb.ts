@@ -12,6 +12,7 @@ import { envVar, PackageRequirement, type Requirement } from "../core/requiremen
 import type { IndexBackend } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { LanceDBBackend } from "./_lancedb_backend.ts";
+import { Openings } from "./_openings.ts";
 import { importPackage } from "../packages.ts";
 
 /** Options of {@linkcode LanceDB}; it is constructed without any in a chat. */
@@ -25,7 +26,7 @@ export interface LanceDBOptions extends IndexedSourceStorageOptions {
 
 // One backend per folder in a process, shared by every instance: its writes
 // go one at a time, and LanceDB has no transactions to keep two apart.
-const backends = new Map<string, Promise<LanceDBBackend>>();
+const backends = new Openings<LanceDBBackend>();
 
 /**
  * Hybrid search in an embedded LanceDB folder: LanceDB's full-text search
@@ -60,13 +61,7 @@ export class LanceDB extends IndexedSourceStorage {
 
   protected override backend(): Promise<IndexBackend> {
     const path = this.#path ?? join(localRoot(), "lancedb");
-    let backend = backends.get(path);
-    if (!backend) {
-      backend = open(path);
-      backends.set(path, backend);
-      backend.catch(() => backends.delete(path));
-    }
-    return backend;
+    return backends.get(path, () => open(path));
   }
 }
 

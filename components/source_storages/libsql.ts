@@ -14,6 +14,7 @@ import { useIncrementalVacuum } from "../sqlite_space.ts";
 import type { IndexBackend } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { LibSQLBackend } from "./_libsql_backend.ts";
+import { Openings } from "./_openings.ts";
 
 /** Options of {@linkcode LibSQL}; it is constructed without any in a chat. */
 export interface LibSQLOptions extends IndexedSourceStorageOptions {
@@ -60,7 +61,7 @@ export class LibSQL extends IndexedSourceStorage {
   ];
   readonly #url?: string;
   readonly #authToken?: string;
-  readonly #backends = new Map<string, Promise<LibSQLBackend>>();
+  readonly #backends = new Openings<LibSQLBackend>();
 
   constructor(options: LibSQLOptions = {}) {
     super(options);
@@ -71,14 +72,10 @@ export class LibSQL extends IndexedSourceStorage {
   protected override backend(): Promise<IndexBackend> {
     const url = this.#url ?? envVar("SVC_LIBSQL_URL") ??
       fileUrl(join(localRoot(), "libsql", "sources.db"));
-    let backend = this.#backends.get(url);
-    if (!backend) {
+    return this.#backends.get(url, () => {
       const path = url.startsWith("file:") ? filePath(url) : undefined;
-      backend = open(url, { path, authToken: this.#authToken ?? envVar("SVC_LIBSQL_AUTH_TOKEN") });
-      this.#backends.set(url, backend);
-      backend.catch(() => this.#backends.delete(url));
-    }
-    return backend;
+      return open(url, { path, authToken: this.#authToken ?? envVar("SVC_LIBSQL_AUTH_TOKEN") });
+    });
   }
 }
 

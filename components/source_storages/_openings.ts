@@ -1,0 +1,34 @@
+/**
+ * Backends opened once per location (a folder, a database, a server) and
+ * shared by whoever uses that location; an opening that failed is forgotten,
+ * so that the next use tries again, once the server answers or the disk can
+ * be written.
+ * @module
+ */
+
+/**
+ * The backends opened, or opening, by location.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Openings } from "./_openings.ts";
+ * const openings = new Openings<object>();
+ * const first = openings.get("here", () => Promise.resolve({}));
+ * assert.equal(openings.get("here", () => Promise.resolve({})), first);
+ * ```
+ */
+export class Openings<T> {
+  readonly #opened = new Map<string, Promise<T>>();
+
+  /** The backend at `location`: the one opened or opening there, else what `open` opens. */
+  get(location: string, open: () => Promise<T>): Promise<T> {
+    let opened = this.#opened.get(location);
+    if (!opened) {
+      opened = open();
+      this.#opened.set(location, opened);
+      opened.catch(() => this.#opened.delete(location));
+    }
+    return opened;
+  }
+}
