@@ -9,6 +9,7 @@ import { redactUrls } from "../components/core/redact_url.ts";
 import { VERSION } from "../components/version.ts";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
+import { evalCommand } from "./eval.ts";
 import { initCommand } from "./init.ts";
 import { commanderMistake, unknownCommand } from "./mistakes.ts";
 import { uiCommand } from "./ui.ts";
@@ -30,6 +31,7 @@ const COMMANDS: ((context: CommandContext) => Command)[] = [
   apiCommand,
   uiCommand,
   userCommand,
+  evalCommand,
 ];
 
 const REMOVED: Readonly<Record<string, string>> = {

@@ -17,6 +17,7 @@ import { Document, LocalDocument } from "./document.ts";
 import { quote, SvcError } from "./errors.ts";
 import { Message, MessageRole } from "./message.ts";
 import { type ChatParams, defaultSpecialParams, validateParams } from "./params.ts";
+import type { Source } from "./source.ts";
 
 /** What a chat is made of. */
 export interface ChatOptions {
@@ -178,13 +179,9 @@ export class Chat {
         status: 400,
       });
     }
-    const { sourceStorage, assistant, storageParams, assistantParams } = await this.#resolve();
+    const { assistant, assistantParams } = await this.#resolve();
     this.messages.push(new Message(prompt, { role: MessageRole.USER }));
-    const sources = await sourceStorage.retrieve(
-      this.documents,
-      prompt,
-      this.#withSignal(storageParams, options.signal),
-    );
+    const sources = await this.#retrieve(prompt, options.signal);
     const chunks = await assistant.answer(
       prompt,
       sources,
@@ -197,6 +194,38 @@ export class Chat {
     if (!options.stream) await answer.read();
     this.messages.push(answer);
     return answer;
+  }
+
+  /**
+   * The sources the source storage retrieves for a prompt, in its order: what `answer()` gives
+   * the assistant, without asking it and without adding messages, to measure retrieval alone.
+   *
+   * @throws {SvcError} 400 when the chat is not prepared; whatever the source storage throws
+   */
+  async retrieve(prompt: string, options: { signal?: AbortSignal } = {}): Promise<Source[]> {
+    if (!this.#prepared) {
+      throw new SvcError("The chat is not prepared: call prepare() before retrieve()", {
+        status: 400,
+      });
+    }
+    return await this.#retrieve(prompt, options.signal);
+  }
+
+  async #retrieve(prompt: string, signal?: AbortSignal): Promise<Source[]> {
+    const { sourceStorage, storageParams } = await this.#resolve();
+    return await sourceStorage.retrieve(
+      this.documents,
+      prompt,
+      this.#withSignal(storageParams, signal),
+    );
+  }
+
+  /**
+   * Removes what the source storage keeps for the chat, as deleting a chat of the REST API does.
+   */
+  async delete(): Promise<void> {
+    const { sourceStorage, storageParams } = await this.#resolve();
+    await sourceStorage.delete(this.#withSignal(storageParams));
   }
 
   async #resolve(): Promise<Resolved> {

@@ -234,6 +234,41 @@ Deno.test("Chat calls plain and async component methods with params and specials
   assert.deepEqual(calls, ["store 7 Mine ada", "retrieve id-1", "answer 256 1 false"]);
 });
 
+Deno.test("Chat.retrieve() gives the storage's sources without the assistant or a message, and delete() forgets them", async () => {
+  const calls: string[] = [];
+  class Counting extends SourceStorage {
+    static override params = { num_tokens: z.int().default(1024) };
+    override store() {}
+    override retrieve(documents: LocalDocument[], prompt: string, params: ChatParams): Source[] {
+      calls.push(`retrieve ${prompt} ${params.num_tokens}`);
+      return [{ id: "1", document: documents[0]!, location: "2", content: "c", numTokens: 1 }];
+    }
+    override delete(params: ChatParams) {
+      calls.push(`delete ${params.chat_id}`);
+    }
+  }
+  class Refusing extends Assistant {
+    override answer(): string {
+      throw new Error("the assistant was asked");
+    }
+  }
+  const { dir, path } = await demoChat();
+  await using _ = dir;
+  const chat = new Rag().chat({
+    documents: [path],
+    sourceStorage: Counting,
+    assistant: Refusing,
+    params: { num_tokens: 9, chat_id: "id-2" },
+  });
+  await assert.rejects(chat.retrieve("?"), /call prepare\(\) before retrieve\(\)/);
+  await chat.prepare();
+  const sources = await chat.retrieve("Where?");
+  assert.deepEqual(sources.map((source) => source.location), ["2"]);
+  assert.equal(chat.messages.length, 1);
+  await chat.delete();
+  assert.deepEqual(calls, ["retrieve Where? 9", "delete id-2"]);
+});
+
 Deno.test("Chat passes the answer's signal to the assistant", async () => {
   let seen: AbortSignal | undefined;
   class Watching extends Assistant {
