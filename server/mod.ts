@@ -32,6 +32,8 @@ export { SvcDemoAuthentication } from "./auth/demo.ts";
 export type { DemoAuthenticationOptions } from "./auth/demo.ts";
 export { PasswordAuthentication } from "./auth/password.ts";
 export type { PasswordAuthenticationOptions } from "./auth/password.ts";
+export { TrustedProxyAuthentication } from "./auth/trusted_proxy.ts";
+export type { TrustedProxyAuthenticationOptions } from "./auth/trusted_proxy.ts";
 export { Sessions } from "./auth/sessions.ts";
 export type { SessionsOptions, StartSessionOptions } from "./auth/sessions.ts";
 export { Config, findConfigPath, withLocalhostTwins } from "./config.ts";

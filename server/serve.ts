@@ -12,6 +12,7 @@ import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
 import { exposedDemo } from "./auth/exposure.ts";
 import { Sessions } from "./auth/sessions.ts";
+import { trustedProxies } from "./auth/trusted_proxies.ts";
 import { loadComponents } from "./components.ts";
 import { type Config, withLocalhostTwins } from "./config.ts";
 import { openDatabase } from "./database/mod.ts";
@@ -68,6 +69,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
   const limits = requestLimits();
   const userQuotas = quotas();
+  const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
   const components = await loadComponents(config, {
@@ -101,6 +103,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
       sessions: new Sessions({ database, key: sessionKey }),
       database,
       warn,
+      api: { url: config.api.url, origins: withLocalhostTwins(config.api.origins) },
     });
   } catch (error) {
     await database.close();
@@ -115,6 +118,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     maxUploadSize: maxUploadSize(),
     ...limits,
     ...userQuotas,
+    trustedProxies: proxies,
     log,
   }, { rootPath: config.api.rootPath, origins: withLocalhostTwins(config.api.origins) });
 

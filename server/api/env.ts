@@ -6,8 +6,8 @@
 import type { Assistant, SourceStorage } from "../../components/core/component.ts";
 import type { DocumentClass } from "../../components/core/document.ts";
 import type { Rag } from "../../components/core/rag.ts";
-import type { ApiKeys } from "../auth/api_keys.ts";
 import type { Authentication } from "../auth/authentication.ts";
+import type { TrustedProxies } from "../auth/trusted_proxies.ts";
 import type { Database } from "../database/mod.ts";
 import type { UploadTokens } from "../upload_token.ts";
 import type { Log } from "../log.ts";
@@ -20,11 +20,6 @@ export interface ApiDeps {
   localRoot: string;
   database: Database;
   authentication: Authentication;
-  /**
-   * The API keys, accepted as bearers on every protected route.
-   * @default {the keys in `database`}
-   */
-  apiKeys?: ApiKeys;
   /**
    * The class of every uploaded document, made with the upload's file as
    * `metadata.path` (the configuration's `document`).
@@ -64,6 +59,12 @@ export interface ApiDeps {
    * @default {1024 ** 3}
    */
   maxStoragePerUser?: number;
+  /**
+   * The proxies whose connections stand for the client they name in
+   * `X-Forwarded-For` (`SVC_API_TRUSTED_PROXIES`).
+   * @default {none}
+   */
+  trustedProxies?: TrustedProxies;
   log: Log;
 }
 

@@ -5,6 +5,7 @@
  * {@linkcode Sessions}, so that a class of its own only says who logs in.
  * @module
  */
+import type { Hono } from "hono";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import type { Database } from "../database/mod.ts";
 import type { Sessions } from "./sessions.ts";
@@ -17,12 +18,23 @@ export interface AuthenticationContext {
   database: Database;
   /** Says something at start-up, as a warning line of the log. */
   warn(message: string): void;
+  /**
+   * Where clients reach the API (`api.url`) and the origins of the web UI it
+   * serves (`api.origins`), for a class with routes of its own.
+   */
+  api?: { url: string; origins: string[] };
 }
 
 /** What the server knows of a request's client besides the request. */
 export interface ClientInfo {
-  /** The address the connection comes from; unknown when the app is called without a socket. */
+  /**
+   * The client's address: the connection's, or, when the connection comes
+   * from a trusted proxy (`SVC_API_TRUSTED_PROXIES`), the one that proxy
+   * names in `X-Forwarded-For`. Unknown when the app is called without a socket.
+   */
   address?: string;
+  /** The trusted proxy's address, when the connection comes from one. */
+  proxy?: string;
 }
 
 /**
@@ -80,6 +92,14 @@ export abstract class Authentication {
         status: 405,
       }),
     );
+  }
+
+  /**
+   * Routes of the class's own, mounted at the API's root path, such as the
+   * login and callback of a provider's redirects. None by default.
+   */
+  routes(): Hono | undefined {
+    return undefined;
   }
 
   /** The bearer token for a login request to `POST /token`: a new session of the user. */

@@ -7,8 +7,13 @@
 import { register } from "../../components/registry.ts";
 import { SvcDemoAuthentication } from "./demo.ts";
 import { PasswordAuthentication } from "./password.ts";
+import { TrustedProxyAuthentication } from "./trusted_proxy.ts";
 
 /** Every built-in authentication class, by export name: `svc.deploy.<name>`. */
-export const AUTHENTICATIONS = { SvcDemoAuthentication, PasswordAuthentication } as const;
+export const AUTHENTICATIONS = {
+  SvcDemoAuthentication,
+  PasswordAuthentication,
+  TrustedProxyAuthentication,
+} as const;
 
 register("svc.deploy", AUTHENTICATIONS);
