@@ -2,9 +2,9 @@
  * AI21's Jamba models through AI21 Studio's chat completions, streamed.
  *
  * Plain `fetch` through `_http.ts`. Not AI21's own SDK (`ai21`), which is not
- * kept as well as the SDKs svc uses for other providers; nor the `openai` SDK, which could
- * speak this OpenAI-style API but drops AI21's error body (`{"detail"}`), so
- * it would need the same wrapping as `openai.ts`. The stream is OpenAI-style
+ * kept as well as the SDKs svc uses for other providers; nor the `openai`
+ * SDK, which could speak this OpenAI-style API but drops AI21's error body
+ * (`{"detail"}`), so it would need the same wrapping as `openai.ts`. The stream is OpenAI-style
  * server-sent events ending with `[DONE]`, which `serverSentEvents` reads.
  * @module
  */
