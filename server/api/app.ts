@@ -10,6 +10,8 @@ import { type ComponentClass, displayNameOf } from "../../components/core/compon
 import { paramsJsonSchema } from "../../components/core/params.ts";
 import { VERSION } from "../../components/version.ts";
 import { SvcError } from "../../components/core/errors.ts";
+import { requestApiKey } from "../auth/api_keys.ts";
+import { apiKeyRoutes } from "./api_keys.ts";
 import { limitBodies, mediaType } from "./body.ts";
 import { DEFAULT_BODY_TIMEOUT, guardBodies } from "./body_timeout.ts";
 import { chatRoutes } from "./chats.ts";
@@ -69,6 +71,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   });
   app.post("/logout", async (c) => {
     await requestUser(c);
+    if (requestApiKey(c.req.raw) !== undefined) {
+      throw new SvcError(
+        "An API key has no session to end: revoke it in the web UI or at DELETE /api-keys/{id}",
+        { status: 400 },
+      );
+    }
     await deps.authentication.logout(c.req.raw, clientInfo(c));
     return c.json(null);
   });
@@ -87,6 +95,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   const slots = new UploadSlots({ total: deps.maxUploads, perUser: deps.maxUploadsPerUser });
   app.route("/", documentRoutes(slots));
   app.route("/", documentDeletionRoutes());
+  app.route("/", apiKeyRoutes());
   app.route("/", chatRoutes());
   app.route("/", docsRoutes(deps.url));
   const signInRoutes = deps.authentication.routes();

@@ -6,6 +6,7 @@
 import type { Assistant, SourceStorage } from "../../components/core/component.ts";
 import type { DocumentClass } from "../../components/core/document.ts";
 import type { Rag } from "../../components/core/rag.ts";
+import type { ApiKeys } from "../auth/api_keys.ts";
 import type { Authentication } from "../auth/authentication.ts";
 import type { TrustedProxies } from "../auth/trusted_proxies.ts";
 import type { Database } from "../database/mod.ts";
@@ -20,6 +21,11 @@ export interface ApiDeps {
   localRoot: string;
   database: Database;
   authentication: Authentication;
+  /**
+   * The API keys, accepted as bearers on every protected route.
+   * @default {the keys in `database`}
+   */
+  apiKeys?: ApiKeys;
   /**
    * The class of every uploaded document, made with the upload's file as
    * `metadata.path` (the configuration's `document`).

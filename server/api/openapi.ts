@@ -53,6 +53,41 @@ const OPERATIONS: Operation[] = [
     summary: "Log out: the bearer token's session ends at once",
     auth: "bearer",
     response: z.null(),
+    errors: {
+      400: "The bearer is an API key, which has no session: revoke it at DELETE /api-keys/{id}",
+    },
+  },
+  {
+    method: "post",
+    path: "/api-keys",
+    summary: "Create a named API key for a program: the key is in this answer only",
+    auth: "bearer",
+    body: schemas.ApiKeyCreation,
+    response: schemas.NewApiKey,
+    errors: { 429: "The user has the most API keys a user may have: revoke one first" },
+  },
+  {
+    method: "get",
+    path: "/api-keys",
+    summary: "The user's API keys, oldest first, without the keys themselves",
+    auth: "bearer",
+    response: z.array(schemas.ApiKey),
+  },
+  {
+    method: "get",
+    path: "/api-keys/{id}",
+    summary: "One of the user's API keys, without the key itself",
+    auth: "bearer",
+    response: schemas.ApiKey,
+    errors: { 404: "No such API key of this user" },
+  },
+  {
+    method: "delete",
+    path: "/api-keys/{id}",
+    summary: "Revoke an API key: it is refused at once",
+    auth: "bearer",
+    response: z.null(),
+    errors: { 404: "No such API key of this user" },
   },
   {
     method: "get",
@@ -206,7 +241,15 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     openapi: "3.1.0",
     info: { title: "svc", version: VERSION },
     servers: [{ url: serverUrl }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "A session token of POST /token, or an API key (svc_...) of POST /api-keys",
+        },
+      },
+    },
     paths,
   };
 }

@@ -172,6 +172,31 @@ export const UploadHeaders = z.object({
 
 export const LoginForm = z.object({ username: z.string(), password: z.string() });
 
+/** What `POST /api-keys` takes: the key's name, held to the rules of a document's name. */
+export const ApiKeyCreation = z.strictObject({
+  name: DocumentName.meta({ description: "What the key is for: 1 to 255 characters" }),
+});
+
+export const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().meta({ description: 'The first characters of the key: "svc_" and 8 more' }),
+  created: z.string().meta({ description: "When it was made (ISO 8601)" }),
+  last_used: z.string().nullable().meta({
+    description: "When it was last used (ISO 8601, to the minute), null while never used",
+  }),
+}).meta({ id: "ApiKey" });
+/** An API key as its owner lists it, without the key itself. */
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const NewApiKey = ApiKey.extend({
+  key: z.string().meta({
+    description: 'The key, shown this once: send it as "Authorization: Bearer svc_..."',
+  }),
+}).meta({ id: "NewApiKey" });
+/** A key just made: its record, and the key itself, which is never shown again. */
+export type NewApiKey = z.infer<typeof NewApiKey>;
+
 export const AnswerBody = z.strictObject({
   prompt: Text,
   stream: z.boolean().default(false),

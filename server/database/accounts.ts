@@ -5,6 +5,7 @@
  */
 import type { InStatement, ResultSet, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
+import { revokeApiKeysStep } from "./api_keys.ts";
 import { runSteps } from "./steps.ts";
 
 /** An account as `svc user list` shows it. */
@@ -74,8 +75,8 @@ export async function updatePassword(
 }
 
 /**
- * Removes the user's account and ends its sessions; its documents and chats
- * stay. 404 when the user has no account.
+ * Removes the user's account, ends its sessions and revokes its API keys; its
+ * documents and chats stay. 404 when the user has no account.
  */
 export async function deleteAccount(tx: Transaction, user: string): Promise<void> {
   const seq = await accountSeq(tx, user);
@@ -86,6 +87,7 @@ export async function deleteAccount(tx: Transaction, user: string): Promise<void
       action: `remove the account of ${quote(user)}`,
     },
     endSessionsStep(seq, user),
+    revokeApiKeysStep(seq, user),
   ]);
 }
 

@@ -40,6 +40,18 @@ import {
   toAccounts,
   updatePassword,
 } from "./accounts.ts";
+import {
+  type ApiKeyOwner,
+  apiKeyOwnerQuery,
+  type ApiKeyRecord,
+  apiKeysQuery,
+  deleteApiKey,
+  insertApiKey,
+  type StoredApiKey,
+  toApiKeyOwner,
+  toApiKeys,
+  touchApiKey,
+} from "./api_keys.ts";
 import type { ChatRecord, ChatSummary, MessageRecord, StoredDocument } from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
@@ -271,7 +283,10 @@ export class Database {
     return this.#write((tx) => updatePassword(tx, user, hash, now));
   }
 
-  /** Removes a user's account and ends its sessions; its data stays. 404 when it has none. */
+  /**
+   * Removes a user's account, ends its sessions and revokes its API keys; its
+   * data stays. 404 when it has none.
+   */
   removeAccount(user: string): Promise<void> {
     if (this.#thread) return this.#forward("removeAccount", user);
     return this.#write((tx) => deleteAccount(tx, user));
@@ -309,6 +324,38 @@ export class Database {
   endSession(id: string): Promise<boolean> {
     if (this.#thread) return this.#forward("endSession", id);
     return this.#write((tx) => deleteSession(tx, id));
+  }
+
+  /** Stores a new API key of the user; 429 when the user has `maxKeys` keys already. */
+  addApiKey(user: string, key: StoredApiKey, maxKeys: number): Promise<void> {
+    if (this.#thread) return this.#forward("addApiKey", user, key, maxKeys);
+    return this.#write(async (tx) => {
+      await insertApiKey(tx, await userSeq(tx, user), key, maxKeys);
+    });
+  }
+
+  /** The user's API keys, oldest first, without the keys themselves. */
+  async listApiKeys(user: string): Promise<ApiKeyRecord[]> {
+    if (this.#thread) return this.#forward("listApiKeys", user);
+    return toApiKeys((await this.#read([apiKeysQuery(user)]))[0]!);
+  }
+
+  /** Revokes the user's API key at once; 404 `No API key "<id>"` for a missing or another user's. */
+  removeApiKey(user: string, id: string): Promise<void> {
+    if (this.#thread) return this.#forward("removeApiKey", user, id);
+    return this.#write((tx) => deleteApiKey(tx, user, id));
+  }
+
+  /** Whose the API key with this SHA-256 (hex) is, or `undefined` for none. */
+  async apiKeyOwner(hash: string): Promise<ApiKeyOwner | undefined> {
+    if (this.#thread) return this.#forward("apiKeyOwner", hash);
+    return toApiKeyOwner((await this.#read([apiKeyOwnerQuery(hash)]))[0]!);
+  }
+
+  /** Records that the API key was used at `now` (seconds). */
+  touchApiKey(id: string, now: number): Promise<void> {
+    if (this.#thread) return this.#forward("touchApiKey", id, now);
+    return this.#write((tx) => touchApiKey(tx, id, now));
   }
 
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */

@@ -112,6 +112,26 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX sessions_by_expiry ON sessions (expires)",
     ],
   },
+  {
+    version: 3,
+    statements: [
+      // The API keys of programs. Only the SHA-256 of a key is kept, and a key
+      // is found by it; `prefix` is its first characters, shown so that a user
+      // recognises it. Times are seconds since the epoch; `last_used` is null
+      // until the key is first used.
+      `CREATE TABLE api_keys (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_seq INTEGER NOT NULL REFERENCES users (seq),
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        created INTEGER NOT NULL,
+        last_used INTEGER
+      )`,
+      "CREATE INDEX api_keys_by_user ON api_keys (user_seq, seq)",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

@@ -26,6 +26,7 @@
  * @module
  */
 export type { AccountRecord, SessionRecord } from "./accounts.ts";
+export type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 export type { InsertChatOptions } from "./chats.ts";
 export { openDatabase } from "./connect.ts";
 export type { OpenDatabaseOptions } from "./connect.ts";

@@ -2,7 +2,8 @@
  * Hostile tokens: bearer JWTs with `alg: none`, a wrong algorithm, a foreign key, missing
  * claims, another type or audience, or a session that ended; every protected route refusing
  * forged, expired, ended and upload tokens; upload tokens used for another document, twice, after
- * they expired, or as bearers, with the two secrets equal.
+ * they expired, or as bearers, with the two secrets equal; API keys on every protected route,
+ * refused once revoked or when forged.
  * @module
  */
 import assert from "node:assert/strict";
@@ -39,6 +40,17 @@ async function login(api: TestApi, user = "ada"): Promise<string> {
     body: new URLSearchParams({ username: user, password: user }),
   });
   return await response.json();
+}
+
+/** The routes that `/openapi.json` says take a bearer, in its order. */
+async function bearerRoutes(api: TestApi): Promise<{ method: string; path: string }[]> {
+  const openapi = await (await api.app.request("http://svc.test/openapi.json")).json();
+  return Object.entries(openapi.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => (operation as { security?: unknown }).security)
+        .map(([method]) => ({ method: method.toUpperCase(), path }))
+    );
 }
 
 /** A form that uploads `content` with `token`. */
@@ -129,19 +141,13 @@ Deno.test("POST /logout ends the token's session at once, and only that one", as
   await expectError(await logout("forged"), 401, "The bearer token is not valid");
 });
 
-Deno.test("every protected route refuses forged, expired, ended and upload tokens", async () => {
+Deno.test("every protected route refuses forged, expired, ended and upload tokens, and revoked or forged API keys", async () => {
   let now = new Date("2026-01-01T00:00:00Z");
   await using api = await testApi({ now: () => now });
   api.deps.uploadTokens = new UploadTokens({ secret: SECRET, now: () => now });
   const { document } = await api.upload("a.md", "# A\n");
   const chat = await (await api.call("POST", "/chats", chatBody(document))).json();
-  const openapi = await (await api.app.request("http://svc.test/openapi.json")).json();
-  const routes = Object.entries(openapi.paths as Record<string, Record<string, unknown>>)
-    .flatMap(([path, methods]) =>
-      Object.entries(methods)
-        .filter(([, operation]) => (operation as { security?: unknown }).security)
-        .map(([method]) => ({ method: method.toUpperCase(), path }))
-    );
+  const routes = await bearerRoutes(api);
   assert.ok(routes.length >= 10, `${routes.length} protected routes`);
 
   const ended = await login(api);
@@ -160,11 +166,19 @@ Deno.test("every protected route refuses forged, expired, ended and upload token
     .setProtectedHeader({ alg: "HS256", typ: SESSION.typ })
     .setExpirationTime(Math.floor(now.getTime() / 1000) + HOUR)
     .sign(KEY.map((b) => b ^ 1));
+  // API keys: one revoked, one never made but of the right shape, and one cut short.
+  const revokedKey = await (await api.call("POST", "/api-keys", { name: "revoked" })).json();
+  await api.call("DELETE", `/api-keys/${revokedKey.id}`);
+  const noKey = "The API key is not valid: it was revoked, or never made; create one in the web " +
+    "UI or at POST /api-keys";
   const bad: Record<string, [string, string]> = {
     forged: [forged, "The bearer token is not valid"],
     expired: [expiring, "The bearer token has expired: log in again"],
     ended: [ended, "The bearer token's session has ended (logged out): log in again"],
     upload: [registered.parameters.data.token, "The bearer token is not valid"],
+    "revoked API key": [revokedKey.key, noKey],
+    "forged API key": [`svc_${"A".repeat(43)}`, noKey],
+    "API key cut short": [revokedKey.key.slice(0, 20), noKey],
   };
   for (const { method, path } of routes) {
     const url = `http://svc.test${
@@ -182,6 +196,52 @@ Deno.test("every protected route refuses forged, expired, ended and upload token
   }
   // Nothing was done by them: the chat and the document are still there.
   assert.equal((await api.call("GET", `/chats/${chat.id}`)).status, 200);
+});
+
+Deno.test("an API key is a bearer of its user on every protected route", async () => {
+  await using api = await testApi();
+  await api.as("bob");
+  const { document } = await api.upload("a.md", "# A\n");
+  const { document: unused } = await api.upload("b.md", "# B\n");
+  const chat = await (await api.call("POST", "/chats", chatBody(document))).json();
+  const { key } = await (await api.call("POST", "/api-keys", { name: "every route" })).json();
+  const spare = await (await api.call("POST", "/api-keys", { name: "spare" })).json();
+  await api.as("ada");
+  const ids: Record<string, string> = {
+    chats: chat.id,
+    documents: unused.id,
+    "api-keys": spare.id,
+  };
+  const bodies: Record<string, unknown> = {
+    "POST /document": { name: "c.md" },
+    "POST /chats": chatBody(document),
+    "POST /chats/{id}/answer": { prompt: "What is in A?" },
+    "POST /api-keys": { name: "made by a key" },
+  };
+  // Deletions last, so that every other route still finds what it names.
+  const routes = (await bearerRoutes(api)).sort((a, b) =>
+    Number(a.method === "DELETE") - Number(b.method === "DELETE")
+  );
+  assert.ok(routes.length >= 14, `${routes.length} protected routes`);
+  for (const { method, path } of routes) {
+    const route = `${method} ${path}`;
+    const url = `http://svc.test${path.replace("{id}", ids[path.split("/")[1]!]!)}`;
+    const body = bodies[route];
+    const response = await api.app.request(url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    // Logging out is the one refusal: a key has no session, and stays until it is revoked.
+    assert.equal(response.status, route === "POST /logout" ? 400 : 200, route);
+    await response.body?.cancel();
+    assert.equal(JSON.parse(api.logs.at(-1)!).user, "bob", `${route} is bob's`);
+  }
+  // What the key did, it did as bob: ada has nothing, bob's chat and document are gone.
+  assert.deepEqual(await (await api.call("GET", "/chats")).json(), []);
+  await api.as("bob");
+  assert.equal((await api.call("GET", `/chats/${chat.id}`)).status, 404);
+  assert.equal((await api.call("GET", `/api-keys/${spare.id}`)).status, 404);
 });
 
 Deno.test("an upload token uploads its own document once, and not after it expired", async () => {

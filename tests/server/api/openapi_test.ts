@@ -9,13 +9,17 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`))
     .sort();
   assert.deepEqual(routes, [
+    "delete /api-keys/{id}",
     "delete /chats/{id}",
     "delete /documents/{id}",
     "get /",
+    "get /api-keys",
+    "get /api-keys/{id}",
     "get /chats",
     "get /chats/{id}",
     "get /components",
     "get /health",
+    "post /api-keys",
     "post /chats",
     "post /chats/{id}/answer",
     "post /chats/{id}/prepare",

@@ -25,6 +25,8 @@ Deno.test("migrate() creates the schema of a new database and records its versio
     assert.equal(await migrate(client, { name: "sqlite://" }), MIGRATIONS.at(-1)!.version);
     assert.deepEqual(await tables(client), [
       "accounts",
+      "api_keys",
+      "api_keys_by_user",
       "chat_documents",
       "chat_documents_by_document",
       "chats",
