@@ -1,6 +1,6 @@
 /**
  * The left column: the brand, "New chat", the chats by recent activity and
- * the account.
+ * the account, with its API keys.
  * @module
  */
 import type { JSX } from "preact";
@@ -19,6 +19,7 @@ export function Sidebar(props: {
   version: string;
   onSelect: (chatId: string) => void;
   onNew: () => void;
+  onApiKeys: () => void;
 }): JSX.Element {
   return (
     <aside class="sidebar" id="sidebar" aria-label="Chats and account">
@@ -75,6 +76,9 @@ export function Sidebar(props: {
         <a class="button ghost small" href={LOGOUT_PATH}>
           <Icon name="logout" /> Log out
         </a>
+        <button type="button" class="button ghost small account-keys" onClick={props.onApiKeys}>
+          <Icon name="key" /> API keys
+        </button>
         <p class="version">svc {props.version}</p>
       </footer>
     </aside>

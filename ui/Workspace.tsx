@@ -1,11 +1,12 @@
 /**
  * The logged-in page: the chat list, the open chat, its side panel, and the
- * dialogs to create and delete chats.
+ * dialogs to create and delete chats and to manage the API keys.
  * @module
  */
 import type { JSX } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
+import { ApiKeysDialog } from "./ApiKeysDialog.tsx";
 import type { Components, UiSettings } from "./api_types.ts";
 import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
@@ -39,6 +40,7 @@ export function Workspace(
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ViewChat | undefined>(undefined);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [keysOpen, setKeysOpen] = useState(false);
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
   const loadComponents = useCallback(async () => {
@@ -224,6 +226,10 @@ export function Workspace(
           setMenuOpen(false);
           setCreating(true);
         }}
+        onApiKeys={() => {
+          setMenuOpen(false);
+          setKeysOpen(true);
+        }}
       />
       <div class="backdrop" onClick={() => setMenuOpen(false)} aria-hidden="true" />
       <main class="main" id="main">
@@ -256,6 +262,7 @@ export function Workspace(
           onClose={() => setCreating(false)}
         />
       )}
+      {keysOpen && <ApiKeysDialog api={api} onClose={() => setKeysOpen(false)} />}
       {deleting && (
         <ConfirmDialog
           title={`Delete "${deleting.metadata.name}"?`}

@@ -4,6 +4,7 @@
  * @module
  */
 import type {
+  ApiKey,
   Chat,
   ChatMetadata,
   ChatSummary,
@@ -12,6 +13,7 @@ import type {
   DocumentUpload,
   Message,
   MessageLine,
+  NewApiKey,
 } from "./api_types.ts";
 import { jsonLines } from "./json_lines.ts";
 
@@ -89,6 +91,21 @@ export class ApiClient {
 
   deleteChat(chatId: string): Promise<null> {
     return this.#json("DELETE", `/chats/${encodeURIComponent(chatId)}`);
+  }
+
+  /** The user's API keys, without the keys themselves. */
+  apiKeys(): Promise<ApiKey[]> {
+    return this.#json("GET", "/api-keys");
+  }
+
+  /** A new API key: the answer holds the key, which the API never shows again. */
+  createApiKey(name: string): Promise<NewApiKey> {
+    return this.#json("POST", "/api-keys", { name });
+  }
+
+  /** Revokes an API key: programs that use it are refused at once. */
+  revokeApiKey(id: string): Promise<null> {
+    return this.#json("DELETE", `/api-keys/${encodeURIComponent(id)}`);
   }
 
   registerDocument(name: string): Promise<DocumentUpload> {

@@ -6,6 +6,7 @@
  * @module
  */
 export type {
+  ApiKey,
   Chat,
   ChatMetadata,
   ChatSummary,
@@ -15,6 +16,7 @@ export type {
   DocumentUpload,
   Message,
   MessageLine,
+  NewApiKey,
   ParamSchema,
   Source,
 } from "../server/api/schemas.ts";

@@ -24,7 +24,7 @@ function lastAnswer(page: Page) {
 }
 
 browserTest(
-  "the web UI: log in, create a chat with uploads, stream, sources, copy, delete, log out",
+  "the web UI: log in, create a chat with uploads, stream, sources, copy, delete, API keys, log out",
   async (browser) => {
     await using svc = await startSvcUi();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -126,7 +126,7 @@ browserTest(
     // Tab from the top of the page reaches every control of the chat, in reading order.
     await page.evaluate("document.body.tabIndex = -1; document.body.focus()");
     const reached: string[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press("Tab");
       reached.push(
         await page.evaluate<string>(
@@ -139,6 +139,7 @@ browserTest(
       "New chat",
       "Report and notes2 documents · just now",
       "Log out",
+      "API keys",
       "Chat info",
       "Delete chat",
       "Messages",
@@ -269,6 +270,51 @@ browserTest(
       0,
     );
     await screenshot(page, "19-deleted");
+
+    // API keys: one is made with a name and shown once, with a copy button; a program uses it; the
+    // list shows its name, its first characters, when it was made and last used; it is revoked
+    // after a confirmation, and refused at once.
+    await page.getByRole("button", { name: "API keys" }).click();
+    const keys = page.getByRole("dialog", { name: "API keys" });
+    await keys.getByText("No API keys yet.").waitFor();
+    await keys.getByLabel("Name").fill("Nightly import");
+    await keys.getByRole("button", { name: "Create key" }).click();
+    const secret = keys.getByLabel("New API key");
+    await secret.waitFor();
+    const apiKey = await secret.inputValue();
+    assert.match(apiKey, /^svc_[A-Za-z0-9_-]{43}$/);
+    await keys.getByRole("button", { name: "Copy key" }).click();
+    await keys.getByRole("button", { name: "Copied" }).waitFor();
+    assert.equal(await page.evaluate<string>("navigator.clipboard.readText()"), apiKey);
+    const item = keys.getByRole("listitem").filter({ hasText: "Nightly import" });
+    assert.match(await item.innerText(), new RegExp(`${apiKey.slice(0, 12)}…`));
+    assert.match(await item.innerText(), /never used/);
+    await screenshot(page, "25-api-key-created");
+    const byKey = await fetch(`${svc.apiUrl}/chats`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    assert.equal(byKey.status, 200);
+    await byKey.body?.cancel();
+    await keys.getByRole("button", { name: "Done" }).click();
+    await keys.waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: "API keys" }).click();
+    await keys.getByRole("listitem").filter({ hasText: "last used just now" }).waitFor();
+    assert.equal(await keys.getByLabel("New API key").count(), 0);
+    assert.ok(!(await page.content()).includes(apiKey), "the key is shown once only");
+    await screenshot(page, "26-api-keys-listed");
+    await keys.getByRole("button", { name: 'Revoke "Nightly import"' }).click();
+    const revoke = page.getByRole("dialog", { name: 'Revoke "Nightly import"?' });
+    await revoke.waitFor();
+    await screenshot(page, "27-api-key-revoke");
+    await revoke.getByRole("button", { name: "Revoke key" }).click();
+    await keys.getByText("No API keys yet.").waitFor();
+    const revoked = await fetch(`${svc.apiUrl}/chats`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    assert.equal(revoked.status, 401);
+    assert.match((await revoked.json()).error.message, /The API key is not valid/);
+    await keys.getByRole("button", { name: "Done" }).click();
+    await keys.waitFor({ state: "hidden" });
 
     const { token } = JSON.parse(
       await page.evaluate(() => localStorage.getItem("svc.session") ?? "{}"),
