@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { SvcError } from "../../../components/core/errors.ts";
 import { ApiKeys, hashApiKey } from "../../../server/auth/api_keys.ts";
+import { SvcDemoAuthentication } from "../../../server/auth/demo.ts";
+import { PasswordAuthentication } from "../../../server/auth/password.ts";
 import { freePort } from "../../_process.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { startApi } from "../../cli/_api_process.ts";
@@ -121,6 +124,31 @@ Deno.test("another user's API key is neither listed, read nor revoked: 404, and 
     "Bob's chat",
   ]);
   assert.deepEqual(await (await withKey(api, adas.key, "GET", "/chats")).json(), []);
+});
+
+/** A sign-in of its own that takes no bearer token at all, as one whose proxy or provider signs in. */
+class NoBearer extends SvcDemoAuthentication {
+  override getUser(): Promise<string> {
+    return Promise.reject(new SvcError("Only the gateway signs users in", { status: 401 }));
+  }
+}
+
+Deno.test("an API key is a bearer whichever authentication is configured, even one that overrides getUser()", async () => {
+  for (
+    const authentication of [
+      new SvcDemoAuthentication(),
+      new PasswordAuthentication(),
+      new NoBearer(),
+    ]
+  ) {
+    const name = authentication.constructor.name;
+    await using api = await testApi({ authentication });
+    const { key } = await new ApiKeys({ database: api.deps.database }).create("ada", "k");
+    const response = await withKey(api, key, "GET", "/chats");
+    assert.equal(response.status, 200, name);
+    assert.deepEqual(await response.json(), [], name);
+    await expectError(await withKey(api, `svc_${"B".repeat(43)}`, "GET", "/chats"), 401, NOT_VALID);
+  }
 });
 
 Deno.test("POST /api-keys refuses a name that is missing, empty, too long or has control characters, and keys past the most a user may have", async () => {
