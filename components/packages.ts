@@ -20,6 +20,7 @@ export const OPTIONAL_PACKAGES = {
   chromadb: "npm:chromadb@3.5.0",
   "hash-wasm": "npm:hash-wasm@4.13.0",
   openai: "npm:openai@7.57.0",
+  "openid-client": "npm:openid-client@6.8.9",
 } as const;
 
 /** The name of an optional package. */

@@ -33,6 +33,8 @@ export type { DemoAuthenticationOptions } from "./auth/demo.ts";
 export { PasswordAuthentication } from "./auth/password.ts";
 export type { PasswordAuthenticationOptions } from "./auth/password.ts";
 export { TrustedProxyAuthentication } from "./auth/trusted_proxy.ts";
+export { OpenIDConnectAuthentication, openIdConnectSettings } from "./auth/oidc.ts";
+export type { OpenIDConnectOptions, OpenIDConnectSettings } from "./auth/oidc.ts";
 export type { TrustedProxyAuthenticationOptions } from "./auth/trusted_proxy.ts";
 export { Sessions } from "./auth/sessions.ts";
 export type { SessionsOptions, StartSessionOptions } from "./auth/sessions.ts";

@@ -6,6 +6,7 @@
  */
 import { register } from "../../components/registry.ts";
 import { SvcDemoAuthentication } from "./demo.ts";
+import { OpenIDConnectAuthentication } from "./oidc.ts";
 import { PasswordAuthentication } from "./password.ts";
 import { TrustedProxyAuthentication } from "./trusted_proxy.ts";
 
@@ -14,6 +15,7 @@ export const AUTHENTICATIONS = {
   SvcDemoAuthentication,
   PasswordAuthentication,
   TrustedProxyAuthentication,
+  OpenIDConnectAuthentication,
 } as const;
 
 register("svc.deploy", AUTHENTICATIONS);

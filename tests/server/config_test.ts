@@ -274,7 +274,8 @@ Deno.test("Config refuses unknown class paths, listing the built-ins of the fami
   assert.equal(
     lines[0],
     'Unknown class path "svc.deploy.NoAuth" in "authentication": the built-in ones are ' +
-      "svc.deploy.PasswordAuthentication, svc.deploy.SvcDemoAuthentication, " +
+      "svc.deploy.OpenIDConnectAuthentication, svc.deploy.PasswordAuthentication, " +
+      "svc.deploy.SvcDemoAuthentication, " +
       "svc.deploy.TrustedProxyAuthentication, and your own are " +
       'named like "./module.ts#Export"',
   );
