@@ -85,19 +85,24 @@ function textBlock(pages: readonly PdfLine[][]): { left: number; right: number }
 export function linesOf(items: readonly PdfTextItem[]): PdfLine[] {
   const lines: PdfLine[] = [];
   let parts: PdfTextItem[] = [];
+  // The line's last item with text, kept as it goes rather than searched for, so that a line of
+  // many items costs no more than their number.
+  let last: PdfTextItem | undefined;
   const end = () => {
     const line = lineOf(parts);
     if (line) lines.push(line);
     parts = [];
+    last = undefined;
   };
   for (const item of items) {
-    const last = parts.findLast((part) => part.str.trim() !== "");
-    if (last && item.str.trim() !== "") {
+    const inked = item.str.trim() !== "";
+    if (last && inked) {
       const size = Math.max(last.height, item.height, 1);
       const below = Math.abs(y(item) - y(last)) > size * 0.6;
       if (below && x(item) < x(last) + last.width) end();
     }
     parts.push(item);
+    if (inked) last = item;
     if (item.hasEOL) end();
   }
   end();
@@ -224,19 +229,17 @@ export function paragraphsOf(lines: readonly PdfLine[], body: BodyMetrics): stri
   const right = lines
     .filter((line) => sameSize(line.size, body.size))
     .reduce((right, line) => Math.max(right, line.right), 0);
-  const paragraphs: string[] = [];
-  let text = "";
+  const paragraphs: string[][] = [];
   lines.forEach((line, i) => {
     const above = lines[i - 1];
-    if (above && !startsParagraph(above, line, { body, right })) {
-      text = joinLines(text, line.text);
+    const paragraph = paragraphs.at(-1);
+    if (paragraph && above && !startsParagraph(above, line, { body, right })) {
+      appendLine(paragraph, line.text);
     } else {
-      if (text) paragraphs.push(text);
-      text = line.text;
+      paragraphs.push([line.text]);
     }
   });
-  if (text) paragraphs.push(text);
-  return paragraphs.join("\n\n");
+  return paragraphs.map((paragraph) => paragraph.join(" ")).join("\n\n");
 }
 
 function sameSize(a: number, b: number): boolean {
@@ -259,10 +262,16 @@ function startsParagraph(
   return indented && endedShort;
 }
 
-/** Two lines of a paragraph as one: a space between them, or none where a hyphen split a word. */
-function joinLines(text: string, next: string): string {
-  if (/\p{L}[-\u00AD\u2010]$/u.test(text) && /^\p{Ll}/u.test(next)) {
-    return text.slice(0, -1) + next;
+/**
+ * Adds a line to a paragraph's lines, which are joined by spaces; a word hyphenated at the end of
+ * the last line is joined with the next line's lower-case start instead. Only the last line is
+ * looked at, so a long paragraph costs no more than its length.
+ */
+function appendLine(paragraph: string[], next: string): void {
+  const last = paragraph.at(-1)!;
+  if (/\p{L}[-\u00AD\u2010]$/u.test(last) && /^\p{Ll}/u.test(next)) {
+    paragraph[paragraph.length - 1] = last.slice(0, -1) + next;
+  } else {
+    paragraph.push(next);
   }
-  return `${text} ${next}`;
 }
