@@ -13,6 +13,8 @@ import { UI_ASSETS, UI_ENTRY, type UiAsset } from "./ui_assets.ts";
 
 /** The demo authentication's class path: its login rule is explained on the login page. */
 const DEMO_AUTHENTICATION = "svc.deploy.SvcDemoAuthentication";
+/** OpenID Connect's class path: the login page is a link to the provider. */
+const OIDC_AUTHENTICATION = "svc.deploy.OpenIDConnectAuthentication";
 
 /** Where the page's scripts and styles are served from. */
 export const ASSETS_PATH = "/assets/";
@@ -27,6 +29,12 @@ export interface UiAppOptions {
    * @default {null}
    */
   demoAuthentication?: { sharedPassword: boolean } | null;
+  /**
+   * The configured authentication signs in at an OpenID provider, named on
+   * the login page's link ("Sign in with …").
+   * @default {null}
+   */
+  openIdConnect?: { name: string } | null;
   /**
    * The built UI.
    * @default {the embedded build}
@@ -43,6 +51,7 @@ export function createUiApp(options: UiAppOptions): Hono {
     apiUrl: options.apiUrl,
     version: VERSION,
     demoAuthentication: options.demoAuthentication ?? null,
+    openIdConnect: options.openIdConnect ?? null,
   }, assets.entry);
 
   const app = new Hono();
@@ -132,6 +141,7 @@ export function serveUi(config: Config, options: ServeUiOptions = {}): RunningUi
     demoAuthentication: demo
       ? { sharedPassword: envVar("SVC_DEMO_AUTHENTICATION_PASSWORD") !== undefined }
       : null,
+    openIdConnect: config.authentication === OIDC_AUTHENTICATION ? { name: providerName() } : null,
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -150,6 +160,16 @@ export function serveUi(config: Config, options: ServeUiOptions = {}): RunningUi
   const url = `http://${hostForUrl(server.addr.hostname)}:${server.addr.port}`;
   log(`svc UI at ${url}, using the API at ${config.api.url}`);
   return { url, finished: server.finished };
+}
+
+/**
+ * The OpenID provider as the login page names it: `SVC_OIDC_NAME`, else
+ * the issuer's host, as the API's sign-in names it.
+ */
+function providerName(): string {
+  const issuer = envVar("SVC_OIDC_ISSUER") ?? "";
+  return envVar("SVC_OIDC_NAME") ||
+    (URL.canParse(issuer) ? new URL(issuer).host : "your organisation");
 }
 
 /**

@@ -14,14 +14,24 @@ import type { Session } from "./session.ts";
 import { Workspace } from "./Workspace.tsx";
 
 /** Which page to show. */
-export type Page = { name: "login"; reason: LoginReason } | { name: "workspace"; session: Session };
+export type Page =
+  | { name: "login"; reason: LoginReason; next: string; failure?: string }
+  | { name: "workspace"; session: Session };
 
 /** The whole UI. */
 export function App(props: { api: ApiClient; settings: UiSettings; page: Page }): JSX.Element {
   const [error] = useErrorBoundary((error) => console.error(error));
   if (error) return <Crash error={error} />;
   return props.page.name === "login"
-    ? <LoginPage api={props.api} settings={props.settings} reason={props.page.reason} />
+    ? (
+      <LoginPage
+        api={props.api}
+        settings={props.settings}
+        reason={props.page.reason}
+        next={props.page.next}
+        failure={props.page.failure}
+      />
+    )
     : <Workspace api={props.api} settings={props.settings} session={props.page.session} />;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The login page (`/auth/`): it says how the configured authentication
- * works, and why a login failed.
+ * works, and why a login failed; with an OpenID provider, it is one link
+ * that signs in there.
  * @module
  */
 import type { JSX } from "preact";
@@ -8,22 +9,31 @@ import { useEffect, useState } from "preact/hooks";
 import { type ApiClient, ApiError, describeError } from "./api_client.ts";
 import type { UiSettings } from "./api_types.ts";
 import { Icon, Logo } from "./Icons.tsx";
-import type { LoginReason } from "./paths.ts";
-import { saveSession } from "./session.ts";
+import { type LoginReason, openIdConnectLoginUrl } from "./paths.ts";
+import { saveSession, startSignIn } from "./session.ts";
 
 const REASONS: Record<string, string> = {
   expired: "Your session has ended. Log in again to go on.",
   "logged-out": "You are logged out.",
 };
 
-/** The login form. */
-export function LoginPage(
-  props: { api: ApiClient; settings: UiSettings; reason: LoginReason },
-): JSX.Element {
+/** What the login page is given. */
+interface LoginProps {
+  api: ApiClient;
+  settings: UiSettings;
+  reason: LoginReason;
+  /** The page of the UI to go to once logged in. */
+  next: string;
+  /** Why the last sign-in failed, as the API said. */
+  failure?: string;
+}
+
+/** The login form, or the link to the OpenID provider. */
+export function LoginPage(props: LoginProps): JSX.Element {
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | undefined>(undefined);
+  const [failure, setFailure] = useState<string | undefined>(props.failure);
   const demo = props.settings.demoAuthentication;
   useEffect(() => {
     document.title = "Log in · svc";
@@ -36,7 +46,7 @@ export function LoginPage(
     try {
       const token = await props.api.login(username, password);
       saveSession({ user: username, token });
-      location.replace("/");
+      location.replace(props.next);
     } catch (error) {
       // The API's own sentence says it best: a wrong password (401), or that it cannot be reached.
       setFailure(
@@ -47,15 +57,42 @@ export function LoginPage(
   }
 
   const reason = props.reason && REASONS[props.reason];
+  const provider = props.settings.openIdConnect;
+  if (provider) {
+    return (
+      <main class="login-page">
+        <div class="login-card" role="region" aria-labelledby="login-title">
+          <CardTop reason={reason} />
+          {failure && (
+            <p class="login-error" role="alert">
+              <Icon name="alert" /> {failure}
+            </p>
+          )}
+          <a
+            class="button primary wide"
+            href={openIdConnectLoginUrl(props.api.baseUrl, location.origin, {
+              next: props.next,
+              signIn: "",
+            })}
+            onClick={(event) => {
+              // The mark is made on the click, so that only this tab's sign-in is taken back.
+              event.currentTarget.href = openIdConnectLoginUrl(props.api.baseUrl, location.origin, {
+                next: props.next,
+                signIn: startSignIn(),
+              });
+            }}
+          >
+            Sign in with {provider.name}
+          </a>
+          <p class="login-foot">svc {props.settings.version} · API at {props.api.baseUrl}</p>
+        </div>
+      </main>
+    );
+  }
   return (
     <main class="login-page">
       <form class="login-card" onSubmit={submit} aria-labelledby="login-title">
-        <div class="login-brand">
-          <Logo />
-          <span class="brand-name">svc</span>
-        </div>
-        <h1 id="login-title">Log in</h1>
-        {reason && <p class="login-reason" role="status">{reason}</p>}
+        <CardTop reason={reason} />
         {demo && (
           <div class="demo-rule">
             <Icon name="info" />
@@ -101,5 +138,19 @@ export function LoginPage(
         <p class="login-foot">svc {props.settings.version} · API at {props.api.baseUrl}</p>
       </form>
     </main>
+  );
+}
+
+/** The top of the login card: svc's name, the title, and why the page is shown. */
+function CardTop(props: { reason: string | undefined }): JSX.Element {
+  return (
+    <>
+      <div class="login-brand">
+        <Logo />
+        <span class="brand-name">svc</span>
+      </div>
+      <h1 id="login-title">Log in</h1>
+      {props.reason && <p class="login-reason" role="status">{props.reason}</p>}
+    </>
   );
 }

@@ -29,4 +29,6 @@ export interface UiSettings {
   version: string;
   /** The configured authentication is the demo one; `sharedPassword` when env sets its password. */
   demoAuthentication: { sharedPassword: boolean } | null;
+  /** The configured authentication signs in at an OpenID provider, which the login page names. */
+  openIdConnect: { name: string } | null;
 }

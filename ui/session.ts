@@ -30,3 +30,22 @@ export function saveSession(session: Session): void {
 export function clearSession(): void {
   localStorage.removeItem(KEY);
 }
+
+const SIGN_IN_KEY = "svc.signIn";
+
+/**
+ * A mark of a provider's sign-in that this tab starts, kept in the tab until
+ * it comes back: a session in the address is taken only with it.
+ */
+export function startSignIn(): string {
+  const mark = crypto.randomUUID();
+  sessionStorage.setItem(SIGN_IN_KEY, mark);
+  return mark;
+}
+
+/** Whether `mark` is the one this tab's sign-in kept; it is used up either way. */
+export function takeSignIn(mark: string | null): boolean {
+  const kept = sessionStorage.getItem(SIGN_IN_KEY);
+  sessionStorage.removeItem(SIGN_IN_KEY);
+  return mark !== null && kept === mark;
+}

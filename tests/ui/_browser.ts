@@ -101,6 +101,15 @@ export interface StartSvcUiOptions {
    * with its password, stored before svc starts.
    */
   accounts?: Record<string, string>;
+  /** The class path of the authentication, instead of the demo's. */
+  authentication?: string;
+  /** Environment variables of the process (the authentication's settings). */
+  env?: Record<string, string>;
+  /**
+   * The API's port.
+   * @default {a free port}
+   */
+  apiPort?: number;
 }
 
 /**
@@ -109,7 +118,7 @@ export interface StartSvcUiOptions {
  */
 export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<RunningSvc> {
   const dir = await tmpDir();
-  const apiPort = freePort();
+  const apiPort = options.apiPort ?? freePort();
   const uiPort = freePort();
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(
@@ -119,6 +128,7 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
       `source_storages = ["svc.source_storages.SvcDemoSourceStorage"]`,
       `assistants = ["${SLOW_ASSISTANT}#SlowAssistant", "svc.assistants.SvcDemoAssistant"]`,
       ...(options.accounts ? [`authentication = "svc.deploy.PasswordAuthentication"`] : []),
+      ...(options.authentication ? [`authentication = "${options.authentication}"`] : []),
       `[api]`,
       `port = ${apiPort}`,
       `[ui]`,
@@ -143,7 +153,7 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
     config,
     ...(options.noApi ? ["--no-start-api"] : []),
   ];
-  const svc = await startProcess(args, { health: url }).catch(async (error) => {
+  const svc = await startProcess(args, { health: url, env: options.env }).catch(async (error) => {
     await dir[Symbol.asyncDispose]();
     throw error;
   });

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "npm:playwright-core@1.65.1";
+import { freePort } from "../_process.ts";
+import { ACCOUNT, CLIENT, startProvider } from "../server/auth/_oidc_provider.ts";
 import { FIXTURES } from "../test_utils.ts";
 import { browserTest, screenshot, startSvcUi, until } from "./_browser.ts";
 import { CHUNKS } from "./slow_assistant.ts";
@@ -396,3 +398,93 @@ browserTest("the web UI says in words when the API does not answer", async (brow
   await screenshot(page, "23-api-down-workspace");
   await page.close();
 });
+
+browserTest(
+  "the web UI signs in at an OpenID provider, and comes back to the chat it was on",
+  async (browser) => {
+    const apiPort = freePort();
+    await using provider = await startProvider([
+      `http://127.0.0.1:${apiPort}/auth/oidc/callback`,
+    ]);
+    await using svc = await startSvcUi({
+      apiPort,
+      authentication: "svc.deploy.OpenIDConnectAuthentication",
+      env: {
+        SVC_OIDC_ISSUER: provider.issuer,
+        SVC_OIDC_CLIENT_ID: CLIENT.id,
+        SVC_OIDC_CLIENT_SECRET: CLIENT.secret,
+        SVC_OIDC_USER_CLAIM: "preferred_username",
+        SVC_OIDC_NAME: "Test provider",
+      },
+    });
+    const signIn = async (page: Page, password: string) => {
+      await page.getByRole("link", { name: "Sign in with Test provider" }).click();
+      await page.getByRole("heading", { name: "Sign in to the test provider" }).waitFor();
+      await page.getByLabel("Username").fill(ACCOUNT.username);
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Continue" }).click();
+    };
+
+    const first = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await first.newPage();
+    await page.goto(svc.url);
+    await page.waitForURL(/\/auth\/$/);
+    assert.equal(await page.getByLabel("Password").count(), 0, "no password form of svc's own");
+    await screenshot(page, "25-oidc-login");
+    // A wrong password is the provider's to refuse; the right one comes back to svc, signed in.
+    await signIn(page, "not the password");
+    await page.getByText("Wrong username or password").waitFor();
+    await page.getByLabel("Username").fill(ACCOUNT.username);
+    await page.getByLabel("Password").fill(ACCOUNT.password);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("heading", { name: "Ask your documents" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, "/");
+    assert.equal(new URL(page.url()).hash, "", "the session left the address");
+    await page.locator(".account-name", { hasText: ACCOUNT.username }).waitFor();
+
+    // A chat of the user's, made with the session the sign-in gave.
+    const token: string = await page.evaluate(() =>
+      JSON.parse(localStorage.getItem("svc.session")!).token
+    );
+    const created = await fetch(`${svc.apiUrl}/chats`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Signed in elsewhere",
+        source_storage: "Svc/DemoSourceStorage",
+        assistant: "Svc/DemoAssistant",
+        params: {},
+        documents: [],
+      }),
+    });
+    assert.equal(created.status, 200);
+    const chat: { id: string } = await created.json();
+    await first.close();
+
+    // Another browser opens the chat's address: it signs in at the provider and lands in the chat.
+    const second = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const other = await second.newPage();
+    await other.goto(`${svc.url}/?chat=${chat.id}`);
+    await other.waitForURL(/\/auth\/\?next=/);
+    await signIn(other, ACCOUNT.password);
+    await other.getByRole("heading", { name: "Signed in elsewhere" }).waitFor();
+    assert.equal(new URL(other.url()).searchParams.get("chat"), chat.id);
+    await screenshot(other, "26-oidc-back-in-chat");
+
+    // Logging out ends the session on the server too.
+    const session: string = await other.evaluate(() =>
+      JSON.parse(localStorage.getItem("svc.session")!).token
+    );
+    await other.getByRole("link", { name: "Log out" }).click();
+    await other.getByText("You are logged out.").waitFor();
+    await other.getByRole("link", { name: "Sign in with Test provider" }).waitFor();
+    const ended = await fetch(`${svc.apiUrl}/chats`, {
+      headers: { authorization: `Bearer ${session}` },
+    });
+    assert.equal(ended.status, 401);
+    await ended.body?.cancel();
+    await second.close();
+    const { code, stderr } = await svc.stop();
+    assert.equal(code, 0, stderr);
+  },
+);

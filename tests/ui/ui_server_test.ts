@@ -27,6 +27,7 @@ Deno.test("the UI server serves the page at /, /auth/ and /logout/, never cached
       apiUrl: "http://127.0.0.1:31476",
       version: settingsOf(html).version,
       demoAuthentication: { sharedPassword: false },
+      openIdConnect: null,
     });
     assert.ok(html.includes(`<script type="module" src="${ASSETS_PATH}${UI_ENTRY.script}">`));
     assert.ok(html.includes(`<link rel="stylesheet" href="${ASSETS_PATH}${UI_ENTRY.style}">`));
@@ -81,6 +82,13 @@ Deno.test("the UI server answers 404 for an unknown asset or page", async () => 
 Deno.test("the UI server's page says nothing of a demo rule for another authentication", async () => {
   const other = createUiApp({ apiUrl: "https://svc.example/api" });
   const html = await (await other.request("/")).text();
+  assert.equal(settingsOf(html).demoAuthentication, null);
+});
+
+Deno.test("the UI server's page names the OpenID provider, for its login link", async () => {
+  const oidc = createUiApp({ apiUrl: "https://svc.example/api", openIdConnect: { name: "Acme" } });
+  const html = await (await oidc.request("/auth/")).text();
+  assert.deepEqual(settingsOf(html).openIdConnect, { name: "Acme" });
   assert.equal(settingsOf(html).demoAuthentication, null);
 });
 
