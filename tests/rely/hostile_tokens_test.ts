@@ -3,11 +3,14 @@
  * claims, another type or audience, or a session that ended; every protected route refusing
  * forged, expired, ended and upload tokens; upload tokens used for another document, twice, after
  * they expired, or as bearers, with the two secrets equal; API keys on every protected route,
- * refused once revoked or when forged.
+ * refused once revoked or when forged; a trusted proxy's user header from any other address.
  * @module
  */
 import assert from "node:assert/strict";
 import { generateKeyPair, SignJWT } from "jose";
+import { Sessions } from "../../server/auth/sessions.ts";
+import { TrustedProxyAuthentication } from "../../server/auth/trusted_proxy.ts";
+import { TrustedProxies } from "../../server/auth/trusted_proxies.ts";
 import { UploadTokens } from "../../server/upload_token.ts";
 import { SESSION_SECRET, type TestApi, testApi } from "../server/api/_api.ts";
 import { chatBody, expectError, filesUnder } from "./_hostile.ts";
@@ -242,6 +245,76 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
   await api.as("bob");
   assert.equal((await api.call("GET", `/chats/${chat.id}`)).status, 404);
   assert.equal((await api.call("GET", `/api-keys/${spare.id}`)).status, 404);
+});
+
+Deno.test("with TrustedProxyAuthentication, every protected route refuses the proxy's header from another address, and forged or upload bearers", async () => {
+  Deno.env.set("SVC_API_TRUSTED_PROXIES", '["127.0.0.1"]');
+  try {
+    await using api = await testApi({ authentication: new TrustedProxyAuthentication() });
+    api.deps.trustedProxies = new TrustedProxies(["127.0.0.1"]);
+    const proxy = { remoteAddr: { hostname: "127.0.0.1" } };
+    const stranger = { remoteAddr: { hostname: "127.0.0.2" } };
+    const ada = { "x-forwarded-user": "ada" };
+    const call = (method: string, path: string, headers: Record<string, string>, from: object) =>
+      api.app.request(`http://svc.test${path}`, {
+        method,
+        headers: { ...headers, "content-type": "application/json" },
+        body: method === "GET" || method === "DELETE" ? undefined : JSON.stringify({}),
+      }, from);
+    const registered = await (await api.app.request("http://svc.test/document", {
+      method: "POST",
+      headers: { ...ada, "content-type": "application/json" },
+      body: JSON.stringify({ name: "a.md" }),
+    }, proxy)).json();
+    const session = await new Sessions({ database: api.deps.database, key: SESSION_SECRET })
+      .start("ada");
+    const forged = await new SignJWT({ user: "ada", sid: claimsOf(session).sid, aud: SESSION.aud })
+      .setProtectedHeader({ alg: "HS256", typ: SESSION.typ })
+      .setExpirationTime(Math.floor(Date.now() / 1000) + HOUR)
+      .sign(KEY.map((b) => b ^ 1));
+    const routes = await bearerRoutes(api);
+    assert.ok(routes.length >= 10, `${routes.length} protected routes`);
+    for (const { method, path } of routes) {
+      const url = path.replace("{id}", registered.document.id);
+      const cases: [string, Record<string, string>, object, string | RegExp][] = [
+        ["the header from another address", ada, stranger, /taken only from a trusted proxy/],
+        [
+          "the header from another address with a good session",
+          { ...ada, authorization: `Bearer ${session}` },
+          stranger,
+          /came from 127\.0\.0\.2, which is not one/,
+        ],
+        [
+          "the header from another address that names the proxy in X-Forwarded-For",
+          { ...ada, "x-forwarded-for": "127.0.0.1" },
+          stranger,
+          /taken only from a trusted proxy/,
+        ],
+        [
+          "a forged bearer",
+          { authorization: `Bearer ${forged}` },
+          stranger,
+          "The bearer token is not valid",
+        ],
+        [
+          "an upload token through the proxy",
+          { authorization: `Bearer ${registered.parameters.data.token}` },
+          proxy,
+          "The bearer token is not valid",
+        ],
+      ];
+      for (const [what, headers, from, message] of cases) {
+        const response = await call(method, url, headers, from);
+        assert.equal(response.status, 401, `${method} ${path} with ${what}`);
+        await expectError(response, 401, message);
+      }
+    }
+    // The same session, without a header it may not send, is a bearer like any other.
+    const chats = await call("GET", "/chats", { authorization: `Bearer ${session}` }, stranger);
+    assert.equal(chats.status, 200);
+  } finally {
+    Deno.env.delete("SVC_API_TRUSTED_PROXIES");
+  }
 });
 
 Deno.test("an upload token uploads its own document once, and not after it expired", async () => {
