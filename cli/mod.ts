@@ -6,7 +6,6 @@
 import { Command, CommanderError } from "commander";
 import { SvcError } from "../components/core/errors.ts";
 import { redactUrls } from "../components/core/redact_url.ts";
-import { VERSION } from "../components/version.ts";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
 import { evalCommand } from "./eval.ts";
@@ -14,6 +13,7 @@ import { initCommand } from "./init.ts";
 import { commanderMistake, unknownCommand } from "./mistakes.ts";
 import { uiCommand } from "./ui.ts";
 import { userCommand } from "./user.ts";
+import { VERSION_LINE } from "./version_line.ts";
 import type { CommandContext, Io } from "./context.ts";
 
 export type { CommandContext, Io } from "./context.ts";
@@ -77,7 +77,7 @@ export async function run(
   let failing: Command | undefined;
   const program = new Command("svc")
     .description("A self-hosted retrieval-augmented generation service")
-    .version(`svc ${VERSION}`, "-V, --version", "print the version")
+    .version(VERSION_LINE, "-V, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .helpCommand("help [command]", "show the help of a command")
     .exitOverride()

@@ -9,7 +9,8 @@
  * - the module graph of `main.ts`: every local module, `deno.json` (the
  *   version), the UI bundle and Swagger UI as generated modules;
  * - {@linkcode INCLUDES}: the main modules of the Web Workers, which are not
- *   imported but started with `new Worker(new URL(...))`;
+ *   imported but started with `new Worker(new URL(...))`, and the commands,
+ *   which `main.ts` imports by a name Deno does not read ahead of time;
  * - the optional npm packages (`components/packages.ts`), which svc imports
  *   by a name Deno cannot read ahead of time, so that they load from the
  *   binary rather than from the network;
@@ -26,11 +27,18 @@ import { OPTIONAL_PACKAGES } from "../components/packages.ts";
 export const ENTRY = "main.ts";
 
 /**
- * What `--include` adds to the module graph: the main module of each Web
- * Worker. `tests/dist/self_contained_test.ts` fails when a worker of the
- * graph is missing here.
+ * The commands: `main.ts` imports them by a name Deno does not read ahead of
+ * time, so that `svc --version` does not load them.
+ */
+export const COMMANDS = "cli/mod.ts";
+
+/**
+ * What `--include` adds to the module graph: the commands and the main
+ * module of each Web Worker. `tests/dist/self_contained_test.ts` fails when a
+ * worker of the graph is missing here.
  */
 export const INCLUDES: readonly string[] = [
+  COMMANDS,
   "server/database/_thread_worker.ts",
   "components/indexing/_worker.ts",
 ];

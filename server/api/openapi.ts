@@ -6,7 +6,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { VERSION } from "../../components/version.ts";
-import { SWAGGER_UI_ASSETS } from "../swagger_ui_assets.ts";
 import * as schemas from "./schemas.ts";
 
 interface Operation {
@@ -268,29 +267,56 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return json as Record<string, unknown>;
 }
 
+/** Swagger UI's files, which `/docs` loads from `docs/<name>`. */
+const SWAGGER_UI_FILES = ["swagger-ui.css", "swagger-ui-bundle.js"] as const;
+
+/** One of Swagger UI's files, gzipped, and inflated once a client takes no gzip. */
+interface DocsAsset {
+  contentType: string;
+  gzipped: Uint8Array<ArrayBuffer>;
+  inflated?: Promise<ArrayBuffer>;
+}
+
+let docsAssets: Promise<Map<string, DocsAsset>> | undefined;
+
+/**
+ * Swagger UI's files by name. Their module (server/swagger_ui_assets.ts, most
+ * of the program's source) is imported on the first request of one, so that
+ * a server whose docs nobody reads neither parses nor holds it.
+ */
+function swaggerUiAssets(): Promise<Map<string, DocsAsset>> {
+  docsAssets ??= import("../swagger_ui_assets.ts").then(({ SWAGGER_UI_ASSETS }) =>
+    new Map(SWAGGER_UI_ASSETS.map((asset) => [asset.name, {
+      contentType: asset.contentType,
+      gzipped: Uint8Array.fromBase64(asset.gzipBase64),
+    }]))
+  );
+  return docsAssets;
+}
+
 /** `/openapi.json`, `/docs` and its assets. */
 export function docsRoutes(serverUrl: string): Hono {
   const app = new Hono();
-  const document = openApiDocument(serverUrl);
-  app.get("/openapi.json", (c) => c.json(document));
+  // Made on the first request: most servers are never asked for it.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", (c) => c.json(document ??= openApiDocument(serverUrl)));
   app.get("/docs", (c) => c.html(DOCS_PAGE));
   // Swagger UI's files are embedded (see server/swagger_ui_assets.ts), gzipped: sent as they are
   // to a client that takes gzip, inflated once for any other.
-  for (const asset of SWAGGER_UI_ASSETS) {
-    const gzipped = Uint8Array.fromBase64(asset.gzipBase64);
-    let inflated: Promise<ArrayBuffer> | undefined;
-    app.get(`/docs/${asset.name}`, async (c) => {
+  for (const name of SWAGGER_UI_FILES) {
+    app.get(`/docs/${name}`, async (c) => {
+      const asset = (await swaggerUiAssets()).get(name)!;
       c.header("Content-Type", asset.contentType);
       c.header("Cache-Control", "public, max-age=86400");
       c.header("Vary", "Accept-Encoding");
       if (/\bgzip\b/.test(c.req.header("Accept-Encoding") ?? "")) {
         c.header("Content-Encoding", "gzip");
-        return c.body(gzipped);
+        return c.body(asset.gzipped);
       }
-      inflated ??= new Response(
-        new Blob([gzipped]).stream().pipeThrough(new DecompressionStream("gzip")),
+      asset.inflated ??= new Response(
+        new Blob([asset.gzipped]).stream().pipeThrough(new DecompressionStream("gzip")),
       ).arrayBuffer();
-      return c.body(await inflated);
+      return c.body(await asset.inflated);
     });
   }
   return app;
@@ -302,11 +328,11 @@ const DOCS_PAGE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <title>svc REST API</title>
-<link rel="stylesheet" href="docs/swagger-ui.css">
+<link rel="stylesheet" href="docs/${SWAGGER_UI_FILES[0]}">
 </head>
 <body>
 <div id="docs"></div>
-<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/${SWAGGER_UI_FILES[1]}"></script>
 <script>SwaggerUIBundle({ url: "openapi.json", dom_id: "#docs" });</script>
 </body>
 </html>
