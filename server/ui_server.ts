@@ -15,6 +15,8 @@ import { UI_ASSETS, UI_ENTRY, type UiAsset } from "./ui_assets.ts";
 const DEMO_AUTHENTICATION = "svc.deploy.SvcDemoAuthentication";
 /** OpenID Connect's class path: the login page is a link to the provider. */
 const OIDC_AUTHENTICATION = "svc.deploy.OpenIDConnectAuthentication";
+/** The trusted proxy's class path: the login page asks nothing, the proxy has signed in. */
+const PROXY_AUTHENTICATION = "svc.deploy.TrustedProxyAuthentication";
 
 /** Where the page's scripts and styles are served from. */
 export const ASSETS_PATH = "/assets/";
@@ -36,6 +38,11 @@ export interface UiAppOptions {
    */
   openIdConnect?: { name: string } | null;
   /**
+   * The configured authentication is a trusted proxy's.
+   * @default {false}
+   */
+  trustedProxy?: boolean;
+  /**
    * The built UI.
    * @default {the embedded build}
    */
@@ -52,6 +59,7 @@ export function createUiApp(options: UiAppOptions): Hono {
     version: VERSION,
     demoAuthentication: options.demoAuthentication ?? null,
     openIdConnect: options.openIdConnect ?? null,
+    trustedProxy: options.trustedProxy ?? false,
   }, assets.entry);
 
   const app = new Hono();
@@ -142,6 +150,7 @@ export function serveUi(config: Config, options: ServeUiOptions = {}): RunningUi
       ? { sharedPassword: envVar("SVC_DEMO_AUTHENTICATION_PASSWORD") !== undefined }
       : null,
     openIdConnect: config.authentication === OIDC_AUTHENTICATION ? { name: providerName() } : null,
+    trustedProxy: config.authentication === PROXY_AUTHENTICATION,
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {

@@ -10,7 +10,7 @@ import { type ApiClient, ApiError, describeError } from "./api_client.ts";
 import type { UiSettings } from "./api_types.ts";
 import { Icon, Logo } from "./Icons.tsx";
 import { type LoginReason, openIdConnectLoginUrl } from "./paths.ts";
-import { saveSession, startSignIn } from "./session.ts";
+import { saveSession, startSignIn, userOfToken } from "./session.ts";
 
 const REASONS: Record<string, string> = {
   expired: "Your session has ended. Log in again to go on.",
@@ -35,17 +35,26 @@ export function LoginPage(props: LoginProps): JSX.Element {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | undefined>(props.failure);
   const demo = props.settings.demoAuthentication;
+  const proxied = props.settings.trustedProxy;
   useEffect(() => {
     document.title = "Log in · svc";
+    // Behind a proxy that has signed the user in, there is nothing to ask: go on, unless the user
+    // has just logged out.
+    if (proxied && props.reason !== "logged-out") void logIn("", "");
   }, []);
 
-  async function submit(event: Event) {
+  function submit(event: Event) {
     event.preventDefault();
+    void logIn(username, password);
+  }
+
+  async function logIn(name: string, secret: string) {
     setBusy(true);
     setFailure(undefined);
     try {
-      const token = await props.api.login(username, password);
-      saveSession({ user: username, token });
+      const token = await props.api.login(name, secret);
+      // Behind the proxy the form is empty, and the session names the user the proxy named.
+      saveSession({ user: proxied ? userOfToken(token) : name, token });
       location.replace(props.next);
     } catch (error) {
       // The API's own sentence says it best: a wrong password (401), or that it cannot be reached.
@@ -58,6 +67,30 @@ export function LoginPage(props: LoginProps): JSX.Element {
 
   const reason = props.reason && REASONS[props.reason];
   const provider = props.settings.openIdConnect;
+  if (proxied) {
+    return (
+      <main class="login-page">
+        <div class="login-card" role="region" aria-labelledby="login-title">
+          <CardTop reason={reason} />
+          <p>This svc signs you in through the proxy in front of it.</p>
+          {failure && (
+            <p class="login-error" role="alert">
+              <Icon name="alert" /> {failure}
+            </p>
+          )}
+          <button
+            type="button"
+            class="button primary wide"
+            disabled={busy}
+            onClick={() => void logIn("", "")}
+          >
+            {busy ? "Logging in…" : "Continue"}
+          </button>
+          <p class="login-foot">svc {props.settings.version} · API at {props.api.baseUrl}</p>
+        </div>
+      </main>
+    );
+  }
   if (provider) {
     return (
       <main class="login-page">

@@ -31,4 +31,6 @@ export interface UiSettings {
   demoAuthentication: { sharedPassword: boolean } | null;
   /** The configured authentication signs in at an OpenID provider, which the login page names. */
   openIdConnect: { name: string } | null;
+  /** The configured authentication is a trusted proxy's: the login page asks nothing. */
+  trustedProxy: boolean;
 }

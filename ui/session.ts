@@ -49,3 +49,26 @@ export function takeSignIn(mark: string | null): boolean {
   sessionStorage.removeItem(SIGN_IN_KEY);
   return mark !== null && kept === mark;
 }
+
+/**
+ * The user a session token names, from its claims; only for showing it,
+ * since the API checks the token.
+ *
+ * @example
+ * ```ts
+ * import { userOfToken } from "./session.ts";
+ * const claims = btoa(JSON.stringify({ user: "ada" })).replace(/=+$/, "");
+ * console.assert(userOfToken(`x.${claims}.y`) === "ada");
+ * console.assert(userOfToken("not a token") === "");
+ * ```
+ */
+export function userOfToken(token: string): string {
+  try {
+    const part = token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/");
+    const json = new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0)));
+    const user = JSON.parse(json).user;
+    return typeof user === "string" ? user : "";
+  } catch {
+    return "";
+  }
+}

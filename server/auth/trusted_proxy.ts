@@ -25,7 +25,9 @@ export interface TrustedProxyAuthenticationOptions {
  * The user is the one a trusted proxy names in its header. A request with
  * that header from any other address is refused (401), whatever else it
  * carries; a request without it may still show a bearer token (a session or
- * an API key). Logging in with a form is refused (405): the proxy signs in.
+ * an API key). `POST /token` through the proxy starts a session of the user
+ * it names, whatever the form says (the web UI's way in); a login form
+ * without the header is refused (405): the proxy signs users in.
  */
 export class TrustedProxyAuthentication extends Authentication {
   /** The header that names the user, as configured. */
@@ -53,6 +55,16 @@ export class TrustedProxyAuthentication extends Authentication {
       );
     }
     super.setUp(context);
+  }
+
+  /**
+   * A session of the user the trusted proxy names.
+   * @throws {SvcError} 401 for the header from another address, 405 without it
+   */
+  override async createToken(request: Request, client: ClientInfo = {}): Promise<string> {
+    const user = this.#proxyUser(request, client);
+    if (user === undefined) return await super.createToken(request, client);
+    return await this.context.sessions.start(user, { ttl: this.sessionTtl });
   }
 
   /**

@@ -488,3 +488,55 @@ browserTest(
     assert.equal(code, 0, stderr);
   },
 );
+
+browserTest(
+  "the web UI behind a trusted proxy is the user the proxy names, with no form to fill",
+  async (browser) => {
+    const apiPort = freePort();
+    // A proxy on loopback that has signed ada in: it names her on every request to the API.
+    const proxy = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+      const url = new URL(request.url);
+      const headers = new Headers(request.headers);
+      headers.set("x-forwarded-user", "ada");
+      try {
+        const answer = await fetch(`http://127.0.0.1:${apiPort}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers,
+          body: request.body,
+          redirect: "manual",
+        });
+        return new Response(answer.body, { status: answer.status, headers: answer.headers });
+      } catch {
+        return new Response(null, { status: 502 });
+      }
+    });
+    try {
+      await using svc = await startSvcUi({
+        apiPort,
+        authentication: "svc.deploy.TrustedProxyAuthentication",
+        env: {
+          SVC_API_TRUSTED_PROXIES: '["127.0.0.1"]',
+          SVC_API_URL: `http://127.0.0.1:${proxy.addr.port}`,
+        },
+      });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(svc.url);
+      await page.getByRole("heading", { name: "Ask your documents" }).waitFor();
+      await page.locator(".account-name", { hasText: "ada" }).waitFor();
+      assert.equal(new URL(page.url()).pathname, "/");
+
+      // Logging out ends svc's session and stays out until the user goes on.
+      await page.getByRole("link", { name: "Log out" }).click();
+      await page.getByText("You are logged out.").waitFor();
+      assert.equal(await page.getByLabel("Password").count(), 0, "no password form");
+      await screenshot(page, "27-proxy-logged-out");
+      await page.getByRole("button", { name: "Continue" }).click();
+      await page.getByRole("heading", { name: "Ask your documents" }).waitFor();
+      await page.close();
+      const { code, stderr } = await svc.stop();
+      assert.equal(code, 0, stderr);
+    } finally {
+      await proxy.shutdown();
+    }
+  },
+);

@@ -28,6 +28,7 @@ Deno.test("the UI server serves the page at /, /auth/ and /logout/, never cached
       version: settingsOf(html).version,
       demoAuthentication: { sharedPassword: false },
       openIdConnect: null,
+      trustedProxy: false,
     });
     assert.ok(html.includes(`<script type="module" src="${ASSETS_PATH}${UI_ENTRY.script}">`));
     assert.ok(html.includes(`<link rel="stylesheet" href="${ASSETS_PATH}${UI_ENTRY.style}">`));

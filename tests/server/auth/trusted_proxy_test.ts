@@ -99,13 +99,23 @@ Deno.test("TrustedProxyAuthentication takes the user from the trusted proxy's he
   const empty = await from("127.0.0.1", `${base}/chats`, { headers: { "X-Forwarded-User": " " } });
   assert.equal(empty.status, 401);
 
-  // The proxy signs users in: a login form is not taken, from it or from anywhere.
-  const login = await from("127.0.0.1", `${base}/token`, {
+  // The proxy signs users in: POST /token through it is a session of the user it names, whatever
+  // the form says; a form without the header is not taken, and the header from elsewhere is refused.
+  const form = (headers: Record<string, string>) => ({
     method: "POST",
-    headers: { ...ada, "Content-Type": "application/x-www-form-urlencoded" },
-    body: "username=ada&password=ada",
+    headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+    body: "username=bob&password=bob",
   });
-  assert.equal(login.status, 405);
+  const login = await from("127.0.0.1", `${base}/token`, form(ada));
+  assert.equal(login.status, 200);
+  const session = { authorization: `Bearer ${login.body}` };
+  const direct = await from("127.0.0.2", `${base}/chats`, { headers: session });
+  assert.equal((direct.body as unknown[]).length, 1, "ada's chat, not bob's");
+  assert.equal((await from("127.0.0.1", `${base}/token`, form({}))).status, 405);
+  assert.equal((await from("127.0.0.2", `${base}/token`, form(ada))).status, 401);
+  const ended = await from("127.0.0.2", `${base}/logout`, { method: "POST", headers: session });
+  assert.equal(ended.status, 200);
+  assert.equal((await from("127.0.0.2", `${base}/chats`, { headers: session })).status, 401);
   const logout = await from("127.0.0.1", `${base}/logout`, { method: "POST", headers: ada });
   assert.equal(logout.status, 400);
   assert.match(
