@@ -282,12 +282,16 @@ async function report(
 }
 
 /**
- * Why the configured sign-in cannot be served: its class does not load, or
- * it is the demo sign-in on an address other than loopback.
+ * Why the configured sign-in cannot be served: its class does not load, its
+ * settings are missing or wrong (as its constructor says), or it is the demo
+ * sign-in on an address other than loopback.
  */
 async function signInProblem(config: Config): Promise<string | undefined> {
   try {
-    return exposedDemo(config, await loadClass(config.authentication, { base: config.base }));
+    const found = await loadClass(config.authentication, { base: config.base });
+    const exposed = exposedDemo(config, found);
+    if (exposed === undefined && typeof found === "function") new (found as new () => unknown)();
+    return exposed;
   } catch (error) {
     return (error as Error).message;
   }

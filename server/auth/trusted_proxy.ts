@@ -6,7 +6,7 @@
  */
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { envVar } from "../../components/core/requirements.ts";
-import { Authentication, type AuthenticationContext, type ClientInfo } from "./authentication.ts";
+import { Authentication, type ClientInfo } from "./authentication.ts";
 import { TRUSTED_PROXIES_ENV, trustedProxies } from "./trusted_proxies.ts";
 
 /** The header a proxy names the user in unless `SVC_API_PROXY_USER_HEADER` says otherwise. */
@@ -33,7 +33,10 @@ export class TrustedProxyAuthentication extends Authentication {
   /** The header that names the user, as configured. */
   readonly header: string;
 
-  /** @throws {SvcError} for a header name that is not one */
+  /**
+   * @throws {SvcError} for a header name that is not one, or when no proxy is
+   * trusted (`SVC_API_TRUSTED_PROXIES`): nobody could sign in
+   */
   constructor(options: TrustedProxyAuthenticationOptions = {}) {
     super();
     const header = options.header ?? envVar("SVC_API_PROXY_USER_HEADER") ?? "";
@@ -44,17 +47,12 @@ export class TrustedProxyAuthentication extends Authentication {
           `not ${quote(this.header)}`,
       );
     }
-  }
-
-  /** @throws {SvcError} when no proxy is trusted: nobody could sign in */
-  override setUp(context: AuthenticationContext): void {
     if (trustedProxies().empty) {
       throw new SvcError(
         `TrustedProxyAuthentication trusts no proxy: set ${TRUSTED_PROXIES_ENV} to the ` +
           `addresses svc sees the proxy's connections come from, such as ["127.0.0.1"]`,
       );
     }
-    super.setUp(context);
   }
 
   /**

@@ -66,6 +66,21 @@ Deno.test("svc check on the demo configuration shows every built-in and exits 0"
   assert.match(io.stdout, /^All selected components are available$/m);
 });
 
+Deno.test("svc check reports a sign-in whose settings are missing as an error", async () => {
+  const problems: [string, string][] = [
+    ["svc.deploy.OpenIDConnectAuthentication", "needs SVC_OIDC_ISSUER and SVC_OIDC_CLIENT_ID"],
+    ["svc.deploy.TrustedProxyAuthentication", "trusts no proxy: set SVC_API_TRUSTED_PROXIES"],
+  ];
+  for (const [authentication, problem] of problems) {
+    await using dir = await tmpDir();
+    const config = await writeConfig(dir.path, { authentication });
+    const io = capture();
+    assert.equal(await run(["check", "-c", config], io, { env: {} }), 1, io.stdout);
+    assert.ok(io.stdout.includes(`Sign-in: ${authentication}\n  ✗ `), io.stdout);
+    assert.ok(io.stdout.includes(problem), io.stdout);
+  }
+});
+
 Deno.test("svc check reports the demo sign-in on an address other than loopback as an error", async () => {
   await using dir = await tmpDir();
   await using other = await tmpDir();
