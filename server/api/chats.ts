@@ -64,7 +64,8 @@ export function chatRoutes(): Hono<ApiEnv> {
     if (query.data.messages === "false") {
       return c.json(await deps.database.listChatSummaries(user));
     }
-    return c.json(await deps.database.listChats(user));
+    const json = await deps.database.listChatsJson(user);
+    return c.body(json, 200, { "Content-Type": "application/json" });
   });
 
   app.get("/chats/:id", async (c) => {

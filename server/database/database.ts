@@ -193,6 +193,16 @@ export class Database {
     return assembleChats(await this.#read(chatQueries(user)));
   }
 
+  /**
+   * {@linkcode listChats} as its JSON text. On a database thread the list
+   * crosses to the main thread as one string, not as an object per message
+   * and source to copy and then serialise there.
+   */
+  async listChatsJson(user: string): Promise<string> {
+    if (this.#thread) return this.#forward("listChatsJson", user);
+    return JSON.stringify(await this.listChats(user));
+  }
+
   /** The user's chats, oldest first, without their messages: how many, and the last one's time. */
   async listChatSummaries(user: string): Promise<ChatSummary[]> {
     if (this.#thread) return this.#forward("listChatSummaries", user);
