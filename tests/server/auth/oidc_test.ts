@@ -193,6 +193,23 @@ Deno.test("OpenIDConnectAuthentication refuses to send a sign-in to another orig
   assert.equal(mixed.status, 400);
   await mixed.body?.cancel();
 
+  // A cookie made by hand to send the session elsewhere is refused, not followed.
+  const flow = {
+    verifier: "v".repeat(43),
+    nonce: "n".repeat(43),
+    returnTo: "https://evil.example/",
+  };
+  const planted = await fetch(`${svc.base}/auth/oidc/callback?code=abc&state=${state}`, {
+    redirect: "manual",
+    headers: {
+      cookie: `svc_oidc_${state}=${
+        new TextEncoder().encode(JSON.stringify(flow)).toBase64({ alphabet: "base64url" })
+      }`,
+    },
+  });
+  assert.equal(planted.status, 400);
+  assert.match(await errorOf(planted), /Cannot send a sign-in back to "https:\/\/evil\.example"/);
+
   // The provider's refusal comes back to the web UI in words.
   const real = new URL(started.headers.get("location")!).searchParams.get("state")!;
   const refused = await request(
