@@ -41,6 +41,7 @@ export const INCLUDES: readonly string[] = [
   COMMANDS,
   "server/database/_thread_worker.ts",
   "components/indexing/_worker.ts",
+  "components/documents/_pdf_worker.ts",
 ];
 
 /** The release targets and the name of each one's binary in `dist/`. */

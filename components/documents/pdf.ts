@@ -2,10 +2,11 @@
  * PDF documents, read with the legacy build of pdfjs-dist.
  * @module
  */
-import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
 import { unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { pageTexts, type PdfTextItem } from "./_pdf_layout.ts";
+import { pageTexts } from "./_pdf_layout.ts";
+import { readPdfItemsSplit } from "./_pdf_split.ts";
+import { readPdfItems } from "./_pdfjs.ts";
 import { checkPdfStreams } from "./_pdf_streams.ts";
 import type { DocumentHandler } from "./handler.ts";
 
@@ -33,58 +34,36 @@ export const pdfHandler: DocumentHandler = {
   extractPages: extractPdfPages,
 };
 
-type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
-
-let pdfjs: Promise<Pdfjs> | undefined;
-
-/**
- * Loads pdfjs on first use: it takes a few hundred milliseconds, which start-up should not pay. A
- * literal specifier, so that `deno compile` still includes it.
- */
-function loadPdfjs(): Promise<Pdfjs> {
-  if (!pdfjs) {
-    globalThis.addEventListener("unhandledrejection", ignorePdfjsLeak);
-    pdfjs = import("pdfjs-dist/legacy/build/pdf.mjs");
-  }
-  return pdfjs;
+/** Options of {@linkcode readPdfPages}. */
+export interface ReadPdfOptions {
+  /**
+   * How many workers read the pages, each one run of them, each started for this document and
+   * ended with it; 0 reads them on the calling thread. Each worker loads pdfjs and opens the
+   * document again, so a split costs more processor time and memory in all, and is quicker only
+   * for a long document on cores that would otherwise be idle (`bench/pdf_bench.ts` measures it).
+   * @default {0}
+   */
+  workers?: number;
 }
 
-/** The exceptions of pdfjs's worker code: its `BaseException` subclasses. */
-const PDFJS_EXCEPTIONS = new Set([
-  "PasswordException",
-  "UnknownErrorException",
-  "InvalidPDFException",
-  "ResponseException",
-  "FormatError",
-  "AbortException",
-  "MissingDataException",
-  "ParserEOFException",
-  "XRefEntryException",
-  "XRefParseException",
-  "JpegError",
-  "DNLMarkerError",
-  "EOIMarkerError",
-  "Jbig2Error",
-  "JpxError",
-]);
-
 /**
- * Keeps a rejection that pdfjs leaves unhandled from ending the process. pdfjs 6.5 fetches the
- * kids of the page tree ahead (`pageDictCache` in `Catalog.getPageDict`) and never awaits those
- * it does not need, so a damaged kid rejects with nobody listening, after the read that caused it
- * ended as it should. Only pdfjs's own exceptions are let go; any other stays fatal.
+ * Reads a PDF as {@linkcode pdfHandler} does, with the pages read on the calling thread or split
+ * across workers: the texts are the same either way.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readPdfPages } from "./pdf.ts";
+ * const bytes = await Deno.readFile("tests/fixtures/report.pdf");
+ * const pages = await readPdfPages(bytes, "report.pdf", { workers: 2 });
+ * assert.deepEqual(pages, await readPdfPages(bytes, "report.pdf", { workers: 0 }));
+ * ```
  */
-function ignorePdfjsLeak(event: PromiseRejectionEvent): void {
-  const reason = event.reason;
-  if (
-    reason instanceof Error && PDFJS_EXCEPTIONS.has(reason.name) &&
-    /pdf\.js|pdfjs|pdf\.worker/.test(String(reason.stack))
-  ) {
-    event.preventDefault();
-  }
-}
-
-async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]> {
+export async function readPdfPages(
+  bytes: Uint8Array,
+  name: string,
+  options: ReadPdfOptions = {},
+): Promise<Page[]> {
   if (!latin1(bytes.subarray(0, 1024)).includes("%PDF-")) {
     throw unreadable(name, "the file is not a PDF");
   }
@@ -96,30 +75,22 @@ async function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]>
     throw unreadable(name, "the file is truncated");
   }
   await checkPdfStreams(bytes, name);
-  const { getDocument } = await loadPdfjs();
-  // A copy, because pdfjs may transfer (detach) the buffer it is given; verbosity 0 keeps its
-  // warnings about fonts and recovered errors off the console.
-  const loadingTask = getDocument({ data: bytes.slice(), verbosity: 0 });
+  const { workers = 0 } = options;
   try {
-    const document = await loadingTask.promise;
-    const items: PdfTextItem[][] = [];
-    for (let number = 1; number <= document.numPages; number++) {
-      const content = await (await document.getPage(number)).getTextContent();
-      items.push(content.items.filter(isText));
-    }
+    const items = workers > 0
+      ? await readPdfItemsSplit(bytes, { parts: workers })
+      : (await readPdfItems(bytes)).pages;
     return pageTexts(items).map((text, i) => ({ text, number: i + 1 }));
   } catch (error) {
     if (error instanceof Error && error.name === "PasswordException") {
       throw unreadable(name, "the file is encrypted", error);
     }
     throw unreadable(name, "the file is not a valid PDF", error);
-  } finally {
-    await loadingTask.destroy();
   }
 }
 
-function isText(item: TextItem | TextMarkedContent): item is TextItem {
-  return "str" in item;
+function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]> {
+  return readPdfPages(bytes, name);
 }
 
 function latin1(bytes: Uint8Array): string {

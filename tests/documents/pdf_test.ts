@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SvcError } from "../../components/core/errors.ts";
-import { pdfHandler } from "../../components/documents/pdf.ts";
+import { pdfHandler, readPdfPages } from "../../components/documents/pdf.ts";
 import { fixture, refusal } from "./_helpers.ts";
 import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_pdf_text.ts";
 
@@ -195,4 +195,32 @@ Deno.test("`pdfHandler` gives the words pdftotext gives, but for running headers
     );
     assert.ok(agreement >= 0.995, `${name}: ${agreement}`);
   }
+});
+
+Deno.test("`readPdfPages()` gives the manuals' page texts on workers as on the calling thread", async () => {
+  for (const name of ["grfguide.pdf", "usrguide.pdf", "clsguide.pdf"]) {
+    const bytes = await Deno.readFile(labelledPdf(name));
+    assert.deepEqual(
+      await readPdfPages(bytes, name, { workers: 2 }),
+      await pdfHandler.extractPages(bytes, name),
+      name,
+    );
+  }
+  const bytes = await Deno.readFile(labelledPdf("grfguide.pdf"));
+  assert.deepEqual(
+    await readPdfPages(bytes, "grfguide.pdf", { workers: 3 }),
+    await readPdfPages(bytes, "grfguide.pdf"),
+  );
+});
+
+Deno.test("`readPdfPages()` on workers refuses a PDF as on the calling thread", async () => {
+  await assert.rejects(
+    readPdfPages(await fixture("encrypted.pdf"), "encrypted.pdf", { workers: 2 }),
+    refusal('Cannot read "encrypted.pdf": the file is encrypted'),
+  );
+  const broken = new TextEncoder().encode("%PDF-1.7\nnot really a PDF at all\n%%EOF\n");
+  await assert.rejects(
+    readPdfPages(broken, "broken.pdf", { workers: 2 }),
+    refusal('Cannot read "broken.pdf": the file is not a valid PDF'),
+  );
 });

@@ -1,0 +1,119 @@
+/**
+ * Reading a long PDF against poppler's `pdftotext` on the same file in the same run: ten copies of
+ * the labelled set's TeX manual `clsguide.pdf` (330 pages), joined by `pdfunite` into a temporary
+ * folder. Each run is a process of its own, timed from start to end, whose peak memory is the
+ * high-water mark of its resident set (`VmHWM`): svc's own from `/proc/self/status`, workers
+ * included, and pdftotext's sampled from its `/proc/<pid>/status` while it runs. After the
+ * benches, a table gives the medians and the ratios to pdftotext.
+ * @module
+ */
+
+const RUNS = 5;
+const REPOSITORY = new URL("../", import.meta.url).pathname;
+const MANUAL = `${REPOSITORY}tests/fixtures/labelled/clsguide.pdf`;
+
+interface Sample {
+  ms: number;
+  peakBytes: number;
+}
+
+const folder = await Deno.makeTempDir({ prefix: "svc-pdf-bench-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+const document = `${folder}/clsguide-x10.pdf`;
+const joined = await new Deno.Command("pdfunite", {
+  args: [...Array(10).fill(MANUAL), document],
+  stdout: "null",
+  stderr: "piped",
+}).output().catch((error: Error) => ({ success: false, stderr: error.message }));
+if (!joined.success) throw new Error(`pdfunite (poppler-utils) failed: ${joined.stderr}`);
+
+/** Runs a command to its end: its wall time, and its peak memory sampled every few milliseconds. */
+async function sampled(command: string, args: string[]): Promise<Sample & { stdout: string }> {
+  const start = performance.now();
+  const child = new Deno.Command(command, { args, stdout: "piped", stderr: "piped" }).spawn();
+  let peakBytes = 0;
+  let running = true;
+  const watching = (async () => {
+    while (running) {
+      try {
+        const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+        peakBytes = Math.max(peakBytes, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+      } catch { /* ended between two samples */ }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  const output = await child.output();
+  const ms = performance.now() - start;
+  running = false;
+  await watching;
+  if (!output.success) {
+    throw new Error(`${command} failed: ${new TextDecoder().decode(output.stderr)}`);
+  }
+  return { ms, peakBytes, stdout: new TextDecoder().decode(output.stdout) };
+}
+
+async function svc(workers: number): Promise<Sample> {
+  const { ms, stdout } = await sampled(Deno.execPath(), [
+    "run",
+    "-A",
+    `--lock=${REPOSITORY}deno.dev.lock`,
+    "--frozen",
+    `${REPOSITORY}bench/_read_pdf.ts`,
+    document,
+    String(workers),
+  ]);
+  const { pages, peakBytes } = JSON.parse(stdout);
+  if (pages !== 330) throw new Error(`svc read ${pages} pages, not 330`);
+  return { ms, peakBytes };
+}
+
+const WORKERS = 2;
+const rows: [string, () => Promise<Sample>][] = [
+  ["pdftotext (reference)", () => sampled("pdftotext", ["-enc", "UTF-8", document, "-"])],
+  ["readPdfPages() on the calling thread", () => svc(0)],
+  [`readPdfPages() on ${WORKERS} workers`, () => svc(WORKERS)],
+];
+const samples = new Map<string, Sample[]>(rows.map(([name]) => [name, []]));
+
+for (const [name, run] of rows) {
+  Deno.bench({
+    name,
+    group: "330-page PDF",
+    baseline: name === rows[0]![0],
+    n: RUNS,
+    warmup: 1,
+    async fn() {
+      const list = samples.get(name)!;
+      list.push(await run());
+      if (name === rows.at(-1)![0] && list.length === RUNS + 1) printTable();
+    },
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The medians of the runs after the first of each (the warm-up), as a Markdown table. */
+function printTable(): void {
+  const medians = rows.map(([name]) => {
+    const runs = samples.get(name)!.slice(1);
+    return {
+      name,
+      ms: median(runs.map((run) => run.ms)),
+      mb: median(runs.map((run) => run.peakBytes)) / 2 ** 20,
+    };
+  });
+  const reference = medians[0]!;
+  const cpu = Deno.readTextFileSync("/proc/cpuinfo").match(/model name\s*:\s*(.+)/)?.[1];
+  console.log(
+    `\nReading a 330-page PDF, medians of ${RUNS} runs, on ${navigator.hardwareConcurrency}` +
+      ` cores of ${cpu ?? Deno.build.arch}:\n\n` +
+      "| | wall time | ratio | peak memory | ratio |\n|---|---:|---:|---:|---:|\n" +
+      medians.map(({ name, ms, mb }) =>
+        `| ${name} | ${(ms / 1000).toFixed(2)} s | ${(ms / reference.ms).toFixed(2)} | ` +
+        `${mb.toFixed(0)} MB | ${(mb / reference.mb).toFixed(1)} |`
+      ).join("\n"),
+  );
+}
