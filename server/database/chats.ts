@@ -138,6 +138,43 @@ export function chatQueries(user: string, id?: string): InStatement[] {
   ];
 }
 
+/**
+ * The query whose one row holds the user's chats as the JSON text of
+ * {@linkcode assembleChats}'s list, keys in the same order: SQLite writes the
+ * text, so that no message or source becomes an object on the way out. The
+ * lists of chats and of each chat's messages are joined as text, since
+ * `json()` would parse each again to embed it; only the small ones (a chat's
+ * documents, a message's sources) go through `json()`, without which
+ * `json_object` would quote them as strings.
+ */
+export function chatsJsonQuery(user: string): InStatement {
+  return {
+    sql: `SELECT '[' || COALESCE(group_concat(chat, ',' ORDER BY seq), '') || ']' AS chats FROM (
+        SELECT c.seq, '{"id":' || json_quote(c.id) || ',"metadata":' || json_object(
+            'name', c.name, 'source_storage', c.source_storage, 'assistant', c.assistant,
+            'params', json(c.params),
+            'documents', json((SELECT json_group_array(
+                json_object('id', d.id, 'name', cd.name) ORDER BY cd.position)
+              FROM chat_documents cd JOIN documents d ON d.seq = cd.document_seq
+              WHERE cd.chat_seq = c.seq)))
+          || ',"messages":[' || COALESCE((SELECT group_concat(json_object(
+              'id', m.id, 'content', m.content, 'role', m.role,
+              'sources', json((SELECT json_group_array(json_object(
+                  'id', s.id, 'document', json_object('id', d.id, 'name', d.name),
+                  'location', s.location, 'content', s.content, 'num_tokens', s.num_tokens)
+                  ORDER BY ms.position)
+                FROM message_sources ms JOIN sources s ON s.seq = ms.source_seq
+                JOIN documents d ON d.seq = s.document_seq
+                WHERE ms.message_seq = m.seq)),
+              'timestamp', m.timestamp), ',' ORDER BY m.position)
+            FROM messages m WHERE m.chat_seq = c.seq), '')
+          || '],"prepared":' || CASE WHEN c.prepared = 1 THEN 'true' ELSE 'false' END || '}' AS chat
+        FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?)
+      )`,
+    args: [user],
+  };
+}
+
 /** The chats, oldest first, from the results of {@linkcode chatQueries}. */
 export function assembleChats([chatRows, documentRows, ...rest]: ResultSet[]): ChatRecord[] {
   const metadata = metadataOf(chatRows!, documentRows!);

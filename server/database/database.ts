@@ -9,6 +9,7 @@ import {
   assembleChats,
   assembleSummaries,
   chatQueries,
+  chatsJsonQuery,
   findChat,
   insertChat,
   type InsertChatOptions,
@@ -194,13 +195,14 @@ export class Database {
   }
 
   /**
-   * {@linkcode listChats} as its JSON text. On a database thread the list
-   * crosses to the main thread as one string, not as an object per message
-   * and source to copy and then serialise there.
+   * {@linkcode listChats} as its JSON text, written by the database itself.
+   * On a database thread the list crosses to the main thread as one string,
+   * not as an object per message and source to copy and then serialise there.
    */
   async listChatsJson(user: string): Promise<string> {
     if (this.#thread) return this.#forward("listChatsJson", user);
-    return JSON.stringify(await this.listChats(user));
+    const [result] = await this.#read([chatsJsonQuery(user)]);
+    return String(result!.rows[0]?.chats ?? "[]");
   }
 
   /** The user's chats, oldest first, without their messages: how many, and the last one's time. */

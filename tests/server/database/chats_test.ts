@@ -229,6 +229,26 @@ for (const kind of KINDS) {
       expected.push({ ...created, prepared: true, messages: [welcome, ...messages] });
     }
     assert.deepEqual(await fresh.db.listChats("ada"), expected);
+    assert.deepEqual(JSON.parse(await fresh.db.listChatsJson("ada")), expected);
+    assert.equal(await fresh.db.listChatsJson("nobody"), "[]");
+  });
+
+  Deno.test(`Database.listChatsJson() is the JSON of listChats(), unprepared chats, parameters and chats without documents included (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    await fresh.db.addDocument("ada", d1);
+    const bare = chat("bare", []);
+    bare.metadata.params = { top_k: 3, ratio: 0.25, note: 'a "quoted"\nline' };
+    await fresh.db.addChat("ada", bare);
+    await fresh.db.addChat("ada", chat("unprepared", [d1]));
+    await fresh.db.addChat("ada", chat("asked", [d1]));
+    await fresh.db.setPrepared("ada", "asked", message("w", { role: "system" }));
+    await fresh.db.addMessages("ada", "asked", [
+      message("q", { content: "Ünïcode, \u0001 and \t tabs" }),
+      message("a", { role: "assistant", sources: [source("s", d1)] }),
+    ]);
+    const listed = await fresh.db.listChats("ada");
+    assert.equal(listed.length, 3);
+    assert.equal(await fresh.db.listChatsJson("ada"), JSON.stringify(listed));
   });
 
   Deno.test(`Database.addChat() refuses a chat past maxChats with 429 and saves nothing of it (${kind})`, async () => {
