@@ -1,37 +1,46 @@
 /**
- * Token windows over a document's pages: each chunk remembers the pages its
- * tokens came from, so a source can say where it is.
+ * Chunks of a document's pages that follow its structure: they end at
+ * paragraph or sentence boundaries within the token limit, start anew at a
+ * section heading or a page when they hold enough already, and remember the
+ * exact pages their text comes from and the heading of their section, so a
+ * source can say where it is.
  * @module
  */
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { Page } from "./core/page.ts";
 import { quote, SvcError } from "./core/errors.ts";
+import { pageBlocks, sentences } from "./text_blocks.ts";
 
-/** A window of tokens of one document. */
+/** A passage of one document. */
 export interface Chunk {
-  /** The text of the window's tokens. */
+  /**
+   * The passage: whole paragraphs or sentences of the document (a sentence
+   * longer than a chunk is cut into token windows). When its section's
+   * heading comes before it, the heading is its first line.
+   */
   text: string;
-  /** The numbers of the pages its tokens come from, ascending, without repeats. */
+  /** The numbers of the pages its text comes from, ascending, without repeats. */
   pageNumbers: number[];
-  /** How many tokens the window holds. */
+  /** How many tokens the text holds. */
   numTokens: number;
 }
 
 /** Options of {@linkcode chunkPages}. */
 export interface ChunkOptions {
   /**
-   * Tokens per chunk.
+   * The most tokens of a chunk.
    * @default {500}
    */
   chunkSize?: number;
   /**
-   * Tokens shared by neighbouring chunks.
-   * @default {250}
+   * The most tokens a chunk repeats of the one before, in whole sentences or
+   * paragraphs of the same page, where a chunk ends because it is full.
+   * @default {100}
    */
   chunkOverlap?: number;
   /**
    * The most chunks the pages may make: more is an error, raised before any
-   * chunk is made.
+   * chunk is embedded or stored.
    * @default {Infinity}
    */
   maxChunks?: number;
@@ -39,18 +48,42 @@ export interface ChunkOptions {
   name?: string;
 }
 
+/** A paragraph, a sentence or a token window: what chunks are made of. */
+interface Unit {
+  text: string;
+  page: number | null;
+  tokens: number;
+  /** Starts a paragraph (and so follows a blank line in a chunk). */
+  paragraph: boolean;
+  /** Starts a page. */
+  pageStart: boolean;
+  /** Is a heading. */
+  isHeading: boolean;
+  /** The heading of the section it is in. */
+  section?: string;
+}
+
 /**
- * Cuts the pages of one document into windows of `chunkSize` cl100k tokens
- * that start every `chunkSize - chunkOverlap` tokens. When tokens remain after
- * the last full window, one more window takes them, starting at the next step.
- * A document without tokens has no chunks.
+ * Cuts the pages of one document into chunks of at most `chunkSize` cl100k
+ * tokens that end at paragraph boundaries, else at sentence boundaries (a
+ * sentence longer than a chunk is cut into token windows). A chunk that holds
+ * a quarter of `chunkSize` or more ends before a heading and before a new
+ * page, so that most chunks lie on one page and in one section; a chunk that
+ * ends because it is full is followed by one that repeats its last sentences
+ * or paragraphs of the same page, up to `chunkOverlap` tokens. A chunk whose
+ * section's heading came before it starts with that heading, on a line of
+ * its own. A document without text has no chunks.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { chunkPages } from "@svc/svc";
- * const chunks = chunkPages([{ text: "one two three", number: 1 }], { chunkSize: 2, chunkOverlap: 1 });
- * assert(chunks[0]?.pageNumbers[0] === 1);
+ * const chunks = chunkPages([
+ *   { text: "Baking\n\nBread needs flour. It needs water.", number: 1 },
+ *   { text: "Storing\n\nKeep it dry.", number: 2 },
+ * ], { chunkSize: 20, chunkOverlap: 0 });
+ * assert.deepEqual(chunks.map((chunk) => chunk.pageNumbers), [[1], [2]]);
+ * assert.equal(chunks[1]!.text, "Storing\n\nKeep it dry.");
  * ```
  *
  * @throws {SvcError} 422 when `chunkSize` is not a positive integer, or
@@ -59,7 +92,7 @@ export interface ChunkOptions {
  * `maxChunks`
  */
 export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): Chunk[] {
-  const { chunkSize = 500, chunkOverlap = 250, maxChunks = Infinity } = options;
+  const { chunkSize = 500, chunkOverlap = 100, maxChunks = Infinity } = options;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new SvcError(`chunk_size must be a positive integer, not ${chunkSize}`, { status: 422 });
   }
@@ -71,43 +104,110 @@ export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): 
     );
   }
 
-  const tokens: number[] = [];
-  const tokenPages: (number | null)[] = [];
-  for (const page of pages) {
-    // A line break between pages keeps the last word of one page from gluing onto the next.
-    const pageTokens = encode(/\s$/.test(page.text) ? page.text : `${page.text}\n`);
-    for (const token of pageTokens) {
-      tokens.push(token);
-      tokenPages.push(page.number);
+  const chunks: Chunk[] = [];
+  const minTokens = Math.ceil(chunkSize / 4);
+  // A heading of more than an eighth of a chunk is left out of the chunks after it.
+  const headingTokens = (unit: Unit) => {
+    if (unit.isHeading || unit.section === undefined) return 0;
+    const tokens = countTokens(unit.section) + 1;
+    return tokens <= chunkSize / 8 ? tokens : 0;
+  };
+  let current: Unit[] = [];
+  let used = 0;
+  const start = (units: Unit[]) => {
+    current = units;
+    used = units.length === 0 ? 0 : headingTokens(units[0]!) + sum(units);
+  };
+  for (const unit of units(pages, chunkSize)) {
+    const boundary = (unit.isHeading || unit.pageStart) && used >= minTokens;
+    if (current.length > 0 && (boundary || used + unit.tokens + 1 > chunkSize)) {
+      const full = current;
+      chunks.push(chunkOf(full, headingTokens(full[0]!) > 0));
+      let carried: Unit[] = [];
+      if (!boundary) {
+        // The last sentences of the same page, whole, within the overlap and leaving room.
+        for (let i = full.length - 1; i > 0; i--) {
+          const unitOf = full[i]!;
+          if (unitOf.page !== unit.page || unitOf.isHeading) break;
+          const next = [unitOf, ...carried];
+          if (
+            sum(next) > chunkOverlap ||
+            headingTokens(next[0]!) + sum(next) + unit.tokens + 1 > chunkSize
+          ) break;
+          carried = next;
+        }
+      }
+      start(carried);
+    }
+    if (current.length === 0) start([unit]);
+    else {
+      current.push(unit);
+      used += unit.tokens + 1;
     }
   }
+  if (current.length > 0) chunks.push(chunkOf(current, headingTokens(current[0]!) > 0));
+  // Counted before any chunk is embedded, which is the costly part.
+  if (chunks.length > maxChunks) throw tooManyChunks(chunks.length, { ...options, maxChunks });
+  return chunks;
+}
 
-  const step = chunkSize - chunkOverlap;
-  // Counted before the windows are made, which could be as many as the tokens.
-  const count = tokens.length <= chunkSize
-    ? Math.min(tokens.length, 1)
-    : Math.ceil((tokens.length - chunkSize) / step) + 1;
-  if (count > maxChunks) throw tooManyChunks(count, { ...options, maxChunks });
-  const starts: number[] = [];
-  let start = 0;
-  for (; start + chunkSize <= tokens.length; start += step) starts.push(start);
-  if (starts.length === 0 ? tokens.length > 0 : starts.at(-1)! + chunkSize < tokens.length) {
-    starts.push(start);
-  }
+function sum(units: readonly Unit[]): number {
+  return units.reduce((total, unit) => total + unit.tokens + 1, 0);
+}
 
-  return starts.map((first) => {
-    const end = Math.min(first + chunkSize, tokens.length);
-    const numbers = new Set<number>();
-    for (let i = first; i < end; i++) {
-      const number = tokenPages[i];
-      if (number !== null && number !== undefined) numbers.add(number);
-    }
-    return {
-      text: decode(tokens.slice(first, end)),
-      pageNumbers: [...numbers].sort((a, b) => a - b),
-      numTokens: end - first,
-    };
+function chunkOf(units: readonly Unit[], withHeading: boolean): Chunk {
+  let text = withHeading ? `${units[0]!.section}\n\n` : "";
+  units.forEach((unit, i) => {
+    if (i > 0 && unit.paragraph) text = `${text.trimEnd()}\n\n`;
+    text += unit.text;
   });
+  text = text.trimEnd();
+  const numbers = new Set<number>();
+  for (const unit of units) if (unit.page !== null) numbers.add(unit.page);
+  return {
+    text,
+    pageNumbers: [...numbers].sort((a, b) => a - b),
+    numTokens: countTokens(text),
+  };
+}
+
+/** The units of the pages: paragraphs, or the sentences and token windows of long ones. */
+function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
+  let section: string | undefined;
+  // Room for a paragraph's separator and the rounding of tokens at the seams.
+  const limit = Math.max(1, chunkSize - 2);
+  for (const page of pages) {
+    let pageStart = true;
+    for (const block of pageBlocks(page.text)) {
+      // It names every section, so it would match questions about any of them, and answers none.
+      if (block.contents) continue;
+      if (block.heading !== undefined) section = block.heading;
+      const common = { page: page.number, isHeading: block.heading !== undefined, section };
+      const tokens = countTokens(block.text);
+      const pieces = tokens <= limit ? [{ text: block.text, tokens }] : split(block.text, limit);
+      for (const [i, piece] of pieces.entries()) {
+        yield { ...common, ...piece, paragraph: i === 0, pageStart: pageStart && i === 0 };
+      }
+      pageStart = false;
+    }
+  }
+}
+
+/** A paragraph longer than `limit` tokens in sentences, and a longer sentence in token windows. */
+function split(paragraph: string, limit: number): { text: string; tokens: number }[] {
+  const pieces: { text: string; tokens: number }[] = [];
+  for (const sentence of sentences(paragraph)) {
+    const tokens = encode(sentence);
+    if (tokens.length <= limit) {
+      pieces.push({ text: sentence, tokens: tokens.length });
+      continue;
+    }
+    for (let first = 0; first < tokens.length; first += limit) {
+      const window = tokens.slice(first, first + limit);
+      pieces.push({ text: decode(window), tokens: window.length });
+    }
+  }
+  return pieces;
 }
 
 /** The refusal of a document that would make more chunks than the limit. */

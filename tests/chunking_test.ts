@@ -1,66 +1,119 @@
 import assert from "node:assert/strict";
 import { chunkPages, countTokens, pageNumbersToLocation } from "../components/chunking.ts";
 import { SvcError } from "../components/core/errors.ts";
-import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
+import { encode } from "gpt-tokenizer/encoding/cl100k_base";
 
 const words = (from: number, to: number) =>
   Array.from({ length: to - from }, (_, i) => ` w${from + i}`).join("");
 
-Deno.test("chunkPages() cuts windows of chunk_size tokens every chunk_size - chunk_overlap", () => {
-  const text = "alpha bravo charlie delta echo foxtrot golf hotel india juliet";
-  const tokens = encode(`${text}\n`);
-  assert.equal(tokens.length, 16);
-  const chunks = chunkPages([{ text, number: null }], { chunkSize: 4, chunkOverlap: 2 });
-  assert.deepEqual(
-    chunks.map((c) => c.text),
-    [0, 2, 4, 6, 8, 10, 12].map((start) => decode(tokens.slice(start, start + 4))),
-  );
-  assert.ok(chunks.every((c) => c.numTokens === 4));
+const sentence = (i: number) => `Sentence ${i} tells of bread and salt.`;
+const paragraph = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => sentence(from + i)).join(" ");
+
+Deno.test("chunkPages() ends chunks between paragraphs, within chunk_size", () => {
+  const paragraphs = [paragraph(0, 3), paragraph(3, 6), paragraph(6, 9), paragraph(9, 12)];
+  const text = paragraphs.join("\n\n");
+  const perParagraph = countTokens(paragraphs[0]!);
+  const chunks = chunkPages([{ text, number: 1 }], {
+    chunkSize: 2 * perParagraph + 4,
+    chunkOverlap: 0,
+  });
+  assert.deepEqual(chunks.map((c) => c.text), [
+    `${paragraphs[0]}\n\n${paragraphs[1]}`,
+    `${paragraphs[2]}\n\n${paragraphs[3]}`,
+  ]);
+  assert.ok(chunks.every((c) => c.numTokens === countTokens(c.text)));
+  assert.ok(chunks.every((c) => c.numTokens <= 2 * perParagraph + 4));
 });
 
-Deno.test("chunkPages() keeps the overlap between windows", () => {
-  const chunks = chunkPages([{ text: words(0, 40), number: 1 }], {
-    chunkSize: 10,
-    chunkOverlap: 4,
+Deno.test("chunkPages() cuts a paragraph longer than chunk_size between sentences", () => {
+  const chunks = chunkPages([{ text: paragraph(0, 20), number: 1 }], {
+    chunkSize: 40,
+    chunkOverlap: 0,
   });
+  assert.ok(chunks.length > 1);
+  for (const chunk of chunks) {
+    assert.match(chunk.text, /^Sentence \d+ .*salt\.$/s);
+    assert.ok(chunk.numTokens <= 40, `${chunk.numTokens} tokens`);
+  }
+  assert.equal(chunks.map((c) => c.text).join(" "), paragraph(0, 20));
+});
+
+Deno.test("chunkPages() cuts a sentence longer than chunk_size into token windows", () => {
+  const text = words(0, 40).trim();
+  const chunks = chunkPages([{ text, number: null }], { chunkSize: 10, chunkOverlap: 0 });
+  assert.ok(chunks.every((c) => c.numTokens <= 10));
+  assert.equal(chunks.map((c) => c.text).join(""), text);
+  assert.deepEqual(encode(chunks.map((c) => c.text).join("")), encode(text));
+});
+
+Deno.test("chunkPages() repeats whole sentences of the chunk before, up to chunk_overlap", () => {
+  const chunks = chunkPages([{ text: paragraph(0, 20), number: 1 }], {
+    chunkSize: 40,
+    chunkOverlap: 12,
+  });
+  const perSentence = countTokens(sentence(10));
+  assert.ok(perSentence <= 12);
   for (let i = 1; i < chunks.length; i++) {
-    const previous = chunks[i - 1]!.text.split(" ").filter(Boolean);
-    const current = chunks[i]!.text.split(" ").filter(Boolean);
-    assert.deepEqual(current.slice(0, 2), previous.slice(-2), `window ${i}`);
+    const first = chunks[i]!.text.match(/^Sentence \d+ [^.]*\./)![0];
+    assert.ok(chunks[i - 1]!.text.endsWith(first), `chunk ${i} starts with the last sentence`);
   }
 });
 
-Deno.test("chunkPages() takes the tokens left after the last full window", () => {
-  const chunks = chunkPages([{ text: words(0, 12), number: 1 }], {
-    chunkSize: 10,
-    chunkOverlap: 5,
-  });
-  const last = chunks.at(-1)!;
-  assert.match(last.text, /w11\n$/);
-  assert.ok(last.numTokens <= 10);
-});
-
 Deno.test("chunkPages() gives one chunk for a document shorter than chunk_size", () => {
-  const chunks = chunkPages([{ text: "short", number: null }], {
+  const chunks = chunkPages([{ text: "short\n", number: null }], {
     chunkSize: 500,
     chunkOverlap: 250,
   });
-  assert.deepEqual(chunks, [{ text: "short\n", pageNumbers: [], numTokens: 2 }]);
+  assert.deepEqual(chunks, [{ text: "short", pageNumbers: [], numTokens: 1 }]);
 });
 
 Deno.test("chunkPages() gives no chunk for a document without text", () => {
   assert.deepEqual(chunkPages([{ text: "", number: 1 }].slice(1)), []);
+  assert.deepEqual(chunkPages([{ text: " \n\n ", number: 1 }]), []);
 });
 
-Deno.test("chunkPages() remembers the pages of each window's tokens", () => {
+Deno.test("chunkPages() starts a chunk at a new page, so that a passage on one page names one page", () => {
   const pages = [1, 2, 3].map((number) => ({
-    text: words(number * 100, number * 100 + 30),
+    text: paragraph(number * 10, number * 10 + 3),
     number,
   }));
-  assert.deepEqual(pages.map((page) => countTokens(`${page.text}\n`)), [61, 61, 61]);
-  const chunks = chunkPages(pages, { chunkSize: 40, chunkOverlap: 0 });
-  assert.deepEqual(chunks.map((c) => c.pageNumbers), [[1], [1, 2], [2], [2, 3], [3]]);
-  assert.deepEqual(chunks.map((c) => c.numTokens), [40, 40, 40, 40, 23]);
+  // Each page is a third of chunk_size: more than a quarter, so it is a chunk of its own.
+  const chunkSize = 3 * countTokens(pages[0]!.text);
+  const chunks = chunkPages(pages, { chunkSize, chunkOverlap: 10 });
+  assert.deepEqual(chunks.map((c) => c.pageNumbers), [[1], [2], [3]]);
+  assert.deepEqual(chunks.map((c) => c.text), pages.map((page) => page.text));
+});
+
+Deno.test("chunkPages() joins a page too short for a chunk of its own to the next", () => {
+  const pages = [
+    { text: "Install", number: 1 },
+    { text: "npm install semver", number: 2 },
+    { text: paragraph(0, 3), number: 3 },
+  ];
+  const chunks = chunkPages(pages, { chunkSize: 200, chunkOverlap: 0 });
+  assert.deepEqual(chunks.map((c) => c.pageNumbers), [[1, 2, 3]]);
+});
+
+Deno.test("chunkPages() starts a chunk at a heading, and puts its section's heading first", () => {
+  const text = [
+    "# Bread",
+    paragraph(0, 12),
+    "2.1 Storing bread",
+    paragraph(12, 18),
+    paragraph(18, 24),
+  ].join("\n\n");
+  const chunkSize = countTokens(paragraph(12, 18)) + 12;
+  const chunks = chunkPages([{ text, number: 4 }], { chunkSize, chunkOverlap: 0 });
+  const storing = chunks.filter((c) => /Sentence (12|18) /.test(c.text));
+  assert.deepEqual(storing.map((c) => c.text), [
+    `2.1 Storing bread\n\n${paragraph(12, 18)}`,
+    `2.1 Storing bread\n\n${paragraph(18, 24)}`,
+  ]);
+  assert.ok(chunks[0]!.text.startsWith("# Bread\n\nSentence 0 "));
+  const rest = chunks.filter((c) => /^Bread\n\nSentence/.test(c.text));
+  assert.ok(rest.length > 0);
+  assert.ok(chunks.every((c) => c.numTokens <= chunkSize));
 });
 
 Deno.test("chunkPages() refuses sizes that make no windows, naming the parameter", () => {
@@ -88,10 +141,9 @@ Deno.test("pageNumbersToLocation() joins runs of three or more", () => {
 
 Deno.test("chunkPages() refuses more chunks than maxChunks, naming the document, the count and the limit", () => {
   const pages = [{ text: words(0, 100), number: null }];
-  const tokens = countTokens(`${words(0, 100)}\n`);
-  // Windows of 10 every 5 tokens: one, then one per 5 tokens after the first 10.
-  const count = Math.ceil((tokens - 10) / 5) + 1;
   const options = { chunkSize: 10, chunkOverlap: 5, name: "book.txt" };
+  const count = chunkPages(pages, options).length;
+  assert.ok(count > 10);
   assert.equal(chunkPages(pages, { ...options, maxChunks: count }).length, count);
   assert.throws(
     () => chunkPages(pages, { ...options, maxChunks: count - 1 }),
@@ -103,7 +155,7 @@ Deno.test("chunkPages() refuses more chunks than maxChunks, naming the document,
   );
 });
 
-Deno.test("chunkPages() counts the windows it refuses as it would make them", () => {
+Deno.test("chunkPages() counts the chunks it refuses as it would make them", () => {
   for (const length of [0, 1, 9, 10, 11, 14, 15, 16, 37]) {
     const pages = [{ text: words(0, length), number: null }];
     for (const [chunkSize, chunkOverlap] of [[10, 5], [10, 0], [10, 9], [3, 1], [50, 10]]) {

@@ -3,20 +3,26 @@
  * question. Each assistant maps the parts to its provider's message format.
  * @module
  */
+import { countTokens } from "../chunking.ts";
+import type { HistoryMessage } from "../core/params.ts";
 import type { Source } from "../core/source.ts";
+
+/** The most tokens of earlier turns a prompt carries. */
+export const HISTORY_TOKENS = 1024;
 
 /** A prompt in two parts: the standing instruction and this turn's text. */
 export interface PromptParts {
   /** The instruction: how to answer. */
   system: string;
-  /** The numbered sources, then the question. */
+  /** The conversation so far, when there is one, the numbered sources, then the question. */
   user: string;
 }
 
 /** The standing instruction, in svc's own words. */
 export const INSTRUCTION: string = [
   "You answer questions about a user's documents.",
-  "Each question comes with numbered sources: passages taken from those documents.",
+  "Each question comes with numbered sources: passages taken from those documents,",
+  "and may follow earlier turns of the conversation, which say what it refers to.",
   "Answer only from these sources, not from what you know otherwise.",
   "Cite the sources a statement rests on by their numbers in square brackets, like [1] or [2][3].",
   "When the sources do not hold the answer, say so plainly instead of guessing.",
@@ -24,7 +30,8 @@ export const INSTRUCTION: string = [
 ].join(" ");
 
 /**
- * The parts of the prompt for a question and its sources: each source
+ * The parts of the prompt for a question and its sources: the conversation so
+ * far (its latest turns, within {@linkcode HISTORY_TOKENS}), then each source
  * numbered from 1, with its document's name and location, then its passage.
  *
  * @example
@@ -39,11 +46,36 @@ export const INSTRUCTION: string = [
  * assert.equal(user, "Sources:\n\n[1] report.pdf, pages 1-3:\nSales grew.\n\nQuestion: What grew?");
  * ```
  */
-export function promptParts(prompt: string, sources: readonly Source[]): PromptParts {
+export function promptParts(
+  prompt: string,
+  sources: readonly Source[],
+  history: readonly HistoryMessage[] = [],
+): PromptParts {
   const listed = sources.length === 0
     ? "Sources: none were found for this question."
     : ["Sources:", ...sources.map((source, index) => numbered(index + 1, source))].join("\n\n");
-  return { system: INSTRUCTION, user: `${listed}\n\nQuestion: ${prompt}` };
+  const turns = recentTurns(history);
+  const conversation = turns.length === 0
+    ? ""
+    : `Conversation so far:\n\n${turns.join("\n\n")}\n\n`;
+  return { system: INSTRUCTION, user: `${conversation}${listed}\n\nQuestion: ${prompt}` };
+}
+
+/**
+ * The latest questions and answers of a conversation, oldest first, as many
+ * as fit in {@linkcode HISTORY_TOKENS}; the welcome and unfinished answers left out.
+ */
+function recentTurns(history: readonly HistoryMessage[]): string[] {
+  const turns: string[] = [];
+  let used = 0;
+  for (const message of [...history].reverse()) {
+    if (message.role === "system" || !message.isComplete) continue;
+    const turn = `${message.role === "user" ? "User" : "Assistant"}: ${message.content.trim()}`;
+    used += countTokens(turn);
+    if (used > HISTORY_TOKENS) break;
+    turns.unshift(turn);
+  }
+  return turns;
 }
 
 /** A prompt as chat messages: the instruction as the system's, the sources and question as the user's. */

@@ -39,6 +39,11 @@ export interface ChatOptions {
   prepared?: boolean;
   /** The folder that relative module specifiers of class paths are relative to. */
   base?: string;
+  /**
+   * The messages so far, oldest first, for a chat restored from storage: a
+   * follow-up question is retrieved and answered with them.
+   */
+  messages?: Iterable<Message>;
 }
 
 /** Options of {@linkcode Chat.answer}. */
@@ -98,6 +103,7 @@ export class Chat {
     this.#options = options;
     this.#params = { ...defaultSpecialParams(), ...options.params };
     this.#prepared = options.prepared ?? false;
+    this.messages.push(...options.messages ?? []);
     this.documents = [...options.documents].map((document) => {
       if (document instanceof Document) return document;
       const local = LocalDocument.fromPath(document);
@@ -180,12 +186,13 @@ export class Chat {
       });
     }
     const { assistant, assistantParams } = await this.#resolve();
+    const history = [...this.messages];
     this.messages.push(new Message(prompt, { role: MessageRole.USER }));
-    const sources = await this.#retrieve(prompt, options.signal);
+    const sources = await this.#retrieve(prompt, options.signal, history);
     const chunks = await assistant.answer(
       prompt,
       sources,
-      this.#withSignal(assistantParams, options.signal),
+      { ...this.#withSignal(assistantParams, options.signal), history },
     );
     const answer = new Message(asyncChunks(chunks, assistant.displayName), {
       role: MessageRole.ASSISTANT,
@@ -199,6 +206,7 @@ export class Chat {
   /**
    * The sources the source storage retrieves for a prompt, in its order: what `answer()` gives
    * the assistant, without asking it and without adding messages, to measure retrieval alone.
+   * The prompt is taken as the next turn of the conversation so far.
    *
    * @throws {SvcError} 400 when the chat is not prepared; whatever the source storage throws
    */
@@ -208,15 +216,19 @@ export class Chat {
         status: 400,
       });
     }
-    return await this.#retrieve(prompt, options.signal);
+    return await this.#retrieve(prompt, options.signal, [...this.messages]);
   }
 
-  async #retrieve(prompt: string, signal?: AbortSignal): Promise<Source[]> {
+  async #retrieve(
+    prompt: string,
+    signal: AbortSignal | undefined,
+    history: Message[],
+  ): Promise<Source[]> {
     const { sourceStorage, storageParams } = await this.#resolve();
     return await sourceStorage.retrieve(
       this.documents,
       prompt,
-      this.#withSignal(storageParams, signal),
+      { ...this.#withSignal(storageParams, signal), history },
     );
   }
 

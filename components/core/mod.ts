@@ -16,7 +16,14 @@ export { Message, MessageRole } from "./message.ts";
 export type { MessageOptions } from "./message.ts";
 export type { Page } from "./page.ts";
 export { paramsJsonSchema, SPECIAL_PARAMS, validateParams } from "./params.ts";
-export type { ChatParams, ParamProblem, ParamRule, ParamSchema, SpecialParams } from "./params.ts";
+export type {
+  ChatParams,
+  HistoryMessage,
+  ParamProblem,
+  ParamRule,
+  ParamSchema,
+  SpecialParams,
+} from "./params.ts";
 export { Rag, UnavailableComponentError } from "./rag.ts";
 export type { ClassResolver, LoadComponentOptions } from "./rag.ts";
 export { EnvVarRequirement, PackageRequirement, ServerRequirement } from "./requirements.ts";

@@ -31,10 +31,24 @@ export interface SpecialParams {
   chat_name: string;
 }
 
+/** A message of the chat's history, as components read it: a `Message`. */
+export interface HistoryMessage {
+  readonly role: "system" | "user" | "assistant";
+  /** The whole text; read it only when `isComplete`. */
+  readonly content: string;
+  /** Whether the whole text is known (an answer that failed midway is not). */
+  readonly isComplete: boolean;
+}
+
 /** What a component method receives: its declared parameters, the special ones, and a signal. */
 export type ChatParams = SpecialParams & {
   /** Aborted when the answer is no longer wanted (the client went away). */
   signal: AbortSignal;
+  /**
+   * The chat's messages before this prompt, oldest first (`retrieve` and
+   * `answer` get them): what a follow-up question refers to.
+   */
+  history?: readonly HistoryMessage[];
   [name: string]: unknown;
 };
 

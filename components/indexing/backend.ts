@@ -153,10 +153,10 @@ export interface IndexBackend {
 
 /** An index's settings with its key: the SHA-256 of the settings, in hex. */
 export async function indexInfo(settings: IndexSettings): Promise<IndexInfo> {
-  // The "v1" names the chunking; change it when chunks of the same settings change.
+  // The "v2" names the chunking; change it when chunks of the same settings change.
   // A shared index has the key it had before indexes had owners.
   const text = JSON.stringify([
-    "svc-index-v1",
+    "svc-index-v2",
     settings.contentHash,
     settings.chunkSize,
     settings.chunkOverlap,

@@ -2,7 +2,8 @@
  * The shared half of the chunking source storages (LibSQL, LanceDB, Chroma):
  * chat parameters, indexing each document once per user, content and
  * settings, links from chats to the indexes they use, hybrid retrieval with
- * reciprocal rank fusion, and the token budget. A storage supplies an
+ * reciprocal rank fusion (a follow-up searched with the questions before it),
+ * passages that repeat a better one left out, and the token budget. A storage supplies an
  * `IndexBackend` (`components/indexing/`): where indexes live and
  * how they are searched; the indexing itself is `components/indexing/`'s.
  * @module
@@ -20,7 +21,9 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
 import { fillBudget } from "./_budget.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
+import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
+import { dropNearDuplicates } from "./_near_duplicates.ts";
 import {
   chunkAndEmbed,
   contentHash,
@@ -31,13 +34,20 @@ import {
   type StoredChunk,
 } from "../indexing/mod.ts";
 
+/**
+ * The default `chunk_overlap`, in tokens. Chunks end at paragraphs and
+ * sentences, and an answer's sources drop the text they repeat, so a large
+ * overlap mostly makes more chunks that say the same.
+ */
+export const DEFAULT_CHUNK_OVERLAP = 100;
+
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
   // A getter, so that the bounds of SVC_MIN_CHUNK_SIZE and SVC_MAX_CHUNK_SIZE are read when used.
   get chunk_size() {
     return chunkSizeParam();
   },
-  chunk_overlap: z.int().nonnegative().default(250),
+  chunk_overlap: z.int().nonnegative().default(DEFAULT_CHUNK_OVERLAP),
   num_tokens: z.int().positive().default(1024),
 };
 
@@ -167,7 +177,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     params: ChatParams,
   ): Promise<Source[]> {
     const { fused } = await this.rankings(documents, prompt, params);
-    return fillBudget(fused, settingsOf(params).numTokens);
+    return fillBudget(dropNearDuplicates(fused), settingsOf(params).numTokens);
   }
 
   override async delete(params: ChatParams): Promise<void> {
@@ -216,10 +226,12 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     }
     if (documentOf.size === 0) return { arms: [], fused: [] };
 
-    const [vector] = await embedder.embed([prompt], { signal: params.signal });
+    // A follow-up is searched for with the questions it follows.
+    const text = followUpText(prompt, params.history) ?? prompt;
+    const [vector] = await embedder.embed([text], { signal: params.signal });
     const limit = Math.max(100, Math.ceil((2 * settings.numTokens) / settings.chunkSize));
     const rankings = await backend.search([...documentOf.keys()], {
-      text: prompt,
+      text,
       vector: vector!,
       limit,
       signal: params.signal,

@@ -164,6 +164,14 @@ async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promis
     assistant,
     params: { ...metadata.params, user, chat_id: record.id, chat_name: metadata.name },
     prepared: record.prepared,
+    // What a follow-up question refers to; their sources are not needed for that.
+    messages: record.messages.map((message) =>
+      new Message(message.content, {
+        role: message.role,
+        id: message.id,
+        timestamp: new Date(message.timestamp),
+      })
+    ),
   });
 }
 

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
-import { chatMessages, INSTRUCTION, promptParts } from "../../components/assistants/_prompt.ts";
+import {
+  chatMessages,
+  HISTORY_TOKENS,
+  INSTRUCTION,
+  promptParts,
+} from "../../components/assistants/_prompt.ts";
 import { LocalDocument } from "../../components/core/document.ts";
+import { Message } from "../../components/core/message.ts";
 import type { Source } from "../../components/core/source.ts";
 import { SOURCES } from "./_providers.ts";
 
@@ -63,4 +69,21 @@ Deno.test("chatMessages() gives the instruction as the system's message, then th
     { role: "system", content: INSTRUCTION },
     { role: "user", content: parts.user },
   ]);
+});
+
+Deno.test("promptParts() carries the latest turns of the conversation within HISTORY_TOKENS", () => {
+  const history = [
+    new Message("How can I help you with the documents?", { role: "system" }),
+    new Message(`Old question ${"padding ".repeat(HISTORY_TOKENS)}`, { role: "user" }),
+    new Message("How do I copy a command?", { role: "user" }),
+    new Message("With \\NewCommandCopy [1].", { role: "assistant" }),
+  ];
+  const { user } = promptParts("And how do I undo that?", [source("2")], history);
+  assert.equal(
+    user,
+    "Conversation so far:\n\nUser: How do I copy a command?\n\nAssistant: With \\NewCommandCopy [1]." +
+      "\n\nSources:\n\n[1] deck.pptx, page 2:\nA passage.\n\nQuestion: And how do I undo that?",
+  );
+  assert.match(INSTRUCTION, /earlier turns of the conversation/);
+  assert.doesNotMatch(promptParts("Why?", [], []).user, /Conversation/);
 });

@@ -10,7 +10,9 @@ import type { Source } from "../../components/core/source.ts";
 import { Rag } from "../../components/mod.ts";
 import { SvcDemoAssistant } from "../../components/assistants/demo.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
-import { tmpDir, writeFile } from "../test_utils.ts";
+import { LibSQL } from "../../components/source_storages/libsql.ts";
+import { copiedFixture } from "../source_storages/_helpers.ts";
+import { tmpDir, tmpLocalRoot, writeFile } from "../test_utils.ts";
 
 class TypedAssistant extends Assistant {
   static override params = {
@@ -378,3 +380,48 @@ function assertThrowsSvc(fn: () => unknown): SvcError {
   }
   assert.fail("nothing was thrown");
 }
+
+Deno.test("Chat retrieves a follow-up with the question before it, and gives both components the history", async () => {
+  await using root = await tmpLocalRoot();
+  // Three sections: what "undo" names alone is the editor's; after a question on freezing, thawing.
+  const path = await copiedFixture(root.path, "kitchen.md");
+  let history: ChatParams["history"];
+  class Recording extends SvcDemoAssistant {
+    override answer(prompt: string, sources: Source[], params: ChatParams) {
+      history = params.history;
+      return super.answer(prompt, sources, params);
+    }
+  }
+  const chat = () =>
+    new Rag().chat({
+      documents: [path],
+      sourceStorage: LibSQL,
+      assistant: Recording,
+      params: { chunk_size: 64, chunk_overlap: 0 },
+    });
+  const freezer = /Bread in the freezer/;
+
+  // Alone, the follow-up finds what its own words name: undoing in the editor.
+  const alone = chat();
+  await alone.prepare();
+  const [first] = await alone.retrieve("And how do I undo that?");
+  assert.doesNotMatch(first!.content, freezer);
+  assert.match(first!.content, /Ctrl\+Z/);
+  await alone.delete();
+
+  const asked = chat();
+  await asked.prepare();
+  assert.match(
+    (await asked.answer("How long can bread stay frozen?")).sources[0]!.content,
+    freezer,
+  );
+  assert.deepEqual(history!.map((message) => message.role), ["system"]);
+  const followUp = await asked.answer("And how do I undo that?");
+  assert.match(followUp.sources[0]!.content, freezer);
+  assert.match(followUp.sources[0]!.content, /leave the frozen loaf on the counter/);
+  assert.deepEqual(history!.map((message) => message.content).slice(1), [
+    "How long can bread stay frozen?",
+    await asked.messages[2]!.read(),
+  ]);
+  await asked.delete();
+});

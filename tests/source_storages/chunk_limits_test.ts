@@ -103,10 +103,10 @@ Deno.test("Rag.chat() refuses chunk_size below the minimum, and chunk_overlap no
       e instanceof SvcError && e.message.endsWith("- chunk_size = 20000: must be at most 8192"),
   );
   assert.throws(
-    () => chat({ chunk_size: 100 }),
+    () => chat({ chunk_size: 80 }),
     (e) =>
       e instanceof SvcError && e.status === 422 &&
-      e.message.endsWith("- chunk_overlap = 250: must be less than chunk_size (100)"),
+      e.message.endsWith("- chunk_overlap = 100: must be less than chunk_size (80)"),
   );
   assert.throws(
     () => chat({ chunk_size: 100, chunk_overlap: 100 }),
@@ -158,8 +158,9 @@ Deno.test("LibSQL refuses a document of more chunks than the limit before it sto
   await storage.store([small], chatParams("other"));
   const before = await stored(root.path);
 
-  // Windows of 8 tokens every token: about one chunk per token, past the default limit.
-  const text = Array.from({ length: 6000 }, (_, i) => `w${i}`).join(" ");
+  // Chunks of 8 tokens that each repeat all but the last sentence of the one before: about one
+  // chunk per sentence, past the default limit.
+  const text = Array.from({ length: 12000 }, (_, i) => `w${i}.`).join(" ");
   const book = LocalDocument.fromPath(await writeFile(root.path, "book.txt", text));
   const params = chatParams("book", { chunk_size: 8, chunk_overlap: 7 });
   await assert.rejects(
@@ -179,6 +180,6 @@ Deno.test("LibSQL refuses a document of more chunks than the limit before it sto
   assert.deepEqual(await stored(root.path), before);
 
   // Within the limit, the same document is stored.
-  await storage.store([book], chatParams("book", { chunk_size: 16, chunk_overlap: 8 }));
+  await storage.store([book], chatParams("book", { chunk_size: 32, chunk_overlap: 8 }));
   assert.ok((await stored(root.path)).rag_chunks! > before.rag_chunks!);
 });

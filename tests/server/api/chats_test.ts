@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { LocalDocument } from "../../../components/core/document.ts";
 import { LibSQL } from "../../../components/source_storages/libsql.ts";
 import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
-import { tmpLocalRoot } from "../../test_utils.ts";
+import { FIXTURES, tmpLocalRoot } from "../../test_utils.ts";
 import { type TestApi, testApi } from "./_api.ts";
 
 async function expectError(response: Response, status: number, message: string | RegExp) {
@@ -58,10 +58,10 @@ Deno.test("POST /chats answers 422 naming chunk_size below its minimum and chunk
       "- chunk_size = 1: must be at least 8",
   );
   await expectError(
-    await chat({ chunk_size: 100 }),
+    await chat({ chunk_size: 80 }),
     422,
     "The chat parameters have 1 problem:\n\nThese parameters have values that are not allowed:\n" +
-      "- chunk_overlap = 250: must be less than chunk_size (100)",
+      "- chunk_overlap = 100: must be less than chunk_size (80)",
   );
   await expectError(
     await chat({ chunk_size: 9000 }),
@@ -220,4 +220,32 @@ Deno.test("the configured document class is what the API makes of each upload an
   assert.ok(made.length > 1, "the chat's documents are made of the class too");
   assert.ok(made.every((name) => name === "quiet.md"));
   assert.match(answer.sources[0].content, /THE MEETING IS ON TUESDAY/);
+});
+
+Deno.test("POST /chats/{id}/answer retrieves a follow-up with the chat's earlier questions", async () => {
+  await using _root = await tmpLocalRoot();
+  await using api = await testApi({ sourceStorages: [new LibSQL()] });
+  const { document } = await api.upload(
+    "kitchen.md",
+    await Deno.readTextFile(`${FIXTURES}kitchen.md`),
+  );
+  const params = { chunk_size: 64, chunk_overlap: 0 };
+  const ask = async (id: string, prompt: string) =>
+    (await (await api.call("POST", `/chats/${id}/answer`, { prompt })).json()).sources[0].content;
+  const chatOver = async () => {
+    const chat = await (await api.call(
+      "POST",
+      "/chats",
+      newChat([document], { source_storage: "LibSQL", params }),
+    )).json();
+    assert.equal((await api.call("POST", `/chats/${chat.id}/prepare`)).status, 200);
+    return chat.id as string;
+  };
+
+  // Asked first, the follow-up finds only what its own words name.
+  assert.match(await ask(await chatOver(), "And how do I undo that?"), /Ctrl\+Z/);
+  // Each request makes the chat anew from the database: the earlier question comes from there.
+  const id = await chatOver();
+  assert.match(await ask(id, "How long can bread stay frozen?"), /Bread in the freezer/);
+  assert.match(await ask(id, "And how do I undo that?"), /leave the frozen loaf on the counter/);
 });
