@@ -8,13 +8,14 @@ import type { Context } from "hono";
 import { stream } from "hono/streaming";
 import type { Chat } from "../../components/core/chat.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import type { Message } from "../../components/core/message.ts";
+import { Message, MessageRole } from "../../components/core/message.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
 import { logLine } from "../log.ts";
 import { messageRecord } from "./records.ts";
+import type * as api from "./schemas.ts";
 
-/** What {@linkcode jsonLinesResponse} streams and stores. */
+/** What {@linkcode streamAnswer} streams and stores. */
 export interface StreamedAnswer {
   answer: Message;
   chat: Chat;
@@ -55,14 +56,100 @@ export function clientLeft(cause?: unknown): SvcError {
 }
 
 /**
- * Streams an answer, storing it when it is complete; a failure before the
+ * How a streamed answer is written: its content type and the text of each
+ * part. Each function returns what is written as it is.
+ */
+export interface AnswerFormat {
+  contentType: string;
+  /** The first part: the message with its first chunk and all sources. */
+  head(message: api.Message): string;
+  /** A later chunk of the message. */
+  chunk(message: api.Message, content: string): string;
+  /** What ends a complete answer, if anything. */
+  end?(message: api.Message): string;
+  /** What ends an answer that failed after its first part. */
+  error(message: string, status: number): string;
+}
+
+/** Answers as JSON Lines of messages: `POST /chats/{id}/answer`. */
+export const JSON_LINES: AnswerFormat = {
+  contentType: "application/x-ndjson",
+  head: (message) => `${JSON.stringify(message)}\n`,
+  chunk: (message, content) => `${JSON.stringify({ ...message, content, sources: null })}\n`,
+  error: (message) => `${JSON.stringify(errorBody(message))}\n`,
+};
+
+/** A prompt to answer in a stored chat, and how. */
+export interface Question {
+  chat: Chat;
+  user: string;
+  prompt: string;
+  /** Answer as the assistant writes, in `format`. */
+  stream: boolean;
+}
+
+/** How {@linkcode answerPrompt} responds. */
+export interface AnswerResponses {
+  /** The format of a streamed answer. */
+  format: AnswerFormat;
+  /** The response of a whole answer, once it is stored. */
+  whole(reply: api.Message): Response;
+}
+
+/**
+ * Answers a prompt in a stored chat, as every answering route does: the
+ * question is stored first, in its own write, whatever becomes of the answer
+ * (a chat not prepared refuses it unread); a whole answer is read and stored,
+ * a streamed one is stored once complete (see {@linkcode streamAnswer}), and
+ * its work ends as soon as its client leaves.
+ */
+export async function answerPrompt(
+  c: Context<ApiEnv>,
+  { chat, user, prompt, stream }: Question,
+  { format, whole }: AnswerResponses,
+): Promise<Response> {
+  const { deps } = c.var;
+  // Aborted as soon as a streaming client leaves, retrieval and the wait
+  // for the first chunk included; a whole answer is finished and kept regardless.
+  const cancel = new AbortController();
+  const release = stream ? cancelWhenLeft(c.req.raw, cancel) : () => {};
+  const question = messageRecord(new Message(prompt, { role: MessageRole.USER }));
+  let streaming = false;
+  try {
+    let answer: Message;
+    try {
+      answer = await chat.answer(prompt, { stream: true, signal: cancel.signal });
+    } catch (error) {
+      throw cancel.signal.aborted ? clientLeft(error) : error;
+    } finally {
+      // Stored before the answer is written, in its own write, so that it is kept whatever
+      // becomes of the answer, a crash included; a chat not prepared refused it unread.
+      if (chat.prepared) await deps.database.addMessages(user, chat.id, [question]);
+    }
+    if (stream) {
+      streaming = true;
+      return await streamAnswer(c, { answer, chat, user, cancel, release }, format);
+    }
+    await answer.read();
+    const reply = messageRecord(answer);
+    await deps.database.addMessages(user, chat.id, [reply]);
+    return whole(reply);
+  } finally {
+    // From here on the stream releases it.
+    if (!streaming) release();
+  }
+}
+
+/**
+ * Streams an answer in `format`, storing it when it is complete; a failure before the
  * first chunk is an ordinary error response, one after it ends the stream
- * with an error line. The question was stored before: nothing is added for an
+ * with the format's error. The question was stored before: nothing is added for an
  * answer that failed or that the client left.
  */
-export async function jsonLinesResponse(
+export async function streamAnswer(
   c: Context<ApiEnv>,
   { answer, chat, user, cancel, release }: StreamedAnswer,
+  format: AnswerFormat,
 ): Promise<Response> {
   const { deps, requestId } = c.var;
   const chunks = answer[Symbol.asyncIterator]();
@@ -80,22 +167,23 @@ export async function jsonLinesResponse(
     throw clientLeft();
   }
   const head = messageRecord(answer, first.done ? "" : first.value);
-  c.header("Content-Type", "application/x-ndjson");
+  c.header("Content-Type", format.contentType);
   return stream(c, async (out) => {
     out.onAbort(() => cancel.abort());
     const contents = [head.content];
     let complete = first.done === true;
     try {
-      await out.write(`${JSON.stringify(head)}\n`);
+      await out.write(format.head(head));
       while (!complete && !out.aborted) {
         const next = await chunks.next();
         if (next.done) {
           complete = true;
         } else {
           contents.push(next.value);
-          await out.write(`${JSON.stringify({ ...head, content: next.value, sources: null })}\n`);
+          await out.write(format.chunk(head, next.value));
         }
       }
+      if (complete && format.end && !out.aborted) await out.write(format.end(head));
     } catch (error) {
       const message = error instanceof SvcError
         ? error.message
@@ -110,7 +198,8 @@ export async function jsonLinesResponse(
           }),
         );
       }
-      if (!out.aborted) await out.write(`${JSON.stringify(errorBody(message))}\n`);
+      const status = error instanceof SvcError ? error.status : 500;
+      if (!out.aborted) await out.write(format.error(message, status));
     } finally {
       release();
       // An assistant that ends quietly when told to stop has not finished its answer.

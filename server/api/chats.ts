@@ -9,11 +9,11 @@ import type { Chat } from "../../components/core/chat.ts";
 import type { Component } from "../../components/core/component.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
-import { Message, MessageRole } from "../../components/core/message.ts";
+import { Message } from "../../components/core/message.ts";
 import { SPECIAL_PARAMS } from "../../components/core/params.ts";
 import type { ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
-import { cancelWhenLeft, clientLeft, jsonLinesResponse } from "./answer_stream.ts";
+import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { messageRecord } from "./records.ts";
@@ -109,35 +109,10 @@ export function chatRoutes(): Hono<ApiEnv> {
       const { prompt, stream } = await jsonBody(c, AnswerBody);
       const record = await deps.database.getChat(user, c.req.param("id"));
       const chat = await coreChat(deps, user, record);
-      // Aborted as soon as a streaming client leaves, retrieval and the wait
-      // for the first chunk included; a whole answer is finished and kept regardless.
-      const cancel = new AbortController();
-      const release = stream ? cancelWhenLeft(c.req.raw, cancel) : () => {};
-      const question = messageRecord(new Message(prompt, { role: MessageRole.USER }));
-      let streaming = false;
-      try {
-        let answer: Message;
-        try {
-          answer = await chat.answer(prompt, { stream: true, signal: cancel.signal });
-        } catch (error) {
-          throw cancel.signal.aborted ? clientLeft(error) : error;
-        } finally {
-          // Stored before the answer is written, in its own write, so that it is kept whatever
-          // becomes of the answer, a crash included; a chat not prepared refused it unread.
-          if (chat.prepared) await deps.database.addMessages(user, chat.id, [question]);
-        }
-        if (stream) {
-          streaming = true;
-          return jsonLinesResponse(c, { answer, chat, user, cancel, release });
-        }
-        await answer.read();
-        const reply = messageRecord(answer);
-        await deps.database.addMessages(user, chat.id, [reply]);
-        return c.json(reply);
-      } finally {
-        // From here on the stream releases it.
-        if (!streaming) release();
-      }
+      return await answerPrompt(c, { chat, user, prompt, stream }, {
+        format: JSON_LINES,
+        whole: (reply) => c.json(reply),
+      });
     });
   }
 
@@ -151,7 +126,7 @@ export function chatRoutes(): Hono<ApiEnv> {
  * @throws {SvcError} 404 for a document that is not the user's; 422 for an
  * unsupported document, an unknown component or invalid parameters
  */
-async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promise<Chat> {
+export async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promise<Chat> {
   const { metadata } = record;
   const rows = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
   // Made before the components are looked up: an unsupported document is named first.

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { VERSION } from "../../components/version.ts";
+import * as openai from "./openai_schemas.ts";
 import * as schemas from "./schemas.ts";
 
 interface Operation {
@@ -22,6 +23,10 @@ interface Operation {
   multipart?: z.ZodType;
   response: z.ZodType;
   stream?: boolean;
+  /** The data of each server-sent event, when the route can answer with them. */
+  events?: z.ZodType;
+  /** The shape of its errors. @default {schemas.ErrorBody} */
+  error?: z.ZodType;
   /** Statuses of its own refusals, each with what it means. */
   errors?: Record<number, string>;
 }
@@ -165,6 +170,26 @@ const OPERATIONS: Operation[] = [
     response: schemas.Message,
     stream: true,
   },
+  {
+    method: "get",
+    path: "/v1/models",
+    summary: "OpenAI-compatible: the user's prepared chats, each as a model",
+    auth: "bearer",
+    response: openai.ModelList,
+    error: openai.OpenAiErrorBody,
+  },
+  {
+    method: "post",
+    path: "/v1/chat/completions",
+    summary: "OpenAI-compatible: answer the last user message over a chat's documents, whole " +
+      'or as server-sent events ("stream": true) ended by [DONE]',
+    auth: "bearer",
+    body: openai.CompletionBody,
+    response: openai.Completion,
+    events: openai.CompletionChunk,
+    error: openai.OpenAiErrorBody,
+    errors: { 404: 'The model is none of the user\'s chats: the code is "model_not_found"' },
+  },
 ];
 
 const EXTRA_ROUTES: [string, string[]][] = [
@@ -202,6 +227,10 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     if (operation.stream) {
       content["application/x-ndjson"] = { schema: jsonSchema(schemas.MessageLine) };
     }
+    if (operation.events) {
+      content["text/event-stream"] = { schema: jsonSchema(operation.events) };
+    }
+    const error = jsonSchema(operation.error ?? schemas.ErrorBody);
     const requestBody = operation.body
       ? { required: true, content: { "application/json": { schema: jsonSchema(operation.body) } } }
       : operation.form
@@ -226,12 +255,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         ...Object.fromEntries(
           Object.entries(operation.errors ?? {}).map(([status, description]) => [status, {
             description,
-            content: { "application/json": { schema: jsonSchema(schemas.ErrorBody) } },
+            content: { "application/json": { schema: error } },
           }]),
         ),
         default: {
           description: "An error, with a sentence that says what was wrong",
-          content: { "application/json": { schema: jsonSchema(schemas.ErrorBody) } },
+          content: { "application/json": { schema: error } },
         },
       },
     };

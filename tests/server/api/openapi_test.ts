@@ -19,6 +19,7 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "get /chats/{id}",
     "get /components",
     "get /health",
+    "get /v1/models",
     "post /api-keys",
     "post /chats",
     "post /chats/{id}/answer",
@@ -26,6 +27,7 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "post /document",
     "post /logout",
     "post /token",
+    "post /v1/chat/completions",
     "put /document",
   ]);
   const answer = document.paths["/chats/{id}/answer"].post;
@@ -34,6 +36,18 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "application/x-ndjson",
   ]);
   assert.deepEqual(answer.requestBody.content["application/json"].schema.required, ["prompt"]);
+  const completions = document.paths["/v1/chat/completions"].post;
+  assert.deepEqual(Object.keys(completions.responses[200].content), [
+    "application/json",
+    "text/event-stream",
+  ]);
+  const error = completions.responses.default.content["application/json"].schema;
+  assert.deepEqual(error.$defs.OpenAIError.properties.error.required, [
+    "message",
+    "type",
+    "param",
+    "code",
+  ]);
 });
 
 Deno.test("/openapi.json describes every route in the app's route table, and no other", async () => {
