@@ -3,6 +3,16 @@
  * @module
  */
 
+/** Options of {@linkcode fillBudget}. */
+export interface FillBudgetOptions<T> {
+  /**
+   * Whether to take a source that fits, asked in order of the sources that
+   * fit, each once: a source it refuses is skipped and uses no tokens.
+   * @default {() => true}
+   */
+  accept?: (source: T) => boolean;
+}
+
 /**
  * The sources, in their order, whose tokens add up to at most `numTokens`.
  * A source that would overflow the budget is skipped rather than ending the
@@ -22,11 +32,13 @@
 export function fillBudget<T extends { numTokens: number }>(
   sources: readonly T[],
   numTokens: number,
+  options: FillBudgetOptions<T> = {},
 ): T[] {
   const kept: T[] = [];
   let used = 0;
   for (const source of sources) {
     if (used + source.numTokens > numTokens) continue;
+    if (options.accept && !options.accept(source)) continue;
     kept.push(source);
     used += source.numTokens;
   }

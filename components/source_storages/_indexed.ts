@@ -23,7 +23,7 @@ import { fillBudget } from "./_budget.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
-import { dropNearDuplicates } from "./_near_duplicates.ts";
+import { repeatsNone } from "./_near_duplicates.ts";
 import {
   chunkAndEmbed,
   contentHash,
@@ -177,7 +177,8 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     params: ChatParams,
   ): Promise<Source[]> {
     const { fused } = await this.rankings(documents, prompt, params);
-    return fillBudget(dropNearDuplicates(fused), settingsOf(params).numTokens);
+    // Repeats are checked against the sources taken only, which the budget keeps few.
+    return fillBudget(fused, settingsOf(params).numTokens, { accept: repeatsNone() });
   }
 
   override async delete(params: ChatParams): Promise<void> {

@@ -38,19 +38,40 @@ export function dropNearDuplicates<T extends { document: unknown; content: strin
   sources: readonly T[],
   options: NearDuplicateOptions = {},
 ): T[] {
+  return sources.filter(repeatsNone(options));
+}
+
+/**
+ * A check that takes a source unless it is a near duplicate (as
+ * {@linkcode dropNearDuplicates} says) of one it took before; asked of the
+ * sources best first, it compares each only with those taken, which an
+ * answer's budget keeps few.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { repeatsNone } from "./_near_duplicates.ts";
+ * const take = repeatsNone();
+ * assert.equal(take({ document: "d", content: "Bread needs flour and salt" }), true);
+ * assert.equal(take({ document: "d", content: "bread needs flour and salt!" }), false);
+ * ```
+ */
+export function repeatsNone<T extends { document: unknown; content: string }>(
+  options: NearDuplicateOptions = {},
+): (source: T) => boolean {
   const threshold = options.threshold ?? 0.5;
-  const kept: { source: T; triples: Set<string> }[] = [];
-  for (const source of sources) {
+  const taken: { document: unknown; triples: Set<string> }[] = [];
+  return (source) => {
     const triples = wordTriples(source.content);
-    const repeats = kept.some((better) => {
-      if (better.source.document !== source.document || triples.size === 0) return false;
+    const repeats = taken.some((better) => {
+      if (better.document !== source.document || triples.size === 0) return false;
       let shared = 0;
       for (const triple of triples) if (better.triples.has(triple)) shared++;
       return shared / triples.size > threshold;
     });
-    if (!repeats) kept.push({ source, triples });
-  }
-  return kept.map(({ source }) => source);
+    if (!repeats) taken.push({ document: source.document, triples });
+    return !repeats;
+  };
 }
 
 function wordTriples(text: string): Set<string> {

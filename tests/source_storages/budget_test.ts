@@ -17,3 +17,15 @@ Deno.test("fillBudget() of an empty list or a zero budget is empty", () => {
   assert.deepEqual(fillBudget([], 1000), []);
   assert.deepEqual(fillBudget(sources(1), 0), []);
 });
+
+Deno.test("fillBudget() asks accept() of each source that fits, in order, and skips a refused one", () => {
+  const asked: number[] = [];
+  const kept = fillBudget(sources(300, 900, 300, 300, 300), 1000, {
+    accept: (source) => {
+      asked.push(source.id);
+      return source.id !== 2;
+    },
+  });
+  assert.deepEqual(kept.map((s) => s.id), [0, 3, 4]);
+  assert.deepEqual(asked, [0, 2, 3, 4]);
+});

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { dropNearDuplicates } from "../../components/source_storages/_near_duplicates.ts";
+import {
+  dropNearDuplicates,
+  repeatsNone,
+} from "../../components/source_storages/_near_duplicates.ts";
 
 const text = (from: number, to: number) =>
   Array.from({ length: to - from }, (_, i) => `word${from + i}`).join(" ");
@@ -18,4 +21,13 @@ Deno.test("dropNearDuplicates() keeps the same text of another document, and the
   const c = { document: "a", content: "A short one" };
   assert.deepEqual(dropNearDuplicates([c, a, b]), [c, a, b]);
   assert.deepEqual(dropNearDuplicates([c, { document: "a", content: "a SHORT one!" }]), [c]);
+});
+
+Deno.test("repeatsNone() compares a source only with those it took", () => {
+  const take = repeatsNone();
+  const a = { document: "a", content: text(0, 40) };
+  assert.equal(take(a), true);
+  assert.equal(take({ document: "a", content: text(5, 40) }), false);
+  // A passage of other words is taken.
+  assert.equal(take({ document: "a", content: text(40, 80) }), true);
 });
