@@ -95,8 +95,8 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-const SVC_API = [MAIN, "api", "-c", config];
-const BARE_API = [BARE_SERVER, `${port}`];
+const API_ARGS = [MAIN, "api", "-c", config];
+const BARE_API_ARGS = [BARE_SERVER, `${port}`];
 
 /** One start of a server: how long until ready, and its memory once idle, in MiB. */
 interface Idle {
@@ -117,8 +117,8 @@ async function measure() {
   for (let run = 0; run <= RUNS; run++) {
     const version = await runToEnd([MAIN, "--version"]);
     const bareVersion = await runToEnd([BARE_VERSION]);
-    const api = await startAndIdle(SVC_API);
-    const bare = await startAndIdle(BARE_API);
+    const api = await startAndIdle(API_ARGS);
+    const bare = await startAndIdle(BARE_API_ARGS);
     if (run === 0) continue;
     times.version.push(version);
     times.bareVersion.push(bareVersion);
@@ -200,7 +200,7 @@ Deno.bench({
   baseline: true,
   n: RUNS,
   warmup: 1,
-  fn: async () => await (await startServer(BARE_API))[Symbol.asyncDispose](),
+  fn: async () => await (await startServer(BARE_API_ARGS))[Symbol.asyncDispose](),
 });
 
 Deno.bench({
@@ -208,7 +208,7 @@ Deno.bench({
   group: API_GROUP,
   n: RUNS,
   warmup: 1,
-  fn: async () => await (await startServer(SVC_API))[Symbol.asyncDispose](),
+  fn: async () => await (await startServer(API_ARGS))[Symbol.asyncDispose](),
 });
 
 globalThis.addEventListener("unload", () => {
