@@ -9,16 +9,24 @@ import { Assistant } from "../../components/core/component.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { TestApi } from "../server/api/_api.ts";
 
-/** Asserts the one error shape, its status and its message (exact when a string). */
+/**
+ * Asserts the one error shape, its status and its message (exact when a string). The
+ * OpenAI-compatible routes (`path` under `/v1/`) answer in OpenAI's shape, whose `error` has
+ * `type`, `param` and `code` besides its message.
+ */
 export async function expectError(
   response: Response,
   status: number,
   message: string | RegExp,
+  path = "",
 ): Promise<string> {
   const body = await response.json();
   assert.equal(response.status, status, JSON.stringify(body));
   assert.deepEqual(Object.keys(body), ["error"]);
-  assert.deepEqual(Object.keys(body.error), ["message"]);
+  assert.deepEqual(
+    Object.keys(body.error),
+    path.startsWith("/v1/") ? ["message", "type", "param", "code"] : ["message"],
+  );
   if (typeof message === "string") assert.equal(body.error.message, message);
   else assert.match(body.error.message, message);
   return body.error.message;

@@ -194,7 +194,7 @@ Deno.test("every protected route refuses forged, expired, ended and upload token
         body: method === "GET" || method === "DELETE" ? undefined : JSON.stringify({}),
       });
       assert.equal(response.status, 401, `${method} ${path} with the ${what} token`);
-      await expectError(response, 401, message);
+      await expectError(response, 401, message, path);
     }
   }
   // Nothing was done by them: the chat and the document are still there.
@@ -220,6 +220,10 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
     "POST /chats": chatBody(document),
     "POST /chats/{id}/answer": { prompt: "What is in A?" },
     "POST /api-keys": { name: "made by a key" },
+    "POST /v1/chat/completions": {
+      model: chat.id,
+      messages: [{ role: "user", content: "What is in A?" }],
+    },
   };
   // Deletions last, so that every other route still finds what it names.
   const routes = (await bearerRoutes(api)).sort((a, b) =>
@@ -306,7 +310,7 @@ Deno.test("with TrustedProxyAuthentication, every protected route refuses the pr
       for (const [what, headers, from, message] of cases) {
         const response = await call(method, url, headers, from);
         assert.equal(response.status, 401, `${method} ${path} with ${what}`);
-        await expectError(response, 401, message);
+        await expectError(response, 401, message, path);
       }
     }
     // The same session, without a header it may not send, is a bearer like any other.
