@@ -2,7 +2,8 @@
  * The shared half of the chunking source storages (LibSQL, LanceDB, Chroma):
  * chat parameters, indexing each document once per user, content and
  * settings, links from chats to the indexes they use, hybrid retrieval with
- * reciprocal rank fusion (a follow-up searched with the questions before it),
+ * reciprocal rank fusion of the full-text and vector rankings and of the
+ * candidates' proximity (a follow-up searched with the questions before it),
  * passages that repeat a better one left out, and the token budget. A storage supplies an
  * `IndexBackend` (`components/indexing/`): where indexes live and
  * how they are searched; the indexing itself is `components/indexing/`'s.
@@ -23,6 +24,7 @@ import { fillBudget } from "./_budget.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
+import { proximityRanking } from "./_proximity.ts";
 import { repeatsNone } from "./_near_duplicates.ts";
 import {
   chunkAndEmbed,
@@ -41,6 +43,20 @@ import {
  */
 export const DEFAULT_CHUNK_OVERLAP = 100;
 
+/**
+ * The default `num_tokens`: the tokens of passages an answer gets. About five
+ * passages of the default size, so that a right passage ranked fourth or fifth
+ * still reaches the model; small beside the context of the models svc calls.
+ */
+export const DEFAULT_NUM_TOKENS = 1536;
+
+/**
+ * How many of the best candidates of the full-text and vector rankings the
+ * proximity ranking orders: enough for every source an answer can take, few
+ * enough that a passage far down both rankings is not pulled up by one close pair.
+ */
+const PROXIMITY_CANDIDATES = 30;
+
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
   // A getter, so that the bounds of SVC_MIN_CHUNK_SIZE and SVC_MAX_CHUNK_SIZE are read when used.
@@ -48,7 +64,7 @@ export const INDEX_PARAMS: ParamSchema = {
     return chunkSizeParam();
   },
   chunk_overlap: z.int().nonnegative().default(DEFAULT_CHUNK_OVERLAP),
-  num_tokens: z.int().positive().default(1024),
+  num_tokens: z.int().positive().default(DEFAULT_NUM_TOKENS),
 };
 
 /** The checks over several parameters of every chunking source storage. */
@@ -102,7 +118,7 @@ export function shareIndexesFromEnv(value = envVar(SHARE_INDEXES_ENV)): boolean 
 export interface Rankings {
   /** Each arm's ranking, as the backend gives them: the vector arm last. */
   arms: Source[][];
-  /** The arms fused, before the token budget. */
+  /** The arms fused, with the proximity ranking of their best candidates, before the token budget. */
   fused: Source[];
 }
 
@@ -255,7 +271,9 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       return source;
     };
     const arms = rankings.map((ranking) => ranking.map(sourceOf));
-    return { arms, fused: fuseRankings(arms) };
+    // A third ranking, by how close together the question's words stand in the best candidates.
+    const closeness = proximityRanking(fuseRankings(arms).slice(0, PROXIMITY_CANDIDATES), text);
+    return { arms, fused: fuseRankings([...arms, closeness]) };
   }
 
   async #storeOne(

@@ -78,7 +78,7 @@ for (const [path, Storage] of STORAGES) {
     const defaults = Object.fromEntries(
       Object.entries(Storage.params).map(([key, schema]) => [key, schema.parse(undefined)]),
     );
-    assert.deepEqual(defaults, { chunk_size: 500, chunk_overlap: 100, num_tokens: 1024 });
+    assert.deepEqual(defaults, { chunk_size: 500, chunk_overlap: 100, num_tokens: 1536 });
   });
 
   Deno.test(

@@ -1,0 +1,80 @@
+/**
+ * The proximity arm of retrieval: a passage where the question's words stand
+ * close together, as in a sentence that answers it, ranks above one where
+ * they are scattered. Full-text search and the lexical vectors count a
+ * passage's words wherever they stand, so this adds what they do not see,
+ * rather than repeating them.
+ * @module
+ */
+import { contentWords, stem } from "../embeddings/_words.ts";
+
+/** Options of {@linkcode proximityRanking}. */
+export interface ProximityOptions {
+  /**
+   * The width of the window, in words (stop words not counted): about a clause.
+   * @default {10}
+   */
+  width?: number;
+}
+
+/**
+ * The candidates ranked by their best window of `width` words: the sum of
+ * the weights of the distinct question words in it, a word weighing
+ * ln(1 + N / n) when n of the N candidates hold it, so that a rare word counts
+ * more than one every candidate has. Candidates without a question word are
+ * left out, and a question of fewer than two words gives no ranking, since a
+ * single word has no neighbours. Ties keep the candidates' order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { proximityRanking } from "./_proximity.ts";
+ * const scattered = { content: "Bread is sold here. Far away, in another shop, they freeze fish." };
+ * const close = { content: "To freeze bread, wrap it in foil." };
+ * const ranked = proximityRanking([scattered, close], "How do I freeze bread?", { width: 4 });
+ * assert.deepEqual(ranked, [close, scattered]);
+ * ```
+ */
+export function proximityRanking<T extends { content: string }>(
+  candidates: readonly T[],
+  prompt: string,
+  options: ProximityOptions = {},
+): T[] {
+  const width = options.width ?? 10;
+  const asked = new Set(contentWords(prompt).map(stem));
+  if (asked.size < 2) return [];
+  // Each candidate's question words, with their positions among its words.
+  const hits = candidates.map((candidate) =>
+    contentWords(candidate.content).map((word, position) => ({ word: stem(word), position }))
+      .filter(({ word }) => asked.has(word))
+  );
+  const holding = new Map<string, number>();
+  for (const found of hits) {
+    for (const word of new Set(found.map(({ word }) => word))) {
+      holding.set(word, (holding.get(word) ?? 0) + 1);
+    }
+  }
+  const weight = (word: string) => Math.log(1 + candidates.length / holding.get(word)!);
+  const scored = hits.map((found, index) => {
+    let best = 0;
+    for (let first = 0; first < found.length; first++) {
+      const seen = new Set<string>();
+      let score = 0;
+      for (
+        let last = first;
+        last < found.length && found[last]!.position - found[first]!.position < width;
+        last++
+      ) {
+        const { word } = found[last]!;
+        if (seen.has(word)) continue;
+        seen.add(word);
+        score += weight(word);
+      }
+      best = Math.max(best, score);
+    }
+    return { candidate: candidates[index]!, best, index };
+  });
+  return scored.filter(({ best }) => best > 0)
+    .sort((a, b) => b.best - a.best || a.index - b.index)
+    .map(({ candidate }) => candidate);
+}
