@@ -10,6 +10,7 @@ import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
 import { evalCommand } from "./eval.ts";
 import { initCommand } from "./init.ts";
+import { mcpCommand } from "./mcp.ts";
 import { commanderMistake, unknownCommand } from "./mistakes.ts";
 import { uiCommand } from "./ui.ts";
 import { userCommand } from "./user.ts";
@@ -30,6 +31,7 @@ const COMMANDS: ((context: CommandContext) => Command)[] = [
   checkCommand,
   apiCommand,
   uiCommand,
+  mcpCommand,
   userCommand,
   evalCommand,
 ];

@@ -19,6 +19,7 @@ export const OPTIONAL_PACKAGES = {
   "apache-arrow": "npm:apache-arrow@18.1.0",
   chromadb: "npm:chromadb@3.5.0",
   "hash-wasm": "npm:hash-wasm@4.13.0",
+  "@modelcontextprotocol/sdk": "npm:@modelcontextprotocol/sdk@1.32.2",
   openai: "npm:openai@7.57.0",
   "openid-client": "npm:openid-client@6.8.9",
 } as const;
@@ -26,7 +27,7 @@ export const OPTIONAL_PACKAGES = {
 /** The name of an optional package. */
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
 
-const loading = new Map<OptionalPackage, Promise<unknown>>();
+const loading = new Map<string, Promise<unknown>>();
 
 /**
  * Imports an optional package once; the first call downloads it when Deno's
@@ -42,20 +43,23 @@ const loading = new Map<OptionalPackage, Promise<unknown>>();
  * assert.equal(typeof arrow.tableFromArrays, "function");
  * ```
  *
+ * A `subpath` loads one module of the package (`server/stdio.js`), for the
+ * packages whose main module is not the one wanted.
+ *
  * @throws {SvcError} 422 naming the package when it cannot be loaded
  */
-export function importPackage<T>(name: OptionalPackage): Promise<T> {
-  let module = loading.get(name);
+export function importPackage<T>(name: OptionalPackage, subpath?: string): Promise<T> {
+  const specifier: string = OPTIONAL_PACKAGES[name] + (subpath ? `/${subpath}` : "");
+  let module = loading.get(specifier);
   if (!module) {
-    const specifier: string = OPTIONAL_PACKAGES[name];
     module = import(specifier).catch((error) => {
-      loading.delete(name);
+      loading.delete(specifier);
       throw new SvcError(
         `Cannot load the npm package ${quote(name)}: ${(error as Error).message}`,
         { status: 422, cause: error },
       );
     });
-    loading.set(name, module);
+    loading.set(specifier, module);
   }
   return module as Promise<T>;
 }

@@ -17,6 +17,7 @@ import { envName, KEYS } from "./config_schema.ts";
 export const ENV_VARIABLES: readonly string[] = [
   // svc itself
   "SVC_CONFIG",
+  "SVC_API_KEY",
   "SVC_API_DOCUMENT_UPLOAD_SECRET",
   "SVC_API_MAX_UPLOAD_SIZE",
   "SVC_API_BODY_TIMEOUT",

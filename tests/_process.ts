@@ -52,6 +52,8 @@ export interface SpawnOptions {
    * @default {DEFAULT_DEADLINE}
    */
   deadline?: number;
+  /** Called with each piece of standard output as it comes, for a child spoken to through pipes. */
+  onStdout?: (text: string) => void;
 }
 
 /** How a child ended, with what it wrote. */
@@ -88,7 +90,7 @@ export function spawn(command: string, args: readonly string[], options: SpawnOp
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const stdout = collect(process.stdout);
+  const stdout = collect(process.stdout, options.onStdout);
   const stderr = collect(process.stderr);
   let killed = false;
   const timer = setTimeout(() => {
@@ -234,10 +236,18 @@ function kill(process: Deno.ChildProcess, signal: Deno.Signal): void {
   }
 }
 
-function collect(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
+function collect(
+  stream: ReadableStream<Uint8Array>,
+  onText?: (text: string) => void,
+): { text: () => string; done: Promise<void> } {
   let text = "";
   const done = stream.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (chunk) => void (text += chunk) }),
+    new WritableStream({
+      write(chunk) {
+        text += chunk;
+        onText?.(chunk);
+      },
+    }),
   ).catch(() => {});
   return { text: () => text, done };
 }

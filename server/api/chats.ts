@@ -126,7 +126,11 @@ export function chatRoutes(): Hono<ApiEnv> {
  * @throws {SvcError} 404 for a document that is not the user's; 422 for an
  * unsupported document, an unknown component or invalid parameters
  */
-export async function coreChat(deps: ApiDeps, user: string, record: ChatRecord): Promise<Chat> {
+export async function coreChat(
+  deps: Pick<ApiDeps, "database" | "rag" | "document" | "sourceStorages" | "assistants">,
+  user: string,
+  record: ChatRecord,
+): Promise<Chat> {
   const { metadata } = record;
   const rows = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
   // Made before the components are looked up: an unsupported document is named first.

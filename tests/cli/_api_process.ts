@@ -26,6 +26,19 @@ export async function loginHeaders(base: string, user = "ada"): Promise<Record<s
   return { authorization: `Bearer ${token}`, "content-type": "application/json" };
 }
 
+/** A POST of `body` as JSON to `base` with `headers`, answering the response's JSON. */
+export function poster(
+  base: string,
+  headers: Record<string, string>,
+): (path: string, body?: unknown) => Promise<Record<string, string>> {
+  return async (path, body) =>
+    await (await fetch(`${base}${path}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    })).json();
+}
+
 /** Registers and uploads a document through the returned parameters. */
 export async function uploadDocument(
   base: string,

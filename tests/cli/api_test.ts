@@ -4,7 +4,7 @@ import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { run as runCli } from "../../cli/mod.ts";
 import { waitFor } from "../rely/_server.ts";
 import { capture } from "./_io.ts";
-import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
+import { loginHeaders, poster, startApi, uploadDocument } from "./_api_process.ts";
 
 Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
   await using dir = await tmpDir();
@@ -15,12 +15,7 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
   await using before = await startApi(config, port);
   const { base } = before;
   const auth = await loginHeaders(base);
-  const post = async (path: string, body?: unknown) =>
-    await (await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify(body),
-    })).json();
+  const post = poster(base, auth);
 
   const bytes = await Deno.readFile(`${FIXTURES}report.pdf`);
   const document = await uploadDocument(base, auth, "report.pdf", bytes);

@@ -39,11 +39,11 @@ Deno.test("svc names an unknown command, suggests the closest one and lists them
   assert.equal(
     await mistake(["chek"]),
     'error: Unknown command "chek" (did you mean "check"?): ' +
-      "the commands are init, check, api, ui, user, eval and help\n",
+      "the commands are init, check, api, ui, mcp, user, eval and help\n",
   );
   assert.equal(
     await mistake(["serve", "--yes"]),
-    'error: Unknown command "serve": the commands are init, check, api, ui, user, eval and help\n',
+    'error: Unknown command "serve": the commands are init, check, api, ui, mcp, user, eval and help\n',
   );
   assert.match(await mistake(["help", "chek"]), /^error: Unknown command "chek" \(did you mean/);
 });

@@ -1,0 +1,122 @@
+/**
+ * svc as an MCP server for one user: the tools `list_chats` and `search`, and
+ * each of the user's documents as a resource (its extracted text, page by
+ * page). `svc mcp` serves it over standard input and output. The MCP SDK is
+ * an optional package, loaded the first time a server is made.
+ * @module
+ */
+import { z } from "zod";
+import type * as McpSdk from "npm:@modelcontextprotocol/sdk@1.32.2/server/mcp.js";
+import { quote, SvcError } from "../components/core/errors.ts";
+import { LocalDocument } from "../components/core/document.ts";
+import { importPackage } from "../components/packages.ts";
+import { coreChat } from "./api/chats.ts";
+import type { ApiDeps } from "./api/env.ts";
+import type { StoredDocument } from "./database/mod.ts";
+import { VERSION } from "../components/version.ts";
+
+/** What the MCP server reads: the database and the components, as the REST API has them. */
+export type McpDeps = Pick<
+  ApiDeps,
+  "database" | "rag" | "document" | "sourceStorages" | "assistants"
+>;
+
+/** The URI of a document's resource. */
+export function documentUri(id: string): string {
+  return `svc://documents/${encodeURIComponent(id)}`;
+}
+
+/** The most passages `search` gives. */
+export const MAX_PASSAGES = 50;
+
+/**
+ * The MCP server of one user. Its tools answer a mistake (an unknown chat, a
+ * chat not prepared) with a tool error that says what to do.
+ */
+export async function createMcpServer(deps: McpDeps, user: string): Promise<McpSdk.McpServer> {
+  const sdk = await importPackage<typeof McpSdk>("@modelcontextprotocol/sdk", "server/mcp.js");
+  const server = new sdk.McpServer({ name: "svc", version: VERSION });
+
+  server.registerTool("list_chats", {
+    description: "The user's chats: id, name, whether prepared, and their documents",
+    inputSchema: {},
+  }, async () => {
+    const chats = (await deps.database.listChats(user)).map((chat) => ({
+      id: chat.id,
+      name: chat.metadata.name,
+      prepared: chat.prepared,
+      documents: chat.metadata.documents.map((d) => ({ id: d.id, name: d.name })),
+    }));
+    return json({ chats });
+  });
+
+  server.registerTool(
+    "search",
+    {
+      description: "The passages of a chat's documents that best answer a question, best first, " +
+        "each with its document, pages and text",
+      inputSchema: {
+        question: z.string().trim().min(1).describe("what to look for"),
+        chat_id: z.string().min(1).describe("the chat whose documents are searched (list_chats)"),
+        limit: z.number().int().min(1).max(MAX_PASSAGES).optional()
+          .describe(`the most passages to give (at most ${MAX_PASSAGES})`),
+      },
+    },
+    async ({ question, chat_id, limit }: { question: string; chat_id: string; limit?: number }) => {
+      const record = await deps.database.getChat(user, chat_id);
+      if (!record.prepared) {
+        throw new SvcError(
+          `The chat ${quote(chat_id)} is not prepared: prepare it in the web UI or at ` +
+            `POST /chats/${chat_id}/prepare before searching it`,
+          { status: 400 },
+        );
+      }
+      const chat = await coreChat(deps, user, record);
+      const sources = await chat.retrieve(question);
+      const passages = sources.slice(0, limit ?? MAX_PASSAGES).map((source, rank) => ({
+        rank: rank + 1,
+        document: { id: source.document.id, name: source.document.name },
+        pages: source.location,
+        text: source.content,
+      }));
+      return json({ passages });
+    },
+  );
+
+  server.registerResource(
+    "document",
+    new sdk.ResourceTemplate("svc://documents/{id}", {
+      list: async () => ({
+        resources: (await userDocuments(deps, user)).map((document) => ({
+          uri: documentUri(document.id),
+          name: document.name,
+          mimeType: "text/plain",
+        })),
+      }),
+    }),
+    { description: "A document's extracted text, page by page", mimeType: "text/plain" },
+    async (uri: URL, { id }: Record<string, string | string[]>) => {
+      const [row] = await deps.database.getDocuments(user, [decodeURIComponent(String(id))]);
+      const document = new (deps.document ?? LocalDocument)(row!);
+      const pages = await document.extractPages();
+      const text = pages.map((page) =>
+        page.number === null ? page.text : `--- page ${page.number} ---\n${page.text}`
+      ).join("\n\n");
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };
+    },
+  );
+  return server;
+}
+
+/** The documents of the user's chats, each once. */
+async function userDocuments(deps: McpDeps, user: string): Promise<StoredDocument[]> {
+  const ids = new Set<string>();
+  for (const chat of await deps.database.listChats(user)) {
+    for (const document of chat.metadata.documents) ids.add(document.id);
+  }
+  return ids.size === 0 ? [] : await deps.database.getDocuments(user, [...ids]);
+}
+
+function json(value: unknown): { content: { type: "text"; text: string }[] } {
+  return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
+}

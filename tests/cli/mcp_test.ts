@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { freePort } from "../_process.ts";
+import { FIXTURES, tmpDir } from "../test_utils.ts";
+import { run as runCli } from "../../cli/mod.ts";
+import { capture } from "./_io.ts";
+import { loginHeaders, poster, startApi, uploadDocument } from "./_api_process.ts";
+import { connectMcpStdio } from "./_mcp_stdio.ts";
+
+type Text = { type: string; text: string }[];
+
+Deno.test("svc mcp serves the user of SVC_API_KEY over stdio: tools, a resource and a tool error", async () => {
+  await using dir = await tmpDir();
+  const port = freePort();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(config, `local_root = "root"\n[api]\nport = ${port}\n`);
+
+  // The chat and the key are made through the REST API, which shares the database.
+  await using api = await startApi(config, port);
+  const { base } = api;
+  const auth = await loginHeaders(base);
+  const post = poster(base, auth);
+  const bytes = await Deno.readFile(`${FIXTURES}report.pdf`);
+  const document = await uploadDocument(base, auth, "report.pdf", bytes);
+  const demoChat = (name: string) =>
+    post("/chats", {
+      name,
+      source_storage: "Svc/DemoSourceStorage",
+      assistant: "Svc/DemoAssistant",
+      params: {},
+      documents: [document],
+    });
+  const chat = await demoChat("mcp");
+  assert.equal((await post(`/chats/${chat.id}/prepare`)).role, "system");
+  const unprepared = await demoChat("later");
+  const { key } = await post("/api-keys", { name: "desktop" });
+
+  await using mcp = await connectMcpStdio(config, { SVC_API_KEY: key! });
+  const { client } = mcp;
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((tool: { name: string }) => tool.name).sort(), [
+    "list_chats",
+    "search",
+  ]);
+
+  const listed = await client.callTool({ name: "list_chats", arguments: {} });
+  const { chats } = JSON.parse((listed.content as Text)[0]!.text);
+  assert.deepEqual(
+    chats.map((c: { id: string; prepared: boolean }) => [c.id, c.prepared]).sort(),
+    [[chat.id, true], [unprepared.id, false]].sort(),
+  );
+
+  const found = await client.callTool({
+    name: "search",
+    arguments: { question: "What is the report about?", chat_id: chat.id, limit: 2 },
+  });
+  assert.equal(found.isError, undefined);
+  const { passages } = JSON.parse((found.content as Text)[0]!.text);
+  assert.ok(passages.length >= 1 && passages.length <= 2, JSON.stringify(passages));
+  assert.equal(passages[0].rank, 1);
+  assert.deepEqual(passages[0].document, { id: document.id, name: "report.pdf" });
+  assert.equal(passages[0].pages, "page 1");
+  assert.ok(passages[0].text.length > 0);
+
+  const { resources } = await client.listResources();
+  assert.deepEqual(resources.map((r: { name: string }) => r.name), ["report.pdf"]);
+  const read = await client.readResource({ uri: resources[0]!.uri });
+  const text = (read.contents[0] as { text: string }).text;
+  assert.match(text, /^--- page 1 ---\n/);
+  assert.ok(text.includes(passages[0].text.slice(0, 20)), text);
+
+  const empty = await client.callTool({
+    name: "search",
+    arguments: { question: "  ", chat_id: chat.id },
+  });
+  assert.equal(empty.isError, true);
+  assert.match((empty.content as Text)[0]!.text, /question/);
+  const notPrepared = await client.callTool({
+    name: "search",
+    arguments: { question: "What is it about?", chat_id: unprepared.id },
+  });
+  assert.equal(notPrepared.isError, true);
+  assert.match((notPrepared.content as Text)[0]!.text, /is not prepared: prepare it/);
+});
+
+Deno.test("svc mcp refuses to start without a valid SVC_API_KEY, saying how to get one", async () => {
+  await using dir = await tmpDir();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(config, `local_root = "root"\n`);
+  for (const key of [undefined, "svc_" + "x".repeat(43)]) {
+    const io = capture();
+    const code = await runCli(["mcp", "-c", config], io, {
+      env: key === undefined ? {} : { SVC_API_KEY: key },
+    });
+    assert.equal(code, 1);
+    assert.match(io.stderr, key === undefined ? /SVC_API_KEY is not set/ : /API key is not valid/);
+  }
+});
