@@ -1,5 +1,5 @@
 /**
- * svc as an MCP server for one user: the tools `list_chats` and `search`, and
+ * svc as an MCP server for one user: the tools `list_chats`, `search` and `ask`, and
  * each of the user's documents as a resource (its extracted text, page by
  * page). `svc mcp` serves it over standard input and output. The MCP SDK is
  * an optional package, loaded the first time a server is made.
@@ -8,9 +8,13 @@
 import { z } from "zod";
 import type * as McpSdk from "npm:@modelcontextprotocol/sdk@1.32.2/server/mcp.js";
 import { quote, SvcError } from "../components/core/errors.ts";
+import type { Chat } from "../components/core/chat.ts";
 import { LocalDocument } from "../components/core/document.ts";
+import { Message, MessageRole } from "../components/core/message.ts";
+import type { Source } from "../components/core/source.ts";
 import { importPackage } from "../components/packages.ts";
 import { coreChat } from "./api/chats.ts";
+import { messageRecord } from "./api/records.ts";
 import type { ApiDeps } from "./api/env.ts";
 import type { StoredDocument } from "./database/mod.ts";
 import { VERSION } from "../components/version.ts";
@@ -50,38 +54,55 @@ export async function createMcpServer(deps: McpDeps, user: string): Promise<McpS
     return json({ chats });
   });
 
-  server.registerTool(
-    "search",
-    {
-      description: "The passages of a chat's documents that best answer a question, best first, " +
-        "each with its document, pages and text",
-      inputSchema: {
-        question: z.string().trim().min(1).describe("what to look for"),
-        chat_id: z.string().min(1).describe("the chat whose documents are searched (list_chats)"),
-        limit: z.number().int().min(1).max(MAX_PASSAGES).optional()
-          .describe(`the most passages to give (at most ${MAX_PASSAGES})`),
-      },
+  const question = z.string().trim().min(1).describe("the question");
+  const chatId = z.string().min(1).describe("the chat, by its id (see list_chats)");
+  /** The user's chat, ready to retrieve from. */
+  const preparedChat = async (id: string): Promise<Chat> => {
+    const record = await deps.database.getChat(user, id);
+    if (!record.prepared) {
+      throw new SvcError(
+        `The chat ${quote(id)} is not prepared: prepare it in the web UI or at ` +
+          `POST /chats/${id}/prepare first`,
+        { status: 400 },
+      );
+    }
+    return await coreChat(deps, user, record);
+  };
+
+  server.registerTool("search", {
+    description: "The passages of a chat's documents that best answer a question, best first, " +
+      "each with its document, pages and text",
+    inputSchema: {
+      question,
+      chat_id: chatId,
+      limit: z.number().int().min(1).max(MAX_PASSAGES).optional()
+        .describe(`the most passages to give (at most ${MAX_PASSAGES})`),
     },
-    async ({ question, chat_id, limit }: { question: string; chat_id: string; limit?: number }) => {
-      const record = await deps.database.getChat(user, chat_id);
-      if (!record.prepared) {
-        throw new SvcError(
-          `The chat ${quote(chat_id)} is not prepared: prepare it in the web UI or at ` +
-            `POST /chats/${chat_id}/prepare before searching it`,
-          { status: 400 },
-        );
-      }
-      const chat = await coreChat(deps, user, record);
-      const sources = await chat.retrieve(question);
-      const passages = sources.slice(0, limit ?? MAX_PASSAGES).map((source, rank) => ({
-        rank: rank + 1,
-        document: { id: source.document.id, name: source.document.name },
-        pages: source.location,
-        text: source.content,
-      }));
-      return json({ passages });
-    },
-  );
+  }, async (input: { question: string; chat_id: string; limit?: number }) => {
+    const chat = await preparedChat(input.chat_id);
+    const sources = await chat.retrieve(input.question);
+    const passages = sources.slice(0, input.limit ?? MAX_PASSAGES)
+      .map((source, rank) => ({ rank: rank + 1, ...passage(source) }));
+    return json({ passages });
+  });
+
+  server.registerTool("ask", {
+    description: "The chat's answer to a question over its documents, with the passages it is " +
+      "based on; the question and the answer are kept in the chat, as in the web UI",
+    inputSchema: { question, chat_id: chatId },
+  }, async (input: { question: string; chat_id: string }) => {
+    const chat = await preparedChat(input.chat_id);
+    const asked = messageRecord(new Message(input.question, { role: MessageRole.USER }));
+    let answer: Message;
+    try {
+      answer = await chat.answer(input.question);
+    } finally {
+      // Kept whatever becomes of the answer, as the REST API keeps it.
+      await deps.database.addMessages(user, chat.id, [asked]);
+    }
+    await deps.database.addMessages(user, chat.id, [messageRecord(answer)]);
+    return json({ answer: answer.content, sources: answer.sources.map(passage) });
+  });
 
   server.registerResource(
     "document",
@@ -115,6 +136,16 @@ async function userDocuments(deps: McpDeps, user: string): Promise<StoredDocumen
     for (const document of chat.metadata.documents) ids.add(document.id);
   }
   return ids.size === 0 ? [] : await deps.database.getDocuments(user, [...ids]);
+}
+
+function passage(
+  source: Source,
+): { document: { id: string; name: string }; pages: string; text: string } {
+  return {
+    document: { id: source.document.id, name: source.document.name },
+    pages: source.location,
+    text: source.content,
+  };
 }
 
 function json(value: unknown): { content: { type: "text"; text: string }[] } {

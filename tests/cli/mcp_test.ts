@@ -38,6 +38,7 @@ Deno.test("svc mcp serves the user of SVC_API_KEY over stdio: tools, a resource 
   const { client } = mcp;
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((tool: { name: string }) => tool.name).sort(), [
+    "ask",
     "list_chats",
     "search",
   ]);
@@ -60,6 +61,24 @@ Deno.test("svc mcp serves the user of SVC_API_KEY over stdio: tools, a resource 
   assert.deepEqual(passages[0].document, { id: document.id, name: "report.pdf" });
   assert.equal(passages[0].pages, "page 1");
   assert.ok(passages[0].text.length > 0);
+
+  const asked = await client.callTool({
+    name: "ask",
+    arguments: { question: "What is the report about?", chat_id: chat.id },
+  });
+  assert.equal(asked.isError, undefined);
+  const { answer, sources } = JSON.parse((asked.content as Text)[0]!.text);
+  assert.ok(answer.length > 0);
+  assert.deepEqual(sources[0].document, { id: document.id, name: "report.pdf" });
+  assert.equal(sources[0].pages, "page 1");
+  const stored = await (await fetch(`${base}/chats/${chat.id}`, { headers: auth })).json();
+  assert.deepEqual(stored.messages.map((m: { role: string }) => m.role), [
+    "system",
+    "user",
+    "assistant",
+  ]);
+  assert.equal(stored.messages[1].content, "What is the report about?");
+  assert.equal(stored.messages[2].content, answer);
 
   const { resources } = await client.listResources();
   assert.deepEqual(resources.map((r: { name: string }) => r.name), ["report.pdf"]);
