@@ -19,6 +19,7 @@ import { documentDeletionRoutes } from "./document_deletion.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody, onError } from "./errors.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { openAiRoutes } from "./openai.ts";
 import { allowedMethods, docsRoutes } from "./openapi.ts";
 import { requestId } from "./request_id.ts";
@@ -99,6 +100,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   app.route("/", apiKeyRoutes());
   app.route("/", chatRoutes());
   app.route("/", openAiRoutes());
+  app.route("/", mcpRoutes());
   app.route("/", docsRoutes(deps.url));
   const signInRoutes = deps.authentication.routes();
   if (signInRoutes) app.route("/", signInRoutes);

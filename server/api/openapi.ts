@@ -197,6 +197,7 @@ const EXTRA_ROUTES: [string, string[]][] = [
   ["/chat/{id}/answer", ["POST"]],
   ["/openapi.json", ["GET"]],
   ["/docs", ["GET"]],
+  ["/mcp", ["POST"]],
 ];
 
 /** The methods a path answers to, upper case; empty for an unknown path. */

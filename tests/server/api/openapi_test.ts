@@ -57,7 +57,8 @@ Deno.test("/openapi.json describes every route in the app's route table, and no 
     .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`))
     .sort();
   // Routes that are served but deliberately not operations of the document:
-  // the 0.2.1 aliases of the /chats paths, and the document and its page.
+  // the 0.2.1 aliases of the /chats paths, the document and its page, and
+  // MCP, whose JSON-RPC messages are described by MCP's own schema.
   const undescribed = [
     "post /chat/{id}/prepare",
     "post /chat/{id}/answer",
@@ -65,6 +66,7 @@ Deno.test("/openapi.json describes every route in the app's route table, and no 
     "get /docs",
     "get /docs/swagger-ui.css",
     "get /docs/swagger-ui-bundle.js",
+    "post /mcp",
   ];
   const served = api.app.routes
     // Middleware (`app.use`) is listed as ALL on a wildcard path: it is not a route.
