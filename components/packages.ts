@@ -27,6 +27,18 @@ export const OPTIONAL_PACKAGES = {
 /** The name of an optional package. */
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
 
+/**
+ * The modules of optional packages that svc loads by a subpath rather than as
+ * the package's main module: a compiled `svc` includes them as well.
+ */
+export const OPTIONAL_SUBPATHS: Readonly<Partial<Record<OptionalPackage, readonly string[]>>> = {
+  "@modelcontextprotocol/sdk": [
+    "server/mcp.js",
+    "server/stdio.js",
+    "server/webStandardStreamableHttp.js",
+  ],
+};
+
 const loading = new Map<string, Promise<unknown>>();
 
 /**

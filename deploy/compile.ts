@@ -21,7 +21,11 @@
  * @module
  */
 import { join } from "node:path";
-import { OPTIONAL_PACKAGES } from "../components/packages.ts";
+import {
+  OPTIONAL_PACKAGES,
+  OPTIONAL_SUBPATHS,
+  type OptionalPackage,
+} from "../components/packages.ts";
 
 /** The entry point. */
 export const ENTRY = "main.ts";
@@ -83,6 +87,12 @@ export function compileArgs(
     "--exclude-unused-npm",
     ...INCLUDES.flatMap((path) => ["--include", path]),
     ...Object.values(OPTIONAL_PACKAGES).flatMap((specifier) => ["--include", specifier]),
+    ...Object.entries(OPTIONAL_SUBPATHS).flatMap(([name, subpaths]) =>
+      subpaths!.flatMap((subpath) => [
+        "--include",
+        `${OPTIONAL_PACKAGES[name as OptionalPackage]}/${subpath}`,
+      ])
+    ),
     ...(options.exclude ?? []).flatMap((path) => ["--exclude", path]),
     ...(target ? ["--target", target] : []),
     "--output",

@@ -6,7 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { OPTIONAL_PACKAGES } from "../components/packages.ts";
+import { OPTIONAL_PACKAGES, type OptionalPackage } from "../components/packages.ts";
+import { compileArgs } from "../deploy/compile.ts";
 import { REPOSITORY, run } from "./_process.ts";
 import { info } from "./dist/_graph.ts";
 
@@ -109,4 +110,18 @@ Deno.test("importing @svc/svc or any of its exports loads no optional package", 
     assert.ok(loaded.includes("zod"), `${name} loads its required packages, zod among them`);
     assert.deepEqual(loaded.filter((p) => optional.includes(p)), [], `${name} (${module})`);
   }
+});
+
+Deno.test("a compiled svc includes every module of an optional package that the code loads by a subpath", async () => {
+  const included = compileArgs(undefined, { output: "svc" });
+  const sources = await run("git", ["ls-files", "*.ts"]);
+  const loaded: string[] = [];
+  for (const path of sources.stdout.trim().split("\n")) {
+    const text = await Deno.readTextFile(`${REPOSITORY}${path}`);
+    for (const match of text.matchAll(/importPackage<[^>]*>\(\s*"([^"]+)",\s*"([^"]+)"/g)) {
+      loaded.push(`${OPTIONAL_PACKAGES[match[1] as OptionalPackage]}/${match[2]}`);
+    }
+  }
+  assert.ok(loaded.length > 0, "the MCP server loads the SDK by subpaths");
+  assert.deepEqual(loaded.filter((specifier) => !included.includes(specifier)), []);
 });
