@@ -91,6 +91,18 @@ Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: 
     });
     assert.equal(empty.isError, true);
     assert.match((empty.content as Text)[0]!.text, /question/);
+    const tooMany = await client.callTool({
+      name: "search",
+      arguments: { question: "What is it about?", chat_id: chat.id, limit: 500 },
+    });
+    assert.equal(tooMany.isError, true);
+    assert.match((tooMany.content as Text)[0]!.text, /limit/);
+    const unknown = await client.callTool({
+      name: "ask",
+      arguments: { question: "What is it about?", chat_id: "no-such-chat" },
+    });
+    assert.equal(unknown.isError, true);
+    assert.match((unknown.content as Text)[0]!.text, /no-such-chat/);
     const notPrepared = await client.callTool({
       name: "search",
       arguments: { question: "What is it about?", chat_id: unprepared.id },
@@ -101,6 +113,10 @@ Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: 
 
   await using mcp = await connectMcpStdio(config, { SVC_API_KEY: key! });
   await exercise(mcp.client);
+  // A desktop client ends svc mcp by closing its standard input.
+  await mcp.client.close();
+  const ended = await mcp.child.ended;
+  assert.equal(ended.code, 0, ended.stderr);
   const messages = async () =>
     (await (await fetch(`${base}/chats/${chat.id}`, { headers: auth })).json()).messages;
   assert.equal((await messages()).length, 3);
