@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.3
 
 type Text = { type: string; text: string }[];
 
-Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: tools, a resource, tool errors", async () => {
+Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: tools, a resource, tool errors, and refuse the key once revoked", async () => {
   await using dir = await tmpDir();
   const port = freePort();
   const config = `${dir.path}/svc.toml`;
@@ -34,7 +34,7 @@ Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: 
   const chat = await demoChat("mcp");
   assert.equal((await post(`/chats/${chat.id}/prepare`)).role, "system");
   const unprepared = await demoChat("later");
-  const { key } = await post("/api-keys", { name: "desktop" });
+  const { id: keyId, key } = await post("/api-keys", { name: "desktop" });
 
   // Each client is put through the same calls.
   const exercise = async (client: Client) => {
@@ -140,6 +140,24 @@ Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: 
   });
   assert.equal(anonymous.status, 401);
   assert.match((await anonymous.json()).error.message, /./);
+
+  // A revoked key is refused at once on both.
+  const revoked = await fetch(`${base}/api-keys/${keyId}`, { method: "DELETE", headers: auth });
+  assert.equal(revoked.status, 200, await revoked.text());
+  const refused = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  assert.equal(refused.status, 401);
+  await refused.body?.cancel();
+  const io = capture();
+  assert.equal(await runCli(["mcp", "-c", config], io, { env: { SVC_API_KEY: key! } }), 1);
+  assert.match(io.stderr, /API key is not valid/);
 });
 
 Deno.test("svc mcp refuses to start without a valid SVC_API_KEY, saying how to get one", async () => {
