@@ -109,6 +109,11 @@ export class Client {
     return new Client(base, await response.json());
   }
 
+  /** The bearer token of this user's session, for requests made by hand. */
+  get token(): string {
+    return this.#token;
+  }
+
   /** The same user on another base URL (after a restart on another port). */
   at(base: string): Client {
     return new Client(base, this.#token);

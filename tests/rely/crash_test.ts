@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tmpDir } from "../test_utils.ts";
 import { numbered } from "./_components.ts";
+import { temporaryUploads } from "./_checks.ts";
 import { checkDatabase } from "./_database.ts";
 import { Client, lines, pause, startSvc, type Svc, waitFor } from "./_server.ts";
 
@@ -26,18 +27,6 @@ async function crash(svc: Svc) {
   const status = await svc.stop("SIGKILL");
   assert.equal(status.signal, "SIGKILL", "the process was killed, not ended");
   return checkDatabase(join(svc.root, "svc.db"));
-}
-
-async function uploadsLeft(svc: Svc): Promise<string[]> {
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(join(svc.root, "documents"))) {
-      if (entry.name.startsWith(".upload-")) names.push(entry.name);
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return names;
 }
 
 /** A multipart body with the token, then a file part that comes 64 KiB every 5 ms, for ever. */
@@ -78,7 +67,7 @@ Deno.test("svc api killed during an upload keeps the registered document and no 
       body,
     }).then((response) => response.body?.cancel(), () => {});
     await waitFor("the upload's temporary file to grow", async () => {
-      const [name] = await uploadsLeft(svc);
+      const [name] = await temporaryUploads(svc);
       if (name === undefined) return undefined;
       const { size } = await Deno.stat(join(svc.root, "documents", name));
       return size >= 512 * 1024 ? size : undefined;
@@ -86,11 +75,15 @@ Deno.test("svc api killed during an upload keeps the registered document and no 
     const after = await crash(svc);
     await upload;
     assert.equal(after.documents, 1, "the registration was confirmed, so it is kept");
-    assert.equal((await uploadsLeft(svc)).length, 1, "the kill landed in the middle of the body");
+    assert.equal(
+      (await temporaryUploads(svc)).length,
+      1,
+      "the kill landed in the middle of the body",
+    );
     await assert.rejects(Deno.stat(join(svc.root, "documents", document.id)), Deno.errors.NotFound);
 
     svc = await startSvc(dir.path, { port: portOf(svc) });
-    assert.deepEqual(await uploadsLeft(svc), [], "start-up removed the unfinished upload");
+    assert.deepEqual(await temporaryUploads(svc), [], "start-up removed the unfinished upload");
     assert.match(svc.stderr(), /Removed 1 unfinished uploads that a crash left/);
 
     // The same upload token works again: the user can retry the upload.

@@ -127,10 +127,7 @@ Deno.test("svc api answers and keeps no temporary file after a connection cut at
   await using svc = await startSvc(dir.path, { env: { SVC_API_BODY_TIMEOUT: "300" } });
   const port = Number(new URL(svc.base).port);
   const client = await Client.login(svc.base);
-  const bearer: string = await (await fetch(`${svc.base}/token`, {
-    method: "POST",
-    body: new URLSearchParams({ username: "ada", password: "ada" }),
-  })).json();
+  const bearer = client.token;
   const document = await client.upload("kept.md", "# Kept\n\nThis one is whole.\n");
   const chat = await client.createChat("Target", [document], { chunks: 3, delay_ms: 5 });
   await client.call("POST", `/chats/${chat.id}/prepare`);
@@ -169,10 +166,7 @@ Deno.test("a body that stops sending gets a 408 after SVC_API_BODY_TIMEOUT, and 
   await using svc = await startSvc(dir.path, { env: { SVC_API_BODY_TIMEOUT: "1.5" } });
   const port = Number(new URL(svc.base).port);
   const client = await Client.login(svc.base);
-  const bearer: string = await (await fetch(`${svc.base}/token`, {
-    method: "POST",
-    body: new URLSearchParams({ username: "ada", password: "ada" }),
-  })).json();
+  const bearer = client.token;
   const { parameters } = await client.call("POST", "/document", { name: "stalled.md" });
   const { body, type } = multipart([
     { name: "token", value: parameters.data.token },

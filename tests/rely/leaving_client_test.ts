@@ -188,10 +188,7 @@ Deno.test("a client that leaves a streamed answer ends the provider's call, befo
   await using svc = await startWithProvider(dir.path, provider);
   const port = Number(new URL(svc.base).port);
   const client = await Client.login(svc.base);
-  const bearer: string = await (await fetch(`${svc.base}/token`, {
-    method: "POST",
-    body: new URLSearchParams({ username: "ada", password: "ada" }),
-  })).json();
+  const bearer = client.token;
   const document = await client.upload("notes.md", "# Notes\n\nThe provider holds.\n");
   const chat = await client.call("POST", "/chats", {
     name: "Leaving",
