@@ -11,7 +11,7 @@
  * [rounds]`, e.g. `deno run -A bench/load.ts 10,50 2`.
  * @module
  */
-import { freePort } from "../tests/_process.ts";
+import { answers, freePort } from "../tests/_process.ts";
 import { percentile, sampleHealth, streamAnswers, type StreamStats } from "../tests/rely/_load.ts";
 import { Client, pause, rss, startSvc } from "../tests/rely/_server.ts";
 
@@ -94,16 +94,6 @@ async function measureReference(): Promise<Row[]> {
   } finally {
     child.kill("SIGKILL");
     await child.status;
-  }
-}
-
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url);
-    await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
   }
 }
 

@@ -12,8 +12,9 @@
  * @module
  */
 import { join } from "node:path";
-import { denoArgs, freePort, MAIN, REPOSITORY, SECRETS } from "../tests/_process.ts";
+import { answers, denoArgs, freePort, MAIN, REPOSITORY, SECRETS } from "../tests/_process.ts";
 import { pause, rss } from "../tests/rely/_server.ts";
+import { svcToml } from "../tests/test_utils.ts";
 
 /** Starts of each kind, after one warm-up start. */
 const RUNS = 7;
@@ -28,15 +29,11 @@ const port = freePort();
 const config = join(dir, "svc.toml");
 await Deno.writeTextFile(
   config,
-  [
-    'local_root = "root"',
-    'source_storages = ["svc.source_storages.SvcDemoSourceStorage"]',
-    'assistants = ["svc.assistants.SvcDemoAssistant"]',
-    "[api]",
-    'hostname = "127.0.0.1"',
-    `port = ${port}`,
-    "",
-  ].join("\n"),
+  svcToml({
+    sourceStorage: "svc.source_storages.SvcDemoSourceStorage",
+    assistant: "svc.assistants.SvcDemoAssistant",
+    port,
+  }),
 );
 
 /** Runs `deno run` of a script to its end and returns how long it took, in milliseconds. */
@@ -83,16 +80,6 @@ async function startServer(args: string[]): Promise<Started> {
     throw error;
   }
   return { ms: performance.now() - started, pid: child.pid, [Symbol.asyncDispose]: end };
-}
-
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url);
-    await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
-  }
 }
 
 const API_ARGS = [MAIN, "api", "-c", config];

@@ -145,6 +145,17 @@ export function denoArgs(subcommand: string, ...args: string[]): string[] {
   return [subcommand, ...LOCK_FLAGS, ...args];
 }
 
+/** Whether `url` answers 2xx right now; a refused connection is a no. */
+export async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url);
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Waits until `url` answers 2xx. Fails at once when the child ends first,
  * and when its deadline kills it, with what it wrote.
@@ -163,13 +174,7 @@ export async function waitForUrl(url: string, child: Child): Promise<void> {
   ).finally(() => over = true);
   end.catch(() => {});
   while (!over) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
+    if (await answers(url)) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const pause = new Promise<void>((resolve) => timer = setTimeout(resolve, 100));
     await Promise.race([pause, end.catch(() => {})]);

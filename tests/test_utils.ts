@@ -32,3 +32,26 @@ export async function writeFile(folder: string, name: string, text: string): Pro
   await Deno.writeTextFile(path, text);
   return path;
 }
+
+/** What {@linkcode svcToml} writes. */
+export interface SvcTomlOptions {
+  /** @default {"root"} */
+  localRoot?: string;
+  sourceStorage: string;
+  assistant: string;
+  /** The API's port on 127.0.0.1. */
+  port: number;
+}
+
+/** The text of a `svc.toml` with one source storage and one assistant, the API on loopback. */
+export function svcToml(options: SvcTomlOptions): string {
+  return [
+    `local_root = ${JSON.stringify(options.localRoot ?? "root")}`,
+    `source_storages = [${JSON.stringify(options.sourceStorage)}]`,
+    `assistants = [${JSON.stringify(options.assistant)}]`,
+    "[api]",
+    'hostname = "127.0.0.1"',
+    `port = ${options.port}`,
+    "",
+  ].join("\n");
+}

@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { freePort, startProcess, type SvcProcess } from "../_process.ts";
+import { svcToml } from "../test_utils.ts";
 
 const COMPONENTS = new URL("./_components.ts", import.meta.url).href;
 
@@ -43,15 +44,7 @@ export async function startSvc(dir: string, options: StartSvcOptions = {}): Prom
   const config = join(dir, "svc.toml");
   await Deno.writeTextFile(
     config,
-    [
-      'local_root = "root"',
-      'source_storages = ["./slow.ts#SlowStorage"]',
-      'assistants = ["./slow.ts#Slow"]',
-      "[api]",
-      'hostname = "127.0.0.1"',
-      `port = ${port}`,
-      "",
-    ].join("\n"),
+    svcToml({ sourceStorage: "./slow.ts#SlowStorage", assistant: "./slow.ts#Slow", port }),
   );
   const base = `http://127.0.0.1:${port}`;
   const svc = await startProcess(["api", "-c", config], { health: base, env: options.env });

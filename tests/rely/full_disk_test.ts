@@ -18,7 +18,7 @@ import { migrate } from "../../server/database/migrations.ts";
 import { type SmallDisk, smallDisk } from "../_disk.ts";
 import { freePort, startProcess } from "../_process.ts";
 import { testApi } from "../server/api/_api.ts";
-import { tmpDir } from "../test_utils.ts";
+import { svcToml, tmpDir } from "../test_utils.ts";
 
 /** Where the requests go: a real `svc api`, or the same API in this process. */
 interface Target extends AsyncDisposable {
@@ -30,15 +30,12 @@ async function serveOn(disk: SmallDisk, config: string): Promise<Target> {
   const port = freePort();
   await Deno.writeTextFile(
     config,
-    [
-      `local_root = ${JSON.stringify(disk.path)}`,
-      'source_storages = ["svc.source_storages.LibSQL"]',
-      'assistants = ["svc.assistants.SvcDemoAssistant"]',
-      "[api]",
-      'hostname = "127.0.0.1"',
-      `port = ${port}`,
-      "",
-    ].join("\n"),
+    svcToml({
+      localRoot: disk.path,
+      sourceStorage: "svc.source_storages.LibSQL",
+      assistant: "svc.assistants.SvcDemoAssistant",
+      port,
+    }),
   );
   const base = `http://127.0.0.1:${port}`;
   const svc = await startProcess(["api", "-c", config], { health: base });

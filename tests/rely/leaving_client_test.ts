@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { within } from "../assistants/_fake_server.ts";
 import { freePort, startProcess } from "../_process.ts";
-import { tmpDir } from "../test_utils.ts";
+import { svcToml, tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
 import { rawRequest, writeAll } from "./_raw_http.ts";
 import { Client, pause, type Svc } from "./_server.ts";
@@ -154,14 +154,11 @@ async function startWithProvider(dir: string, provider: HoldingProvider): Promis
   const config = join(dir, "svc.toml");
   await Deno.writeTextFile(
     config,
-    [
-      'local_root = "root"',
-      'source_storages = ["svc.source_storages.SvcDemoSourceStorage"]',
-      'assistants = ["svc.assistants.OpenAICompatible"]',
-      "[api]",
-      `port = ${port}`,
-      "",
-    ].join("\n"),
+    svcToml({
+      sourceStorage: "svc.source_storages.SvcDemoSourceStorage",
+      assistant: "svc.assistants.OpenAICompatible",
+      port,
+    }),
   );
   const base = `http://127.0.0.1:${port}`;
   const svc = await startProcess(["api", "-c", config], {

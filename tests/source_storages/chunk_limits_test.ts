@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import { paramsJsonSchema } from "../../components/core/params.ts";
 import { Rag } from "../../components/core/rag.ts";
 import { SvcDemoAssistant } from "../../components/assistants/demo.ts";
 import {
@@ -11,22 +10,9 @@ import {
   DEFAULT_MAX_CHUNKS_PER_DOCUMENT,
 } from "../../components/source_storages/_chunk_limits.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
+import { denoArgs, type Ended, run } from "../_process.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams } from "./_helpers.ts";
-
-/** Sets environment variables for the test; restores them when disposed. */
-function withEnv(values: Record<string, string>): Disposable {
-  const before = Object.fromEntries(Object.keys(values).map((name) => [name, Deno.env.get(name)]));
-  for (const [name, value] of Object.entries(values)) Deno.env.set(name, value);
-  return {
-    [Symbol.dispose]() {
-      for (const [name, value] of Object.entries(before)) {
-        if (value === undefined) Deno.env.delete(name);
-        else Deno.env.set(name, value);
-      }
-    },
-  };
-}
 
 /** Row counts of the LibSQL storage's tables of indexes, chunks and links. */
 async function stored(root: string): Promise<Record<string, number>> {
@@ -115,39 +101,64 @@ Deno.test("Rag.chat() refuses chunk_size below the minimum, and chunk_overlap no
   assert.ok(chat({ chunk_size: 8, chunk_overlap: 7 }));
 });
 
+/**
+ * Runs a script in a process of its own with `env` set: the environment is the process's, and test
+ * files running in parallel share this one's.
+ */
+async function withEnvironment(env: Record<string, string>, script: string): Promise<Ended> {
+  const imports = [
+    `import assert from "node:assert/strict";`,
+    `import { paramsJsonSchema } from ${
+      JSON.stringify(import.meta.resolve("../../components/core/params.ts"))
+    };`,
+    `import { Rag } from ${JSON.stringify(import.meta.resolve("../../components/mod.ts"))};`,
+    `import { SvcDemoAssistant } from ${
+      JSON.stringify(import.meta.resolve("../../components/assistants/demo.ts"))
+    };`,
+    `import { LibSQL } from ${
+      JSON.stringify(import.meta.resolve("../../components/source_storages/libsql.ts"))
+    };`,
+  ];
+  return await run(Deno.execPath(), denoArgs("eval", [...imports, script].join("\n")), { env });
+}
+
 Deno.test("The chunking storages take their bounds of chunk_size from the environment when used", async () => {
-  using _env = withEnv({ SVC_MIN_CHUNK_SIZE: "64", SVC_MAX_CHUNK_SIZE: "1000" });
-  const schema = paramsJsonSchema("LibSQL", LibSQL.params).properties as Record<
-    string,
-    Record<string, unknown>
-  >;
-  assert.equal(schema.chunk_size!.minimum, 64);
-  assert.equal(schema.chunk_size!.maximum, 1000);
-  assert.throws(
-    () =>
-      new Rag().chat({
+  await using root = await tmpLocalRoot();
+  const output = await withEnvironment(
+    { SVC_MIN_CHUNK_SIZE: "64", SVC_MAX_CHUNK_SIZE: "1000", SVC_LOCAL_ROOT: root.path },
+    `
+    const schema = paramsJsonSchema("LibSQL", LibSQL.params).properties;
+    assert.equal(schema.chunk_size.minimum, 64);
+    assert.equal(schema.chunk_size.maximum, 1000);
+    assert.throws(
+      () => new Rag().chat({
         documents: [],
         sourceStorage: LibSQL,
         assistant: SvcDemoAssistant,
         params: { chunk_size: 32, chunk_overlap: 0 },
       }),
-    /- chunk_size = 32: must be at least 64/,
+      /- chunk_size = 32: must be at least 64/,
+    );
+    // A call that skips the chat's checks meets the same bounds.
+    const params = { chunk_size: 32, chunk_overlap: 0, user: "ada", chat_id: "direct",
+      chat_name: "direct", signal: new AbortController().signal };
+    await assert.rejects(() => new LibSQL().store([], params), /chunk_size/);
+    console.log("checked");
+    `,
   );
-  // A call that skips the chat's checks meets the same bounds.
-  await assert.rejects(
-    () => new LibSQL().store([], chatParams("direct", { chunk_size: 32, chunk_overlap: 0 })),
-    /chunk_size/,
-  );
+  assert.equal(output.code, 0, output.stderr);
+  assert.equal(output.stdout, "checked\n");
 });
 
-Deno.test("A chunking storage is not made with a bound in the environment that is not valid", () => {
-  using _env = withEnv({ SVC_MAX_CHUNKS_PER_DOCUMENT: "ten thousand" });
-  assert.throws(
-    () => new LibSQL(),
-    (e) =>
-      e instanceof SvcError &&
-      e.message ===
-        'SVC_MAX_CHUNKS_PER_DOCUMENT must be a positive whole number, not "ten thousand"',
+Deno.test("A chunking storage is not made with a bound in the environment that is not valid", async () => {
+  const output = await withEnvironment(
+    { SVC_MAX_CHUNKS_PER_DOCUMENT: "ten thousand" },
+    "try { new LibSQL(); } catch (error) { console.log(error.name, error.message); }",
+  );
+  assert.equal(output.code, 0, output.stderr);
+  assert.equal(
+    output.stdout,
+    'SvcError SVC_MAX_CHUNKS_PER_DOCUMENT must be a positive whole number, not "ten thousand"\n',
   );
 });
 
