@@ -119,6 +119,9 @@ export function describeRequirement(requirement: Requirement): string {
     case "package":
       return `the package ${requirement.name} to load`;
     case "server":
-      return `the server ${requirement.name} to answer`;
+      // A name that says "server" already ("OpenAI-compatible server at ...") is not told it twice.
+      return /\bserver\b/i.test(requirement.name)
+        ? `the ${requirement.name} to answer`
+        : `the server ${requirement.name} to answer`;
   }
 }

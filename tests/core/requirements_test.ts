@@ -41,6 +41,15 @@ Deno.test("ServerRequirement names its server without the password and key of it
   );
 });
 
+Deno.test('describeRequirement() says "server" once for a server named as one', () => {
+  const url = "http://gpu-box:8000/v1";
+  const requirement = new ServerRequirement(`OpenAI-compatible server at "${url}"`, () => url);
+  assert.equal(
+    describeRequirement(requirement),
+    'the OpenAI-compatible server at "http://gpu-box:8000/v1" to answer',
+  );
+});
+
 Deno.test("ServerRequirement is met when a server answers at all", async () => {
   const server = Deno.serve({ port: 0, onListen() {} }, () => new Response("no", { status: 403 }));
   const url = `http://127.0.0.1:${server.addr.port}/`;
