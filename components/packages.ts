@@ -22,6 +22,7 @@ export const OPTIONAL_PACKAGES = {
   "@modelcontextprotocol/sdk": "npm:@modelcontextprotocol/sdk@1.32.2",
   openai: "npm:openai@7.57.0",
   "openid-client": "npm:openid-client@6.8.9",
+  postgres: "npm:postgres@3.4.9",
 } as const;
 
 /** The name of an optional package. */

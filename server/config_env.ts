@@ -68,6 +68,8 @@ export const ENV_VARIABLES: readonly string[] = [
   // the tests and benchmarks, which may share a shell with svc
   "SVC_REQUIRE_BROWSER",
   "SVC_CHROMIUM",
+  "SVC_REQUIRE_POSTGRES",
+  "SVC_POSTGRES_BIN",
   "SVC_FUZZ_SEED",
   "SVC_BENCH_CHUNKS",
 ];
