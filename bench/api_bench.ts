@@ -80,6 +80,7 @@ for (let c = 0; c < 100; c++) {
       role: m % 2 ? "assistant" : "user",
       sources: [],
       timestamp: new Date().toISOString(),
+      citations: [],
     })),
   );
 }

@@ -9,6 +9,7 @@ import { stream } from "hono/streaming";
 import type { Chat } from "../../components/core/chat.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { Message, MessageRole } from "../../components/core/message.ts";
+import { Citations } from "./citations.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
 import { logLine } from "../log.ts";
@@ -144,7 +145,8 @@ export async function answerPrompt(
  * Streams an answer in `format`, storing it when it is complete; a failure before the
  * first chunk is an ordinary error response, one after it ends the stream
  * with the format's error. The question was stored before: nothing is added for an
- * answer that failed or that the client left.
+ * answer that failed or that the client left. Its citations are read as the
+ * chunks come, so that each part carries the sources cited up to it.
  */
 export async function streamAnswer(
   c: Context<ApiEnv>,
@@ -167,6 +169,10 @@ export async function streamAnswer(
     throw clientLeft();
   }
   const head = messageRecord(answer, first.done ? "" : first.value);
+  // A marker may be cut between chunks, so the citations are read across them.
+  const citations = new Citations(head.sources.length);
+  citations.read(head.content);
+  head.citations = citations.cited;
   c.header("Content-Type", format.contentType);
   return stream(c, async (out) => {
     out.onAbort(() => cancel.abort());
@@ -180,7 +186,8 @@ export async function streamAnswer(
           complete = true;
         } else {
           contents.push(next.value);
-          await out.write(format.chunk(head, next.value));
+          citations.read(next.value);
+          await out.write(format.chunk({ ...head, citations: citations.cited }, next.value));
         }
       }
       if (complete && format.end && !out.aborted) await out.write(format.end(head));
@@ -204,7 +211,7 @@ export async function streamAnswer(
       release();
       // An assistant that ends quietly when told to stop has not finished its answer.
       if (complete && !cancel.signal.aborted) {
-        const reply = { ...head, content: contents.join("") };
+        const reply = { ...head, content: contents.join(""), citations: citations.cited };
         await deps.database.addMessages(user, chat.id, [reply]);
       } else {
         await chunks.return?.();

@@ -4,6 +4,7 @@
  */
 import type { Message } from "../../components/core/message.ts";
 import type { Source } from "../../components/core/source.ts";
+import { citationsOf } from "./citations.ts";
 import type * as api from "./schemas.ts";
 
 /** A source as the REST API shows it. */
@@ -17,7 +18,10 @@ export function sourceRecord(source: Source): api.Source {
   };
 }
 
-/** A message as the REST API shows it; a streamed one must have been read. */
+/**
+ * A message as the REST API shows it, with the sources its content cites; a
+ * streamed one must have been read.
+ */
 export function messageRecord(message: Message, content: string = message.content): api.Message {
   return {
     id: message.id,
@@ -25,5 +29,6 @@ export function messageRecord(message: Message, content: string = message.conten
     role: message.role,
     sources: message.sources.map(sourceRecord),
     timestamp: message.timestamp.toISOString(),
+    citations: citationsOf(content, message.sources.length),
   };
 }

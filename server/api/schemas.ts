@@ -65,12 +65,18 @@ export const Message: z.ZodObject<{
   role: z.ZodEnum<{ system: "system"; user: "user"; assistant: "assistant" }>;
   sources: z.ZodArray<typeof Source>;
   timestamp: z.ZodString;
+  citations: z.ZodArray<z.ZodInt>;
 }> = z.object({
   id: z.string(),
   content: z.string(),
   role: z.enum(["system", "user", "assistant"]),
   sources: z.array(Source),
   timestamp: z.string().meta({ description: "ISO 8601, UTC" }),
+  citations: z.array(z.int().min(1)).meta({
+    description: "The sources the content cites with [n] markers, by rank in `sources` from 1, " +
+      "each once, in the order first cited; a marker without a source is not listed. On a " +
+      "streamed line, the sources cited up to and including that line",
+  }),
 }).meta({ id: "Message" });
 /** A message of a chat, with all its sources. */
 export type Message = z.infer<typeof Message>;

@@ -166,7 +166,7 @@ export function chatsJsonQuery(user: string): InStatement {
                 FROM message_sources ms JOIN sources s ON s.seq = ms.source_seq
                 JOIN documents d ON d.seq = s.document_seq
                 WHERE ms.message_seq = m.seq)),
-              'timestamp', m.timestamp), ',' ORDER BY m.position)
+              'timestamp', m.timestamp, 'citations', json(m.citations)), ',' ORDER BY m.position)
             FROM messages m WHERE m.chat_seq = c.seq), '')
           || '],"prepared":' || CASE WHEN c.prepared = 1 THEN 'true' ELSE 'false' END || '}' AS chat
         FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?)

@@ -32,8 +32,8 @@ export function appendSteps(messages: MessageRecord[], options: AppendOptions): 
   messages.forEach((message, index) => {
     const what = `message ${quote(message.id)}`;
     steps.push({
-      sql: `INSERT INTO messages (id, chat_seq, position, role, content, timestamp)
-        VALUES (?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO messages (id, chat_seq, position, role, content, timestamp, citations)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       args: [
         message.id,
         options.chatSeq,
@@ -41,6 +41,7 @@ export function appendSteps(messages: MessageRecord[], options: AppendOptions): 
         message.role,
         message.content,
         message.timestamp,
+        JSON.stringify(message.citations),
       ],
       action: `save ${what}`,
     });
@@ -79,7 +80,8 @@ export function messageQueries(where: string, args: string[]): InStatement[] {
       sql: `SELECT m.chat_seq, json_group_array(json_object(
             'id', m.id, 'role', m.role, 'content', m.content, 'timestamp', m.timestamp,
             'sources', json((SELECT json_group_array(ms.source_seq ORDER BY ms.position)
-              FROM message_sources ms WHERE ms.message_seq = m.seq)))
+              FROM message_sources ms WHERE ms.message_seq = m.seq)),
+            'citations', json(m.citations))
           ORDER BY m.position) AS messages
         FROM chats c JOIN messages m ON m.chat_seq = c.seq
         WHERE ${where} GROUP BY m.chat_seq`,
@@ -105,6 +107,7 @@ interface StoredMessage {
   content: string;
   timestamp: string;
   sources: number[];
+  citations: number[];
 }
 
 /** The messages of each chat, by the chat's key, from the results of {@linkcode messageQueries}. */
@@ -126,7 +129,7 @@ export function assembleMessages(
     const messages: StoredMessage[] = JSON.parse(String(row.messages));
     byChat.set(
       Number(row.chat_seq),
-      messages.map(({ id, role, content, timestamp, sources: keys }) => ({
+      messages.map(({ id, role, content, timestamp, sources: keys, citations }) => ({
         id,
         content,
         role,
@@ -137,6 +140,7 @@ export function assembleMessages(
           return { ...source, document: { ...source.document } };
         }),
         timestamp,
+        citations,
       })),
     );
   }

@@ -132,6 +132,14 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX api_keys_by_user ON api_keys (user_seq, seq)",
     ],
   },
+  {
+    version: 4,
+    statements: [
+      // The sources a message cites with its [n] markers: their ranks among the
+      // message's sources, from 1, as a JSON array in the order first cited.
+      "ALTER TABLE messages ADD COLUMN citations TEXT NOT NULL DEFAULT '[]'",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

@@ -84,6 +84,7 @@ export function message(
     role: options.role ?? "user",
     sources: options.sources ?? [],
     timestamp: options.timestamp ?? new Date(clock++).toISOString(),
+    citations: options.citations ?? [],
   };
 }
 

@@ -99,3 +99,22 @@ Deno.test("migrate() refuses a database newer than its migrations", async () => 
     client.close();
   }
 });
+
+Deno.test("migrate() gives the messages of a database of version 3 no citations", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    await migrate(client, { name: "db", migrations: MIGRATIONS.slice(0, 3) });
+    await client.batch([
+      "INSERT INTO users (seq, name) VALUES (1, 'ada')",
+      `INSERT INTO chats (seq, id, user_seq, name, source_storage, assistant, params, prepared)
+        VALUES (1, 'c', 1, 'chat', 'S', 'A', '{}', 1)`,
+      `INSERT INTO messages (id, chat_seq, position, role, content, timestamp)
+        VALUES ('m', 1, 0, 'assistant', 'As [1] says', '2026-11-26T00:00:00.000Z')`,
+    ]);
+    assert.equal(await migrate(client, { name: "db" }), MIGRATIONS.at(-1)!.version);
+    const { rows } = await client.execute("SELECT id, citations FROM messages");
+    assert.deepEqual(rows.map((row) => ({ ...row })), [{ id: "m", citations: "[]" }]);
+  } finally {
+    client.close();
+  }
+});
