@@ -15,6 +15,7 @@ import { apiKeyRoutes } from "./api_keys.ts";
 import { limitBodies, mediaType } from "./body.ts";
 import { DEFAULT_BODY_TIMEOUT, guardBodies } from "./body_timeout.ts";
 import { chatRoutes } from "./chats.ts";
+import { documentContentRoutes } from "./document_content.ts";
 import { documentDeletionRoutes } from "./document_deletion.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
@@ -97,6 +98,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   const slots = new UploadSlots({ total: deps.maxUploads, perUser: deps.maxUploadsPerUser });
   app.route("/", documentRoutes(slots));
   app.route("/", documentDeletionRoutes());
+  app.route("/", documentContentRoutes());
   app.route("/", apiKeyRoutes());
   app.route("/", chatRoutes());
   app.route("/", openAiRoutes());

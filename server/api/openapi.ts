@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { VERSION } from "../../components/version.ts";
+import { CONTENT_TYPES } from "./document_content.ts";
 import * as openai from "./openai_schemas.ts";
 import * as schemas from "./schemas.ts";
 
@@ -22,6 +23,8 @@ interface Operation {
   form?: z.ZodType;
   multipart?: z.ZodType;
   response: z.ZodType;
+  /** The media types of a file it answers with instead of JSON. */
+  files?: string[];
   stream?: boolean;
   /** The data of each server-sent event, when the route can answer with them. */
   events?: z.ZodType;
@@ -130,6 +133,30 @@ const OPERATIONS: Operation[] = [
     },
   },
   {
+    method: "get",
+    path: "/documents/{id}/content",
+    summary: "A document's file as it was uploaded, whole or a range of it (Range, If-Range); " +
+      "with an ETag, and 304 for If-None-Match",
+    auth: "bearer",
+    response: z.string().meta({ format: "binary" }),
+    files: Object.values(CONTENT_TYPES),
+    errors: {
+      404: "No such document of this user, or its file was not uploaded",
+      416: "The range is outside the file: Content-Range says its size",
+    },
+  },
+  {
+    method: "get",
+    path: "/documents/{id}/pages",
+    summary: "A document's pages as svc reads them: each page's (or slide's) number and text",
+    auth: "bearer",
+    response: schemas.DocumentPages,
+    errors: {
+      404: "No such document of this user, or its file was not uploaded",
+      422: "The document cannot be read: the message says why",
+    },
+  },
+  {
     method: "post",
     path: "/chats",
     summary: "Create a chat",
@@ -222,9 +249,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       ...optionalParameters("query", operation.query),
       ...optionalParameters("header", operation.headers),
     ];
-    const content: Record<string, unknown> = {
-      "application/json": { schema: jsonSchema(operation.response) },
-    };
+    const content: Record<string, unknown> = operation.files
+      ? Object.fromEntries(
+        operation.files.map((type) => [type, { schema: jsonSchema(operation.response) }]),
+      )
+      : { "application/json": { schema: jsonSchema(operation.response) } };
     if (operation.stream) {
       content["application/x-ndjson"] = { schema: jsonSchema(schemas.MessageLine) };
     }

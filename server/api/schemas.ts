@@ -241,6 +241,19 @@ export const Components = z.object({
 /** `GET /components`: the document suffixes, and each component with its chat parameters. */
 export type Components = z.infer<typeof Components>;
 
+export const DocumentPage = z.object({
+  number: z.int().nullable().meta({
+    description: "The page or slide number, from 1; null for a format without pages",
+  }),
+  text: z.string().meta({ description: "The text svc extracted from the page" }),
+}).meta({ id: "DocumentPage" });
+/** A page of a document as svc reads it: its number and its text. */
+export type DocumentPage = z.infer<typeof DocumentPage>;
+
+export const DocumentPages = z.object({ pages: z.array(DocumentPage) });
+/** `GET /documents/{id}/pages`: the document's pages, in order. */
+export type DocumentPages = z.infer<typeof DocumentPages>;
+
 export const ErrorBody = z.object({
   error: z.object({ message: z.string() }),
 }).meta({ id: "Error" });

@@ -18,6 +18,8 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "get /chats",
     "get /chats/{id}",
     "get /components",
+    "get /documents/{id}/content",
+    "get /documents/{id}/pages",
     "get /health",
     "get /v1/models",
     "post /api-keys",
@@ -36,6 +38,8 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "application/x-ndjson",
   ]);
   assert.deepEqual(answer.requestBody.content["application/json"].schema.required, ["prompt"]);
+  const content = document.paths["/documents/{id}/content"].get;
+  assert.ok(Object.keys(content.responses[200].content).includes("application/pdf"));
   const completions = document.paths["/v1/chat/completions"].post;
   assert.deepEqual(Object.keys(completions.responses[200].content), [
     "application/json",
