@@ -8,9 +8,10 @@
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
 
-// The usual constants (Robertson and Zaragoza, 2009), as SQLite's FTS5 uses.
-const K1 = 1.2;
-const B = 0.75;
+/** BM25's k1, the usual constant (Robertson and Zaragoza, 2009), as SQLite's FTS5 uses. */
+export const K1 = 1.2;
+/** BM25's b, the usual constant, as SQLite's FTS5 uses. */
+export const B = 0.75;
 const MAX_QUERY_TERMS = 32;
 
 /** The term statistics of a list of texts (the chunks of one document). */
@@ -69,6 +70,11 @@ export class Bm25Index {
   /** The texts holding a term, as pairs of (text, count). */
   postings(term: string): Uint32Array | undefined {
     return this.#postings.get(term);
+  }
+
+  /** Every term with its postings, as {@linkcode Bm25Index.postings} gives them. */
+  terms(): IterableIterator<[string, Uint32Array]> {
+    return this.#postings.entries();
   }
 
   /** The number of terms of text `i`. */

@@ -31,4 +31,16 @@ export class Openings<T> {
     }
     return opened;
   }
+
+  /** The locations of the backends opened, or opening. */
+  locations(): string[] {
+    return [...this.#opened.keys()];
+  }
+
+  /** Forgets the backend at `location`, so that the next use opens it again. */
+  delete(location: string): Promise<T> | undefined {
+    const opened = this.#opened.get(location);
+    this.#opened.delete(location);
+    return opened;
+  }
 }

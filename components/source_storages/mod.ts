@@ -34,3 +34,5 @@ export { LanceDB } from "./lancedb.ts";
 export type { LanceDBOptions } from "./lancedb.ts";
 export { Chroma } from "./chroma.ts";
 export type { ChromaOptions } from "./chroma.ts";
+export { Postgres } from "./postgres.ts";
+export type { PostgresOptions } from "./postgres.ts";

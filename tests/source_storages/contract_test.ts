@@ -16,27 +16,40 @@ import type {
   IndexedSourceStorageOptions,
 } from "../../components/source_storages/_indexed.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
+import { closePostgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, run } from "../_process.ts";
+import { findPostgres, postgresRequired, sharedCluster } from "../_postgres.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { type ChromaServer, startChroma } from "./_chroma.ts";
 import { chatParams, copiedFixture, LABELLED, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
 
 /** What a storage needs around its tests, such as a server it talks to. */
 interface Setup {
+  /** How the tests name the storage with this setup, when it has several. */
+  label?: string;
+  /** Whether to skip these tests here (what the storage needs is not installed). */
+  ignore?(): boolean;
   /** Starts what the storage needs; disposed after the test. */
   start?(): Promise<AsyncDisposable>;
   /** The storage's options for what was started, as JSON (a process of a test gets them too). */
   options?(started: AsyncDisposable): Record<string, unknown>;
 }
 
-/** How each registered storage is tested: a new storage joins by adding its entry. */
-const SETUPS: Record<string, Setup> = {
+/**
+ * How each registered storage is tested: a new storage joins by adding its
+ * entry, a list of setups when it is tested in several.
+ */
+const SETUPS: Record<string, Setup | Setup[]> = {
   "svc.source_storages.LibSQL": {},
   "svc.source_storages.LanceDB": {},
   "svc.source_storages.Chroma": {
     start: () => startChroma(),
     options: (server) => ({ url: (server as ChromaServer).url }),
   },
+  "svc.source_storages.Postgres": [
+    postgresSetup({ vector: true, label: "Postgres with pgvector" }),
+    postgresSetup({ vector: false, label: "Postgres without pgvector" }),
+  ],
 };
 
 const STORAGES = Object.entries(BUILTINS).filter(([path, value]) =>
@@ -44,14 +57,21 @@ const STORAGES = Object.entries(BUILTINS).filter(([path, value]) =>
   value.prototype instanceof SourceStorage && value !== SvcDemoSourceStorage
 ) as [string, ComponentClass<SourceStorage>][];
 
+/** Each storage with each of its setups. */
+const RUNS = STORAGES.flatMap(([path, Storage]) =>
+  [SETUPS[path] ?? {}].flat().map((setup) => [path, Storage, setup] as const)
+);
+
 Deno.test("every registered source storage but the demo is in the contract suite", () => {
   assert.ok(STORAGES.length > 0);
   for (const [path] of STORAGES) assert.ok(path in SETUPS, `${path} has an entry in SETUPS`);
 });
 
-for (const [path, Storage] of STORAGES) {
+for (const [path, Storage, setup] of RUNS) {
   const name = path.slice("svc.source_storages.".length);
-  const setup = SETUPS[path] ?? {};
+  const label = setup.label ?? name;
+  const test = (title: string, fn: () => void | Promise<void>) =>
+    Deno.test({ name: title, ignore: setup.ignore?.() ?? false, fn });
 
   /**
    * Runs `fn` with a fresh local root, whatever the storage needs, a maker of
@@ -74,15 +94,15 @@ for (const [path, Storage] of STORAGES) {
     await fn(root.path, (options) => new Made({ ...given, ...options }), given);
   };
 
-  Deno.test(`${name} takes chunk_size, chunk_overlap and num_tokens with defaults`, () => {
+  test(`${label} takes chunk_size, chunk_overlap and num_tokens with defaults`, () => {
     const defaults = Object.fromEntries(
       Object.entries(Storage.params).map(([key, schema]) => [key, schema.parse(undefined)]),
     );
     assert.deepEqual(defaults, { chunk_size: 500, chunk_overlap: 100, num_tokens: 1536 });
   });
 
-  Deno.test(
-    `${name} retrieves chunks of the chat's documents with pages, within num_tokens`,
+  test(
+    `${label} retrieves chunks of the chat's documents with pages, within num_tokens`,
     withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const guide = await copiedFixture(folder, "guide.md");
@@ -112,8 +132,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} ranks the one relevant document of eleven first`,
+  test(
+    `${label} ranks the one relevant document of eleven first`,
     withStorage(async (folder, make) => {
       // A smoke test: ten irrelevant documents and the secret in the middle.
       const documents: LocalDocument[] = [];
@@ -139,8 +159,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} only retrieves from the documents it is given`,
+  test(
+    `${label} only retrieves from the documents it is given`,
     withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const notes = await copiedFixture(folder, "notes.docx");
@@ -153,8 +173,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} keeps a chat's data across a restart, without reading the documents again`,
+  test(
+    `${label} keeps a chat's data across a restart, without reading the documents again`,
     withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const params = chatParams("chat-3", { chunk_size: 40, chunk_overlap: 10 });
@@ -166,8 +186,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} keeps a chat's links across a process restart`,
+  test(
+    `${label} keeps a chat's links across a process restart`,
     withStorage(async (folder, make, options) => {
       const report = await copiedFixture(folder, "report.pdf");
       const module = new URL("../../components/mod.ts", import.meta.url).href;
@@ -191,8 +211,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} has the answer's page among the first three sources of a PDF`,
+  test(
+    `${label} has the answer's page among the first three sources of a PDF`,
     withStorage(async (_folder, make) => {
       const report = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
       const params = chatParams("pdf", { chunk_size: 32, chunk_overlap: 16 });
@@ -205,8 +225,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name}'s fusion scores at least as well as its full-text or vector arm`,
+  test(
+    `${label}'s fusion scores at least as well as its full-text or vector arm`,
     withStorage(async (folder, make) => {
       // Half overlap, as the defaults; chunks small enough for the small fixtures to have several.
       // With the lexical hash embedder the two arms mostly agree, and at other chunk sizes the
@@ -215,7 +235,7 @@ for (const [path, Storage] of STORAGES) {
       // general law.
       const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
       const scores = await labelledScores(make({ embedder: new HashEmbedder() }), folder, params);
-      console.log(`${name}, ${LABELLED.length} questions, chunk_size 32, chunk_overlap 16`);
+      console.log(`${label}, ${LABELLED.length} questions, chunk_size 32, chunk_overlap 16`);
       console.table(scores);
       for (const measure of ["mrr", "recallAt1"] as const) {
         const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
@@ -225,8 +245,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} shares an index among one user's chats only, unless told to share it across users`,
+  test(
+    `${label} shares an index among one user's chats only, unless told to share it across users`,
     withStorage(async (folder, make) => {
       // Bob uploads the very bytes Ada did, as a document of his own.
       const report = await copiedFixture(folder, "report.pdf");
@@ -268,8 +288,8 @@ for (const [path, Storage] of STORAGES) {
     }),
   );
 
-  Deno.test(
-    `${name} forgets a deleted chat, and keeps what another chat still uses`,
+  test(
+    `${label} forgets a deleted chat, and keeps what another chat still uses`,
     withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
       const first = chatParams("chat-4");
@@ -313,4 +333,46 @@ function withoutDocument({ document: _, ...rest }: { document: unknown }) {
 
 function nothing(): AsyncDisposable {
   return { [Symbol.asyncDispose]: () => Promise.resolve() };
+}
+
+/**
+ * The Postgres storage on a fresh database of the file's cluster, with the
+ * vector extension or without. With it, every chat is searched through the
+ * HNSW index (`exactScanMax: 0`), however few its chunks.
+ */
+function postgresSetup(options: { vector: boolean; label: string }): Setup {
+  return {
+    label: options.label,
+    ignore: () => {
+      if (postgresRequired()) return false;
+      const bin = findPostgres();
+      return bin === undefined || (options.vector && !vectorInstalled(bin));
+    },
+    async start() {
+      const cluster = await sharedCluster();
+      const database = await cluster.database({ vector: options.vector });
+      return {
+        url: database.url,
+        async [Symbol.asyncDispose]() {
+          await closePostgres(database.url);
+          await cluster.drop(database);
+        },
+      };
+    },
+    options: (started) => ({
+      url: (started as unknown as { url: string }).url,
+      ...options.vector ? { exactScanMax: 0 } : {},
+    }),
+  };
+}
+
+/** Whether Debian's PostgreSQL of `bin` (`/usr/lib/postgresql/15/bin`) has pgvector installed. */
+function vectorInstalled(bin: string): boolean {
+  const version = bin.split("/").at(-2);
+  try {
+    Deno.statSync(`/usr/share/postgresql/${version}/extension/vector.control`);
+    return true;
+  } catch {
+    return false;
+  }
 }

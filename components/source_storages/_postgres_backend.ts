@@ -1,0 +1,489 @@
+/**
+ * The indexes of the Postgres source storage in a PostgreSQL database: chunks,
+ * the postings of svc's BM25 (the words and stems of `_bm25.ts`, counted per
+ * chunk) and the chunks' vectors, in `rag_*` tables.
+ *
+ * The full-text arm is svc's own BM25 computed by PostgreSQL over postings
+ * kept in a table, so that it ranks as the other storages do (Chroma's BM25 in
+ * memory, over the same words and stems; LibSQL's FTS5, BM25 with the same
+ * constants). A `tsvector` with a GIN index and `ts_rank` was measured against
+ * it with `svc eval` on the labelled set and ranked worse (see the README,
+ * "Measuring retrieval"). A query reads the postings of its words in the
+ * chat's own indexes only, so its cost grows with the chat, not the database.
+ *
+ * Vectors: with the `vector` extension (pgvector) in the database, a table
+ * per dimension of `vector` columns with an HNSW index (cosine). A chat of up
+ * to `exactScanMax` chunks is scanned exactly, which is fast at that size and
+ * exact; a larger chat is searched through the HNSW index with pgvector's
+ * iterative scan, which goes on through the graph until it has found the
+ * chat's nearest chunks rather than stopping at chunks of other chats, and
+ * when that still finds fewer than asked, the chat is scanned exactly. Without
+ * the extension, vectors are `real[]` columns with their norms, and every
+ * search is an exact scan of the chat's vectors in SQL.
+ *
+ * An index is written in one transaction, so that a process that stops midway
+ * (a crash, SIGKILL, a lost connection) leaves nothing of it behind. Two
+ * processes that store the same index at once take turns on a transaction
+ * lock of its key: the second finds the first's index and links to it, and
+ * the key's unique constraint stands behind that. Links and the removal of
+ * unused indexes take one lock of their own, so that no index is removed
+ * while another chat links to it.
+ * @module
+ */
+import type * as Postgres from "npm:postgres@3.4.9";
+import { B, Bm25Index, K1, queryTerms } from "./_bm25.ts";
+import { stem } from "../embeddings/_words.ts";
+import {
+  type IndexBackend,
+  type IndexInfo,
+  indexInfoOf,
+  type IndexLink,
+  type NewIndex,
+  type SearchQuery,
+  type StoredChunk,
+} from "../indexing/mod.ts";
+
+type Sql = Postgres.Sql;
+type Transaction = Postgres.TransactionSql;
+
+const SCHEMA_VERSION = "1";
+// Rows per statement: a few megabytes of JSON at most.
+const CHUNK_ROWS = 500;
+const VECTOR_ROWS = 200;
+const POSTING_ROWS = 10_000;
+// pgvector's HNSW index takes vectors of up to 2,000 dimensions.
+const HNSW_MAX_DIMENSION = 2000;
+// pgvector's largest ef_search.
+const MAX_EF_SEARCH = 1000;
+
+/**
+ * The most chunks of a chat whose vectors are scanned exactly when pgvector is
+ * there: such a scan takes some milliseconds, and is exact.
+ */
+export const EXACT_SCAN_MAX = 10_000;
+
+// Locks of transactions (pg_advisory_xact_lock), named by text.
+const SCHEMA_LOCK = "svc rag schema";
+const LINKS_LOCK = "svc rag links";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS rag_indexes (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    content_hash TEXT NOT NULL,
+    chunk_size INTEGER NOT NULL,
+    chunk_overlap INTEGER NOT NULL,
+    embedder TEXT NOT NULL,
+    dimension INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    term_count BIGINT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+  )`,
+  `CREATE TABLE IF NOT EXISTS rag_chunks (
+    index_id BIGINT NOT NULL REFERENCES rag_indexes (id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    page_numbers INTEGER[] NOT NULL,
+    num_tokens INTEGER NOT NULL,
+    num_terms INTEGER NOT NULL,
+    PRIMARY KEY (index_id, ordinal)
+  )`,
+  // A chunk's count of a term (a stem of svc's words); read by term within the chat's indexes.
+  `CREATE TABLE IF NOT EXISTS rag_postings (
+    index_id BIGINT NOT NULL REFERENCES rag_indexes (id) ON DELETE CASCADE,
+    term TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (index_id, term, ordinal)
+  )`,
+  `CREATE TABLE IF NOT EXISTS rag_links (
+    chat_id TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    index_id BIGINT NOT NULL REFERENCES rag_indexes (id),
+    PRIMARY KEY (chat_id, document_id)
+  )`,
+  `CREATE INDEX IF NOT EXISTS rag_links_by_index ON rag_links (index_id)`,
+];
+
+/** Options of {@linkcode PostgresBackend.open}. */
+export interface PostgresBackendOptions {
+  /**
+   * The most chunks of a chat whose vectors are scanned exactly when pgvector
+   * is there; a larger chat is searched through the HNSW index.
+   * @default {EXACT_SCAN_MAX}
+   */
+  exactScanMax?: number;
+}
+
+/** How a table of vectors keeps them: pgvector's type (with its schema), or `real[]`. */
+type VectorKind = { pgvector: string } | { pgvector: undefined };
+
+/** An index of the chat as a search sees it. */
+interface Found {
+  id: string;
+  key: string;
+  chunkCount: number;
+}
+
+/**
+ * The Postgres storage's indexes in a PostgreSQL database. Tables are named
+ * `rag_*`, so the database may hold other tables too (svc's own). Vectors of
+ * each dimension have their own table, `rag_vectors_<dimension>`.
+ */
+export class PostgresBackend implements IndexBackend {
+  readonly #sql: Sql;
+  readonly #exactScanMax: number;
+  // The schema of the vector extension, when the database has it.
+  readonly #pgvector: string | undefined;
+  readonly #vectorTables = new Map<number, VectorKind>();
+
+  private constructor(sql: Sql, pgvector: string | undefined, options: PostgresBackendOptions) {
+    this.#sql = sql;
+    this.#pgvector = pgvector;
+    this.#exactScanMax = options.exactScanMax ?? EXACT_SCAN_MAX;
+  }
+
+  /**
+   * Creates the tables the database lacks, one process at a time, and finds
+   * out whether it has pgvector.
+   *
+   * @throws {Error} when the tables are of another version of svc
+   */
+  static async open(sql: Sql, options: PostgresBackendOptions = {}): Promise<PostgresBackend> {
+    await sql.begin(async (tx) => {
+      await lock(tx, SCHEMA_LOCK);
+      for (const statement of SCHEMA) await tx.unsafe(statement);
+      const [found] = await tx`SELECT value FROM rag_meta WHERE name = 'schema'`;
+      if (found === undefined) {
+        await tx`INSERT INTO rag_meta (name, value) VALUES ('schema', ${SCHEMA_VERSION})`;
+      } else if (found.value !== SCHEMA_VERSION) {
+        throw new Error(
+          `its rag_* tables have schema version ${found.value}, and this svc knows ${SCHEMA_VERSION}`,
+        );
+      }
+    });
+    const [extension] = await sql`SELECT n.nspname AS schema FROM pg_extension e
+      JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`;
+    return new PostgresBackend(sql, extension?.schema, options);
+  }
+
+  /** Whether the database has pgvector, which vector search then uses. */
+  get pgvector(): boolean {
+    return this.#pgvector !== undefined;
+  }
+
+  link(link: IndexLink): Promise<boolean> {
+    return this.#sql.begin((tx) => linkIn(tx, link));
+  }
+
+  async add(index: NewIndex, link: IndexLink): Promise<void> {
+    const table = await this.#vectorTable(index.dimension);
+    const kind = this.#vectorTables.get(index.dimension)!;
+    const terms = Bm25Index.build(index.chunks.map((chunk) => chunk.text));
+    await this.#sql.begin(async (tx) => {
+      // Another process storing the same index waits here, then finds it.
+      await lock(tx, `svc rag index ${index.key}`);
+      const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
+      if (existing === undefined) await writeIndex(tx, index, terms, { table, kind });
+      if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
+    });
+  }
+
+  async links(chatId: string): Promise<Map<string, IndexInfo>> {
+    const rows = await this.#sql`SELECT l.document_id, i.key, i.content_hash, i.chunk_size,
+        i.chunk_overlap, i.embedder, i.dimension
+      FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
+    return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+  }
+
+  async unlink(chatId: string): Promise<void> {
+    await this.#sql.begin(async (tx) => {
+      await lock(tx, LINKS_LOCK);
+      const unlinked = await tx`DELETE FROM rag_links WHERE chat_id = ${chatId} RETURNING index_id`;
+      await removeOrphans(tx, unlinked.map((row) => String(row.index_id)));
+    });
+  }
+
+  async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
+    const rows = await this.#sql`SELECT id, key, chunk_count FROM rag_indexes
+      WHERE key = ANY(${[...keys]}::text[])`;
+    const byKey = new Map(rows.map((row) => [String(row.key), row]));
+    // In the order of `keys`, which breaks ties of both rankings.
+    const found: Found[] = keys.filter((key) => byKey.has(key)).map((key) => ({
+      id: String(byKey.get(key)!.id),
+      key,
+      chunkCount: Number(byKey.get(key)!.chunk_count),
+    }));
+    if (found.length === 0) return [[], []];
+    query.signal?.throwIfAborted();
+    const text = await this.#textSearch(found, query);
+    query.signal?.throwIfAborted();
+    const vector = await this.#vectorSearch(found, query);
+    return [text, vector];
+  }
+
+  async chunks(key: string): Promise<StoredChunk[]> {
+    const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
+      FROM rag_chunks c JOIN rag_indexes i ON i.id = c.index_id
+      WHERE i.key = ${key} ORDER BY c.ordinal`;
+    return rows.map((row) => ({ ...chunkOf([])(row), key }));
+  }
+
+  /** svc's BM25 over the postings of the chat's indexes, as `bm25Search()` ranks in memory. */
+  async #textSearch(found: Found[], query: SearchQuery): Promise<StoredChunk[]> {
+    const terms = [...new Set(queryTerms(query.text).map(stem))];
+    if (terms.length === 0) return [];
+    const ids = found.map((index) => index.id);
+    const rows = await this.#sql`WITH
+      stats AS (
+        SELECT sum(chunk_count)::float8 AS size, sum(term_count)::float8 AS total
+        FROM rag_indexes WHERE id = ANY(${ids}::bigint[])
+      ),
+      hits AS (
+        SELECT index_id, ordinal, term, count FROM rag_postings
+        WHERE index_id = ANY(${ids}::bigint[]) AND term = ANY(${terms}::text[])
+      ),
+      frequencies AS (SELECT term, count(*)::float8 AS frequency FROM hits GROUP BY term),
+      scores AS (
+        SELECT h.index_id, h.ordinal, sum(
+          ln(1 + (s.size - f.frequency + 0.5) / (f.frequency + 0.5)) * h.count * (${K1}::float8 + 1) /
+          (h.count + ${K1}::float8 * (1 - ${B}::float8 + ${B}::float8 * c.num_terms /
+            coalesce(nullif(s.total / s.size, 0), 1)))
+        ) AS score
+        FROM hits h JOIN frequencies f USING (term)
+          JOIN rag_chunks c USING (index_id, ordinal) CROSS JOIN stats s
+        GROUP BY h.index_id, h.ordinal
+      )
+      SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
+      FROM scores s JOIN rag_chunks c USING (index_id, ordinal)
+      ORDER BY s.score DESC, array_position(${ids}::bigint[], c.index_id), c.ordinal
+      LIMIT ${query.limit}`;
+    return rows.map(chunkOf(found));
+  }
+
+  async #vectorSearch(found: Found[], query: SearchQuery): Promise<StoredChunk[]> {
+    const dimension = query.vector.length;
+    const kind = await this.#vectorKind(dimension);
+    if (kind === undefined) return [];
+    const table = this.#sql(vectorTableName(dimension));
+    const ids = found.map((index) => index.id);
+    const size = found.reduce((sum, index) => sum + index.chunkCount, 0);
+    const limit = query.limit;
+    const columns = this.#sql`c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens`;
+    const rank = this.#sql`array_position(${ids}::bigint[], c.index_id), c.ordinal`;
+    let rows: Postgres.Row[];
+    if (kind.pgvector === undefined) {
+      const norm = Math.hypot(...query.vector);
+      rows = await this.#sql`SELECT ${columns} FROM (
+          SELECT index_id, ordinal,
+            (SELECT sum(a::float8 * b) FROM unnest(embedding, ${[...query.vector]}::real[]) t(a, b))
+              / nullif(norm * ${norm}::float8, 0) AS similarity
+          FROM ${table} WHERE index_id = ANY(${ids}::bigint[])
+        ) v JOIN rag_chunks c USING (index_id, ordinal)
+        ORDER BY v.similarity DESC NULLS LAST, ${rank} LIMIT ${limit}`;
+    } else {
+      const vector = this.#sql.unsafe(`${kind.pgvector}.vector`);
+      const distance = this.#sql.unsafe(`OPERATOR(${kind.pgvector}.<=>)`);
+      const literal = vectorText(query.vector);
+      // "+ 0" keeps the HNSW index out: this scan is exact.
+      const exact = () =>
+        this.#sql`SELECT ${columns} FROM ${table} v JOIN rag_chunks c USING (index_id, ordinal)
+          WHERE v.index_id = ANY(${ids}::bigint[])
+          ORDER BY (v.embedding ${distance} ${literal}::${vector}) + 0 NULLS LAST, ${rank}
+          LIMIT ${limit}`;
+      if (size <= this.#exactScanMax || dimension > HNSW_MAX_DIMENSION) {
+        rows = await exact();
+      } else {
+        rows = await this.#sql.begin(async (tx) => {
+          // Through the graph in exact order of distance, until `limit` of the chat's are found.
+          await tx`SELECT set_config('hnsw.iterative_scan', 'strict_order', true),
+            set_config('hnsw.ef_search', ${String(Math.min(MAX_EF_SEARCH, Math.max(40, limit)))},
+              true),
+            set_config('hnsw.max_scan_tuples', ${String(Math.max(20_000, 20 * size))}, true)`;
+          return await tx`SELECT ${columns} FROM (
+              SELECT index_id, ordinal, embedding ${distance} ${literal}::${vector} AS distance
+              FROM ${table} WHERE index_id = ANY(${ids}::bigint[])
+              ORDER BY embedding ${distance} ${literal}::${vector} LIMIT ${limit}
+            ) v JOIN rag_chunks c USING (index_id, ordinal)
+            ORDER BY v.distance, ${rank}`;
+        });
+        if (rows.length < Math.min(limit, size)) rows = await exact();
+      }
+    }
+    return rows.map(chunkOf(found));
+  }
+
+  /** The table of vectors of a dimension, created when missing. */
+  async #vectorTable(dimension: number): Promise<string> {
+    if (!Number.isInteger(dimension) || dimension < 1) {
+      throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
+    }
+    const table = vectorTableName(dimension);
+    if (await this.#vectorKind(dimension)) return table;
+    const pgvector = this.#pgvector;
+    await this.#sql.begin(async (tx) => {
+      await lock(tx, SCHEMA_LOCK);
+      const column = pgvector === undefined
+        ? `embedding REAL[] NOT NULL, norm REAL NOT NULL`
+        : `embedding ${pgvector}.vector(${dimension}) NOT NULL`;
+      await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (
+        index_id BIGINT NOT NULL REFERENCES rag_indexes (id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        ${column},
+        PRIMARY KEY (index_id, ordinal)
+      )`);
+      if (pgvector !== undefined && dimension <= HNSW_MAX_DIMENSION) {
+        await tx.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table}
+          USING hnsw (embedding ${pgvector}.vector_cosine_ops)`);
+      }
+    });
+    this.#vectorTables.delete(dimension);
+    await this.#vectorKind(dimension);
+    return table;
+  }
+
+  /**
+   * How the table of a dimension keeps its vectors, as it was created (a table
+   * made before pgvector was added keeps `real[]`); undefined when there is none.
+   */
+  async #vectorKind(dimension: number): Promise<VectorKind | undefined> {
+    const known = this.#vectorTables.get(dimension);
+    if (known) return known;
+    const [column] = await this.#sql`SELECT t.typname, n.nspname FROM pg_attribute a
+      JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
+      WHERE a.attrelid = to_regclass(${vectorTableName(dimension)}) AND a.attname = 'embedding'`;
+    if (column === undefined) return undefined;
+    const kind: VectorKind = column.typname === "vector"
+      ? { pgvector: quoteIdentifier(String(column.nspname)) }
+      : { pgvector: undefined };
+    this.#vectorTables.set(dimension, kind);
+    return kind;
+  }
+}
+
+/** Writes a new index: its row, chunks, postings and vectors. */
+async function writeIndex(
+  tx: Transaction,
+  index: NewIndex,
+  terms: Bm25Index,
+  vectors: { table: string; kind: VectorKind },
+): Promise<void> {
+  const [created] = await tx`INSERT INTO rag_indexes (key, content_hash, chunk_size, chunk_overlap,
+      embedder, dimension, chunk_count, term_count)
+    VALUES (${index.key}, ${index.contentHash}, ${index.chunkSize}, ${index.chunkOverlap},
+      ${index.embedder}, ${index.dimension}, ${index.chunks.length}, ${terms.totalLength})
+    RETURNING id`;
+  const id = String(created!.id);
+  for (let start = 0; start < index.chunks.length; start += CHUNK_ROWS) {
+    const rows = index.chunks.slice(start, start + CHUNK_ROWS).map((chunk, i) => ({
+      ordinal: start + i,
+      // PostgreSQL's text holds no NUL character.
+      text: chunk.text.replaceAll("\u0000", ""),
+      page_numbers: chunk.pageNumbers,
+      num_tokens: chunk.numTokens,
+      num_terms: terms.length(start + i),
+    }));
+    await tx`INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens, num_terms)
+      SELECT ${id}, * FROM json_to_recordset(${JSON.stringify(rows)}::text::json)
+        AS r(ordinal INTEGER, text TEXT, page_numbers INTEGER[], num_tokens INTEGER,
+          num_terms INTEGER)`;
+  }
+  const postings = { terms: [] as string[], ordinals: [] as number[], counts: [] as number[] };
+  const flush = async () => {
+    await tx`INSERT INTO rag_postings (index_id, term, ordinal, count)
+      SELECT ${id}, * FROM unnest(${postings.terms}::text[], ${postings.ordinals}::int[],
+        ${postings.counts}::int[])`;
+    postings.terms = [];
+    postings.ordinals = [];
+    postings.counts = [];
+  };
+  for (const [term, pairs] of terms.terms()) {
+    for (let p = 0; p < pairs.length; p += 2) {
+      postings.terms.push(term);
+      postings.ordinals.push(pairs[p]!);
+      postings.counts.push(pairs[p + 1]!);
+      if (postings.terms.length >= POSTING_ROWS) await flush();
+    }
+  }
+  if (postings.terms.length > 0) await flush();
+  const table = tx(vectors.table);
+  for (let start = 0; start < index.vectors.length; start += VECTOR_ROWS) {
+    const batch = index.vectors.slice(start, start + VECTOR_ROWS);
+    const ordinals = batch.map((_, i) => start + i);
+    const texts = batch.map(vectorText);
+    if (vectors.kind.pgvector === undefined) {
+      const norms = batch.map((vector) => Math.hypot(...vector));
+      await tx`INSERT INTO ${table} (index_id, ordinal, embedding, norm)
+        SELECT ${id}, o, e::real[], n
+        FROM unnest(${ordinals}::int[], ${texts.map(arrayText)}::text[], ${norms}::real[])
+          AS r(o, e, n)`;
+    } else {
+      const type = tx.unsafe(`${vectors.kind.pgvector}.vector`);
+      await tx`INSERT INTO ${table} (index_id, ordinal, embedding)
+        SELECT ${id}, o, e::${type}
+        FROM unnest(${ordinals}::int[], ${texts}::text[]) AS r(o, e)`;
+    }
+  }
+}
+
+/**
+ * Links a chat's document to the index of `link.key` in a transaction, and
+ * removes the index it linked to before when no chat links to that any more;
+ * false when there is no such index.
+ */
+async function linkIn(tx: Transaction, link: IndexLink): Promise<boolean> {
+  await lock(tx, LINKS_LOCK);
+  const [earlier] = await tx`SELECT index_id FROM rag_links
+    WHERE chat_id = ${link.chatId} AND document_id = ${link.documentId}`;
+  const [linked] = await tx`INSERT INTO rag_links (chat_id, document_id, index_id)
+    SELECT ${link.chatId}, ${link.documentId}, id FROM rag_indexes WHERE key = ${link.key}
+    ON CONFLICT (chat_id, document_id) DO UPDATE SET index_id = excluded.index_id
+    RETURNING index_id`;
+  if (linked === undefined) return false;
+  if (earlier !== undefined && String(earlier.index_id) !== String(linked.index_id)) {
+    await removeOrphans(tx, [String(earlier.index_id)]);
+  }
+  return true;
+}
+
+/** Removes the indexes of `ids` that no chat links to, with their rows (by cascade). */
+async function removeOrphans(tx: Transaction, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx`DELETE FROM rag_indexes i WHERE i.id = ANY(${[...new Set(ids)]}::bigint[])
+    AND NOT EXISTS (SELECT 1 FROM rag_links l WHERE l.index_id = i.id)`;
+}
+
+/** Takes a lock named by text until the transaction ends; whoever takes it next waits. */
+async function lock(tx: Transaction, name: string): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+}
+
+function chunkOf(found: Found[]): (row: Postgres.Row) => StoredChunk {
+  const keyOf = new Map(found.map((index) => [index.id, index.key]));
+  return (row) => ({
+    key: keyOf.get(String(row.index_id))!,
+    ordinal: Number(row.ordinal),
+    text: String(row.text),
+    pageNumbers: (row.page_numbers as number[]).map(Number),
+    numTokens: Number(row.num_tokens),
+  });
+}
+
+function vectorTableName(dimension: number): string {
+  return `rag_vectors_${dimension}`;
+}
+
+/** A vector as pgvector reads it: `[0.5,1]`. */
+function vectorText(vector: Float32Array): string {
+  return JSON.stringify(Array.from(vector));
+}
+
+/** A vector's text as an array literal: `{0.5,1}`. */
+function arrayText(text: string): string {
+  return `{${text.slice(1, -1)}}`;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
