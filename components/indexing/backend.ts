@@ -149,6 +149,12 @@ export interface IndexBackend {
    * per arm, best first, the vector arm last (LibSQL: full-text, then vector).
    */
   search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]>;
+  /**
+   * Every chunk of the complete index under `key`, in document order; none
+   * when no index is stored under it. Retrieval reads a document's pages
+   * from them (`source_storages/_page_search.ts`).
+   */
+  chunks(key: string): Promise<StoredChunk[]>;
 }
 
 /** An index's settings with its key: the SHA-256 of the settings, in hex. */

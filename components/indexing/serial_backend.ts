@@ -56,6 +56,7 @@ export abstract class SerialBackend implements IndexBackend {
   }
 
   abstract search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]>;
+  abstract chunks(key: string): Promise<StoredChunk[]>;
 
   /**
    * {@linkcode IndexBackend.link} for a caller that holds the queue: links to

@@ -24,6 +24,7 @@
  */
 import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
 import { Bm25Index, bm25Search } from "./_bm25.ts";
+import { Bm25Cache } from "./_bm25_cache.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -44,16 +45,13 @@ const CONCURRENCY = 8;
 // A build that crashed leaves a collection still "building"; one this old is
 // removed when the server is first used.
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
-// Term statistics kept in memory, in (term, chunk) pairs: some tens of megabytes.
-const MAX_POSTINGS = 4_000_000;
 
 /** The indexes on a Chroma server. */
 export class ChromaBackend extends SerialBackend {
   readonly #client: ChromaClient;
   readonly #links: Collection;
   readonly #collections = new Map<string, Collection>();
-  // Least recently used first.
-  readonly #bm25 = new Map<string, Bm25Index>();
+  readonly #bm25 = new Bm25Cache();
 
   private constructor(client: ChromaClient, links: Collection) {
     super();
@@ -106,7 +104,7 @@ export class ChromaBackend extends SerialBackend {
           });
         }
         await collection.modify({ metadata: { ...info, svc_state: "complete" } });
-        this.#remember(index.key, Bm25Index.build(index.chunks.map((chunk) => chunk.text)));
+        this.#bm25.set(index.key, Bm25Index.build(index.chunks.map((chunk) => chunk.text)));
         if (!(await this.linkHeld(link))) throw new Error("the index was removed as it was stored");
       } catch (error) {
         await this.#client.deleteCollection({ name: collectionName(index.key) }).catch(() => {});
@@ -169,6 +167,24 @@ export class ChromaBackend extends SerialBackend {
       hits.map((hit) => text.get(`${found[hit.index]}-${hit.text}`)).filter((chunk) => !!chunk),
       vector.slice(0, query.limit).map(({ distance: _, ...chunk }) => chunk),
     ];
+  }
+
+  async chunks(key: string): Promise<StoredChunk[]> {
+    const collection = await this.#collection(key);
+    if (!collection) return [];
+    const chunks: StoredChunk[] = [];
+    for (let offset = 0;; offset += 1000) {
+      const page = await collection.get({
+        limit: 1000,
+        offset,
+        include: ["documents", "metadatas"],
+      });
+      page.ids.forEach((id, i) => {
+        chunks.push(chunkOf(key, id, page.documents[i], page.metadatas[i]));
+      });
+      if (page.ids.length < 1000) break;
+    }
+    return chunks.sort((a, b) => a.ordinal - b.ordinal);
   }
 
   protected override async infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
@@ -249,33 +265,16 @@ export class ChromaBackend extends SerialBackend {
   }
 
   /** An index's term statistics, from memory or from its collection's documents. */
-  async #index(key: string, collection: Collection): Promise<Bm25Index> {
-    const known = this.#bm25.get(key);
-    if (known) {
-      this.#remember(key, known);
-      return known;
-    }
-    const texts: string[] = [];
-    for (let offset = 0;; offset += 1000) {
-      const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
-      page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
-      if (page.ids.length < 1000) break;
-    }
-    const index = Bm25Index.build(Array.from(texts, (text) => text ?? ""));
-    this.#remember(key, index);
-    return index;
-  }
-
-  /** Keeps an index's statistics as the most recently used, within the bound. */
-  #remember(key: string, index: Bm25Index): void {
-    this.#bm25.delete(key);
-    this.#bm25.set(key, index);
-    let total = [...this.#bm25.values()].reduce((sum, each) => sum + each.postingCount, 0);
-    for (const [oldest, each] of this.#bm25) {
-      if (total <= MAX_POSTINGS || oldest === key) break;
-      this.#bm25.delete(oldest);
-      total -= each.postingCount;
-    }
+  #index(key: string, collection: Collection): Promise<Bm25Index> {
+    return this.#bm25.get(key, async () => {
+      const texts: string[] = [];
+      for (let offset = 0;; offset += 1000) {
+        const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
+        page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
+        if (page.ids.length < 1000) break;
+      }
+      return Array.from(texts, (text) => text ?? "");
+    });
   }
 }
 

@@ -2,8 +2,9 @@
  * The shared half of the chunking source storages (LibSQL, LanceDB, Chroma):
  * chat parameters, indexing each document once per user, content and
  * settings, links from chats to the indexes they use, hybrid retrieval with
- * reciprocal rank fusion of the full-text and vector rankings and of the
- * candidates' proximity (a follow-up searched with the questions before it),
+ * reciprocal rank fusion of the full-text and vector rankings, of the
+ * candidates' proximity and of their pages' full-text ranking (a follow-up
+ * searched with the questions before it),
  * passages that repeat a better one left out, and the token budget. A storage supplies an
  * `IndexBackend` (`components/indexing/`): where indexes live and
  * how they are searched; the indexing itself is `components/indexing/`'s.
@@ -24,6 +25,7 @@ import { fillBudget } from "./_budget.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
+import { PageSearch, rankByPages } from "./_page_search.ts";
 import { proximityRanking } from "./_proximity.ts";
 import { repeatsNone } from "./_near_duplicates.ts";
 import {
@@ -56,6 +58,13 @@ export const DEFAULT_NUM_TOKENS = 1536;
  * enough that a passage far down both rankings is not pulled up by one close pair.
  */
 const PROXIMITY_CANDIDATES = 30;
+
+/**
+ * How many of the best candidates the page ranking orders: the depth of the
+ * full-text and vector rankings, so that a passage only its page matches well
+ * can still rise.
+ */
+const PAGE_CANDIDATES = 100;
 
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
@@ -139,6 +148,8 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   // Builds in progress, so that chats storing the same new document at once
   // index it once.
   #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
+  // The pages of the indexes searched lately, for the page ranking.
+  readonly #pages = new PageSearch();
 
   /** @throws {SvcError} naming a bound of chunking in the environment that is not valid */
   constructor(options: IndexedSourceStorageOptions = {}) {
@@ -255,6 +266,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     });
 
     const sources = new Map<string, Source>();
+    const chunkOf = new Map<Source, StoredChunk>();
     const sourceOf = (chunk: StoredChunk): Source => {
       const id = `${chunk.key.slice(0, 32)}-${chunk.ordinal}`;
       let source = sources.get(id);
@@ -267,13 +279,26 @@ export abstract class IndexedSourceStorage extends SourceStorage {
           numTokens: chunk.numTokens,
         };
         sources.set(id, source);
+        chunkOf.set(source, chunk);
       }
       return source;
     };
     const arms = rankings.map((ranking) => ranking.map(sourceOf));
+    const candidates = fuseRankings(arms);
     // A third ranking, by how close together the question's words stand in the best candidates.
-    const closeness = proximityRanking(fuseRankings(arms).slice(0, PROXIMITY_CANDIDATES), text);
-    return { arms, fused: fuseRankings([...arms, closeness]) };
+    const closeness = proximityRanking(candidates.slice(0, PROXIMITY_CANDIDATES), text);
+    // A fourth, by how well the candidates' pages match the question.
+    params.signal?.throwIfAborted();
+    const pageRanks = await this.#pages.rank(
+      [...documentOf.keys()],
+      text,
+      (key) => backend.chunks(key),
+    );
+    const onPages = rankByPages(
+      candidates.slice(0, PAGE_CANDIDATES).map((source) => ({ source, ...chunkOf.get(source)! })),
+      pageRanks,
+    ).map(({ source }) => source);
+    return { arms, fused: fuseRankings([...arms, closeness, onPages]) };
   }
 
   async #storeOne(

@@ -24,7 +24,8 @@
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import { queryTerms } from "./_bm25.ts";
+import { bm25Search } from "./_bm25.ts";
+import { Bm25Cache } from "./_bm25_cache.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -59,6 +60,7 @@ export class LanceDBBackend extends SerialBackend {
   readonly #modules: LanceModules;
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
+  readonly #bm25 = new Bm25Cache();
 
   private constructor(db: Lance.Connection, modules: LanceModules) {
     super();
@@ -104,11 +106,27 @@ export class LanceDBBackend extends SerialBackend {
     const chunks = await this.#table(name);
     const filter = `key IN (${keys.map(literal).join(", ")})`;
 
-    const terms = queryTerms(query.text);
+    // svc's own BM25, as Chroma's: LanceDB's full-text search, with its own words, ranked
+    // the repository's labelled set worse (MRR 0.62 against 0.72 of the same BM25 as LibSQL's).
     query.signal?.throwIfAborted();
-    const text = terms.length === 0 ? [] : await chunks.query()
-      .fullTextSearch(terms.join(" ")).where(filter).limit(query.limit)
-      .select([...CHUNK_COLUMNS, "_score"]).toArray();
+    const indexes = await Promise.all(
+      keys.map((key) => this.#bm25.get(key, () => this.#texts(key))),
+    );
+    const hits = bm25Search(indexes, query.text, query.limit);
+    const ordinals = new Map<string, number[]>();
+    for (const hit of hits) {
+      const key = keys[hit.index]!;
+      ordinals.set(key, [...ordinals.get(key) ?? [], hit.text]);
+    }
+    const found = new Map<string, Row>();
+    for (const [key, wanted] of ordinals) {
+      const rows = await chunks.query()
+        .where(`key = ${literal(key)} AND ordinal IN (${wanted.join(", ")})`)
+        .select(CHUNK_COLUMNS).toArray();
+      for (const row of rows) found.set(`${key}-${row.ordinal}`, row);
+    }
+    const text = hits.map((hit) => found.get(`${keys[hit.index]}-${hit.text}`))
+      .filter((row) => row !== undefined);
     query.signal?.throwIfAborted();
     const vector = await chunks.vectorSearch(query.vector).distanceType("cosine")
       .where(filter).limit(query.limit).select([...CHUNK_COLUMNS, "_distance"]).toArray();
@@ -116,16 +134,21 @@ export class LanceDBBackend extends SerialBackend {
     // Ties in the order of the chunks, so that a search gives the same on every run.
     const byPlace = (a: Row, b: Row) =>
       String(a.key).localeCompare(String(b.key)) || Number(a.ordinal) - Number(b.ordinal);
-    text.sort((a, b) => Number(b._score) - Number(a._score) || byPlace(a, b));
     vector.sort((a, b) => Number(a._distance) - Number(b._distance) || byPlace(a, b));
-    const chunkOf = (row: Row): StoredChunk => ({
-      key: String(row.key),
-      ordinal: Number(row.ordinal),
-      text: String(row.text),
-      pageNumbers: JSON.parse(String(row.page_numbers)),
-      numTokens: Number(row.num_tokens),
-    });
     return [text.map(chunkOf), vector.map(chunkOf)];
+  }
+
+  /** The texts of an index's chunks, by ordinal. */
+  async #texts(key: string): Promise<string[]> {
+    return (await this.chunks(key)).map((chunk) => chunk.text);
+  }
+
+  async chunks(key: string): Promise<StoredChunk[]> {
+    const info = (await this.infos([key])).get(key);
+    if (!info) return [];
+    const rows = await (await this.#table(`chunks_${info.dimension}`)).query()
+      .where(`key = ${literal(key)}`).select(CHUNK_COLUMNS).toArray();
+    return rows.map(chunkOf).sort((a, b) => a.ordinal - b.ordinal);
   }
 
   protected override async chatLinks(chatId: string): Promise<StoredLink[]> {
@@ -236,7 +259,6 @@ export class LanceDBBackend extends SerialBackend {
         const indexed = new Set((await created.listIndices()).flatMap((index) => index.columns));
         const { Index } = this.#modules.lancedb;
         if (name.startsWith("chunks_")) {
-          if (!indexed.has("text")) await created.createIndex("text", { config: Index.fts() });
           if (!indexed.has("key")) await created.createIndex("key", { config: Index.btree() });
         } else if (!indexed.has("key")) {
           await created.createIndex("key", { config: Index.btree() });
@@ -303,4 +325,14 @@ type Row = Record<string, any>;
 /** A string as an SQL literal of LanceDB's filters (DataFusion: quotes doubled). */
 function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
+}
+
+function chunkOf(row: Row): StoredChunk {
+  return {
+    key: String(row.key),
+    ordinal: Number(row.ordinal),
+    text: String(row.text),
+    pageNumbers: JSON.parse(String(row.page_numbers)),
+    numTokens: Number(row.num_tokens),
+  };
 }

@@ -296,6 +296,22 @@ export class LibSQLBackend implements IndexBackend {
     return [text.rows.map(chunkOf), vector.rows.map(chunkOf)];
   }
 
+  async chunks(key: string): Promise<StoredChunk[]> {
+    const found = await this.#client.execute({
+      sql: `SELECT c.ordinal, c.text, c.page_numbers, c.num_tokens
+        FROM rag_chunks c JOIN rag_indexes i ON i.id = c.index_id
+        WHERE i.key = ? ORDER BY c.ordinal`,
+      args: [key],
+    });
+    return found.rows.map((row) => ({
+      key,
+      ordinal: Number(row.ordinal),
+      text: String(row.text),
+      pageNumbers: JSON.parse(String(row.page_numbers)),
+      numTokens: Number(row.num_tokens),
+    }));
+  }
+
   /**
    * Removes the rows of every incomplete index whose build has stopped (see
    * `_builders.ts`), then gives the space back when anything was removed or

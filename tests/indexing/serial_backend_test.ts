@@ -20,6 +20,9 @@ class MemoryBackend extends SerialBackend {
       await this.linkHeld(link);
     });
   }
+  chunks(): Promise<StoredChunk[]> {
+    return Promise.resolve([]);
+  }
   search(): Promise<StoredChunk[][]> {
     return Promise.resolve([]);
   }

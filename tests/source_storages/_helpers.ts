@@ -1,6 +1,7 @@
 /**
  * Helpers shared by the source storage tests: chat parameters, copies of
- * fixtures, and a small labelled set of questions over the fixtures.
+ * fixtures, a small labelled set of questions over the fixtures, and the
+ * scores of a storage's rankings on the repository's labelled set.
  * @module
  */
 import { copyFile } from "node:fs/promises";
@@ -8,6 +9,8 @@ import { LocalDocument } from "../../components/core/document.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
 import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
+import { parseQuestions } from "../../cli/_eval_questions.ts";
+import { answers as isAnswer, pagesOfLocation, RANK_DEPTH } from "../../cli/_eval_scores.ts";
 import { FIXTURES } from "../test_utils.ts";
 
 /** The parameters of a chat, with the storage parameters given (defaults otherwise). */
@@ -128,53 +131,63 @@ export const LABELLED_FIXTURES: readonly string[] = [
   "guide.md",
 ];
 
-/** Whether a source answers a labelled question: the right document, holding the answer. */
-export function answers(source: Source, labelled: Labelled): boolean {
-  return source.document.name === labelled.document &&
-    source.content.replace(/\s+/g, " ").includes(labelled.answer);
-}
+/** Where the repository's labelled set lies: real documents, questions in other words. */
+const LABELLED_SET = new URL("../fixtures/labelled/", import.meta.url).pathname;
 
-/** Mean reciprocal rank and recall@1 of rankings, one per labelled question. */
-export function score(
-  rankings: readonly (readonly Source[])[],
-  labelled: readonly Labelled[] = LABELLED,
-): { mrr: number; recallAt1: number } {
-  let reciprocal = 0;
-  let first = 0;
-  rankings.forEach((ranking, i) => {
-    const rank = ranking.findIndex((source) => answers(source, labelled[i]!)) + 1;
-    if (rank > 0) reciprocal += 1 / rank;
-    if (rank === 1) first++;
-  });
-  return { mrr: reciprocal / rankings.length, recallAt1: first / rankings.length };
+/** Hit@3 and MRR (over the first 10) of one ranking per question. */
+export interface SetScores {
+  hitAt3: number;
+  mrr: number;
 }
 
 /** What {@linkcode labelledScores} measures: each arm alone and the fusion. */
 export interface LabelledScores {
-  bm25: { mrr: number; recallAt1: number };
-  vectors: { mrr: number; recallAt1: number };
-  fusion: { mrr: number; recallAt1: number };
+  bm25: SetScores;
+  vectors: SetScores;
+  fusion: SetScores;
 }
 
 /**
- * Stores the labelled fixtures (copied into `folder`) in a chat and scores the
- * full-text arm, the vector arm and their fusion on the labelled set.
+ * Stores the documents of the repository's labelled set
+ * (`tests/fixtures/labelled/`) in a chat and scores the full-text arm, the
+ * vector arm and their fusion on its questions, as `svc eval` scores them.
  */
 export async function labelledScores(
   storage: IndexedSourceStorage,
-  folder: string,
   params: ChatParams,
 ): Promise<LabelledScores> {
-  const documents = await Promise.all(LABELLED_FIXTURES.map((name) => copiedFixture(folder, name)));
+  const questions = parseQuestions(
+    await Deno.readTextFile(`${LABELLED_SET}questions.json`),
+    "questions.json",
+  );
+  const names = [...new Set(questions.map((question) => question.document))];
+  const documents = names.map((name) => LocalDocument.fromPath(`${LABELLED_SET}${name}`));
   await storage.store(documents, params);
-  const text: Source[][] = [];
-  const vector: Source[][] = [];
-  const fused: Source[][] = [];
-  for (const { question } of LABELLED) {
-    const rankings = await storage.rankings(documents, question, params);
-    text.push(rankings.arms[0]!);
-    vector.push(rankings.arms.at(-1)!);
-    fused.push(rankings.fused);
+  const rankings = { bm25: [] as Source[][], vectors: [] as Source[][], fusion: [] as Source[][] };
+  for (const { question } of questions) {
+    const { arms, fused } = await storage.rankings(documents, question, params);
+    rankings.bm25.push(arms[0]!);
+    rankings.vectors.push(arms.at(-1)!);
+    rankings.fusion.push(fused);
   }
-  return { bm25: score(text), vectors: score(vector), fusion: score(fused) };
+  const scoreOf = (ranked: Source[][]): SetScores => {
+    const ranks = ranked.map((ranking, i) =>
+      ranking.slice(0, RANK_DEPTH).findIndex((source) =>
+        isAnswer({
+          document: source.document.name,
+          pages: pagesOfLocation(source.location),
+          content: source.content,
+        }, questions[i]!)
+      ) + 1
+    );
+    return {
+      hitAt3: ranks.filter((rank) => rank > 0 && rank <= 3).length / ranks.length,
+      mrr: ranks.reduce((sum, rank) => sum + (rank > 0 ? 1 / rank : 0), 0) / ranks.length,
+    };
+  };
+  return {
+    bm25: scoreOf(rankings.bm25),
+    vectors: scoreOf(rankings.vectors),
+    fusion: scoreOf(rankings.fusion),
+  };
 }

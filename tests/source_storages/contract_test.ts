@@ -21,7 +21,7 @@ import { denoArgs, run } from "../_process.ts";
 import { findPostgres, postgresRequired, sharedCluster } from "../_postgres.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { type ChromaServer, startChroma } from "./_chroma.ts";
-import { chatParams, copiedFixture, LABELLED, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
+import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
 
 /** What a storage needs around its tests, such as a server it talks to. */
 interface Setup {
@@ -226,22 +226,20 @@ for (const [path, Storage, setup] of RUNS) {
   );
 
   test(
-    `${label}'s fusion scores at least as well as its full-text or vector arm`,
-    withStorage(async (folder, make) => {
-      // Half overlap, as the defaults; chunks small enough for the small fixtures to have several.
-      // With the lexical hash embedder the two arms mostly agree, and at other chunk sizes the
-      // fusion can fall one question behind the better arm (LibSQL at 16/8: BM25 0.823, fusion
-      // 0.803 MRR; at 48/24: vectors 0.982, fusion 0.964): this pins the setting, it is not a
-      // general law.
-      const params = chatParams("labelled", { chunk_size: 32, chunk_overlap: 16 });
-      const scores = await labelledScores(make({ embedder: new HashEmbedder() }), folder, params);
-      console.log(`${label}, ${LABELLED.length} questions, chunk_size 32, chunk_overlap 16`);
+    `${label}'s fusion ranks the labelled set at least as well as its full-text or vector arm`,
+    withStorage(async (_folder, make) => {
+      // The repository's labelled set (real documents, questions in other words) at the default
+      // settings: the fusion adds the candidates' proximity and their pages' ranking to the arms.
+      const scores = await labelledScores(
+        make({ embedder: new HashEmbedder() }),
+        chatParams("labelled"),
+      );
+      console.log(`${label}, the labelled set at the default settings`);
       console.table(scores);
-      for (const measure of ["mrr", "recallAt1"] as const) {
+      for (const measure of ["hitAt3", "mrr"] as const) {
         const best = Math.max(scores.bm25[measure], scores.vectors[measure]);
-        assert.ok(scores.fusion[measure] >= best, `${measure}: ${JSON.stringify(scores)}`);
+        assert.ok(scores.fusion[measure] > best, `${measure}: ${JSON.stringify(scores)}`);
       }
-      assert.ok(scores.fusion.mrr > 0.9, `MRR ${scores.fusion.mrr}`);
     }),
   );
 

@@ -1,0 +1,206 @@
+/**
+ * The page arm of retrieval: the chat's pages ranked by full-text search, and
+ * each candidate passage ranked by the best of its pages. A passage is a few
+ * paragraphs; its page also holds the words around them (the section's
+ * heading, the sentence before, the example after), which a question often
+ * shares with the page and not with the passage. Ranking passages alone and
+ * pages alone each miss what the other finds; fused, they find both.
+ *
+ * A page's text is that of the chunks stored on it (a chunk over two pages
+ * counts for both; a document without pages is one page), read from the
+ * index backend once per set of indexes and kept in memory, within a bound:
+ * indexes never change under their key, so nothing kept goes stale.
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import type { StoredChunk } from "../indexing/mod.ts";
+
+/** Options of {@linkcode PageSearch}. */
+export interface PageSearchOptions {
+  /**
+   * The most characters of page text kept in memory, over every set of
+   * indexes searched lately; the set searched last is always kept.
+   * @default {32 * 1024 * 1024}
+   */
+  maxChars?: number;
+}
+
+/** How many pages deep a page ranking goes: far past any budget's sources. */
+const PAGE_DEPTH = 200;
+/** The most words of a question searched for: a follow-up carries the questions before it. */
+const MAX_QUERY_WORDS = 64;
+
+interface Pages {
+  database: DatabaseSync;
+  chars: number;
+}
+
+/**
+ * Full-text search over the pages of sets of indexes: BM25 over whole pages
+ * (SQLite FTS5 with the porter stemmer), the question's words OR-ed, the
+ * search the page baseline of `svc eval` is. A set of indexes is searched as
+ * one collection, with the statistics of its pages alone, so that other
+ * chats' documents never change a chat's ranking.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pageId, PageSearch } from "./_page_search.ts";
+ * const chunk = (ordinal: number, page: number, text: string) =>
+ *   ({ key: "k", ordinal, text, pageNumbers: [page], numTokens: 8 });
+ * const stored = [chunk(0, 1, "Bread keeps for days."), chunk(1, 2, "Freezing bread keeps it fresh.")];
+ * const search = new PageSearch();
+ * const ranks = await search.rank(["k"], "How do I freeze bread?", async () => stored);
+ * assert.deepEqual([...ranks], [[pageId("k", 2), 0], [pageId("k", 1), 1]]);
+ * search.close();
+ * ```
+ */
+export class PageSearch {
+  readonly #maxChars: number;
+  // Most recently used last.
+  readonly #sets = new Map<string, Promise<Pages>>();
+  readonly #chars = new Map<string, number>();
+
+  constructor(options: PageSearchOptions = {}) {
+    this.#maxChars = options.maxChars ?? 32 * 1024 * 1024;
+  }
+
+  /**
+   * The pages of the indexes under `keys` that hold a word of `text`, best
+   * first, as a map from {@linkcode pageId} to rank (from 0). `load` reads an
+   * index's chunks when its pages are not in memory.
+   */
+  async rank(
+    keys: readonly string[],
+    text: string,
+    load: (key: string) => Promise<readonly StoredChunk[]>,
+  ): Promise<Map<string, number>> {
+    const ranks = new Map<string, number>();
+    const words = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_QUERY_WORDS);
+    if (words.length === 0 || keys.length === 0) return ranks;
+    const pages = await this.#pages([...new Set(keys)].sort(), load);
+    const rows = pages.database.prepare(
+      "SELECT page FROM pages WHERE pages MATCH ? ORDER BY bm25(pages), rowid LIMIT ?",
+    ).all(words.map((word) => `"${word}"`).join(" OR "), PAGE_DEPTH);
+    rows.forEach((row, rank) => ranks.set(String(row.page), rank));
+    return ranks;
+  }
+
+  /** Closes every page database kept. */
+  close(): void {
+    for (const pages of this.#sets.values()) {
+      pages.then(({ database }) => database.close(), () => {});
+    }
+    this.#sets.clear();
+    this.#chars.clear();
+  }
+
+  #pages(
+    keys: readonly string[],
+    load: (key: string) => Promise<readonly StoredChunk[]>,
+  ): Promise<Pages> {
+    const id = keys.join("\n");
+    let pages = this.#sets.get(id);
+    if (pages) {
+      this.#sets.delete(id);
+    } else {
+      pages = build(keys, load);
+      // A failed read is not kept: the next question reads again.
+      pages.then((built) => this.#kept(id, built.chars), () => this.#forget(id));
+    }
+    this.#sets.set(id, pages);
+    return pages;
+  }
+
+  #kept(id: string, chars: number): void {
+    this.#chars.set(id, chars);
+    let total = [...this.#chars.values()].reduce((sum, each) => sum + each, 0);
+    for (const [oldest, each] of this.#chars) {
+      if (total <= this.#maxChars || oldest === id) break;
+      total -= each;
+      this.#forget(oldest);
+    }
+  }
+
+  #forget(id: string): void {
+    const pages = this.#sets.get(id);
+    this.#sets.delete(id);
+    this.#chars.delete(id);
+    pages?.then(({ database }) => database.close(), () => {});
+  }
+}
+
+/** The id of a page of an index in a page ranking; a document without pages has one, "". */
+export function pageId(key: string, page: number | ""): string {
+  return `${key}:${page}`;
+}
+
+/** The ids of the pages a chunk lies on. */
+export function pageIdsOf(chunk: Pick<StoredChunk, "key" | "pageNumbers">): string[] {
+  return chunk.pageNumbers.length === 0
+    ? [pageId(chunk.key, "")]
+    : chunk.pageNumbers.map((page) => pageId(chunk.key, page));
+}
+
+/**
+ * The candidates that lie on a ranked page, by the best rank of their pages;
+ * ties keep the candidates' order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pageId, rankByPages } from "./_page_search.ts";
+ * const a = { key: "k", pageNumbers: [1] }, b = { key: "k", pageNumbers: [2, 3] };
+ * const ranks = new Map([[pageId("k", 3), 0], [pageId("k", 1), 1]]);
+ * assert.deepEqual(rankByPages([a, b], ranks), [b, a]);
+ * ```
+ */
+export function rankByPages<T extends Pick<StoredChunk, "key" | "pageNumbers">>(
+  candidates: readonly T[],
+  ranks: ReadonlyMap<string, number>,
+): T[] {
+  return candidates
+    .map((candidate, index) => ({
+      candidate,
+      index,
+      rank: Math.min(...pageIdsOf(candidate).map((id) => ranks.get(id) ?? Infinity)),
+    }))
+    .filter(({ rank }) => rank !== Infinity)
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ candidate }) => candidate);
+}
+
+async function build(
+  keys: readonly string[],
+  load: (key: string) => Promise<readonly StoredChunk[]>,
+): Promise<Pages> {
+  const texts = new Map<string, string[]>();
+  for (const key of keys) {
+    for (const chunk of await load(key)) {
+      for (const id of pageIdsOf(chunk)) {
+        let parts = texts.get(id);
+        if (!parts) texts.set(id, parts = []);
+        parts.push(chunk.text);
+      }
+    }
+  }
+  const database = new DatabaseSync(":memory:");
+  try {
+    database.exec(
+      "CREATE VIRTUAL TABLE pages USING fts5(text, page UNINDEXED, tokenize = 'porter unicode61')",
+    );
+    const insert = database.prepare("INSERT INTO pages (text, page) VALUES (?, ?)");
+    let chars = 0;
+    database.exec("BEGIN");
+    for (const [id, parts] of texts) {
+      const text = parts.join("\n\n");
+      chars += text.length;
+      insert.run(text, id);
+    }
+    database.exec("COMMIT");
+    return { database, chars };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
