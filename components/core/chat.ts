@@ -17,6 +17,7 @@ import { Document, LocalDocument } from "./document.ts";
 import { quote, SvcError } from "./errors.ts";
 import { Message, MessageRole } from "./message.ts";
 import { type ChatParams, defaultSpecialParams, validateParams } from "./params.ts";
+import type { PrepareProgressCallback } from "./progress.ts";
 import type { Source } from "./source.ts";
 
 /** What a chat is made of. */
@@ -55,6 +56,17 @@ export interface AnswerOptions {
    */
   stream?: boolean;
   /** Aborts the assistant's work when the answer is no longer wanted. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode Chat.prepare} and {@linkcode Chat.addDocuments}. */
+export interface PrepareOptions {
+  /** Told how far each document is, as the source storage reads, parses and indexes it. */
+  onProgress?: PrepareProgressCallback;
+  /**
+   * Stops preparing: the source storage ends its work, and what it kept of
+   * the documents stored so far is removed.
+   */
   signal?: AbortSignal;
 }
 
@@ -147,28 +159,60 @@ export class Chat {
    * @throws {SvcError} 400 when the chat is prepared already; 404 for a
    * document that cannot be read; whatever the source storage throws
    */
-  async prepare(): Promise<Message> {
+  async prepare(options: PrepareOptions = {}): Promise<Message> {
     if (this.#prepared) {
       throw new SvcError("The chat is prepared already: prepare it only once", { status: 400 });
     }
     const { sourceStorage, storageParams } = await this.#resolve();
-    for (const document of this.documents) {
-      if (await document.isReadable()) continue;
-      const path = this.#paths.get(document);
-      throw new SvcError(
-        path === undefined
-          ? `Cannot read ${quote(document.name)}: it was never uploaded or is gone`
-          : `Cannot read ${quote(path)}: ${await missing(path)}`,
-        { status: 404 },
-      );
+    await this.#checkReadable(this.documents, options);
+    try {
+      await sourceStorage.store(this.documents, this.#storeParams(storageParams, options));
+    } catch (error) {
+      // Nothing half-prepared stays: the documents stored before the failure are removed too.
+      try {
+        await sourceStorage.delete(this.#withSignal(storageParams));
+      } catch {
+        // The failure to prepare is what the caller needs to hear of.
+      }
+      throw error;
     }
-    await sourceStorage.store(this.documents, this.#withSignal(storageParams));
     this.#prepared = true;
     const welcome = new Message("How can I help you with the documents?", {
       role: MessageRole.SYSTEM,
     });
     this.messages.push(welcome);
     return welcome;
+  }
+
+  /**
+   * Adds documents to the chat. A prepared chat stores only these in its
+   * source storage, the others staying as they are; a chat not prepared yet
+   * stores them with the others when it is.
+   *
+   * @throws {SvcError} 404 for a document that cannot be read; 409 for one the
+   * chat has already; whatever the source storage throws (the chat's documents
+   * are then as they were)
+   */
+  async addDocuments(
+    documents: Iterable<Document>,
+    options: PrepareOptions = {},
+  ): Promise<void> {
+    const added = [...documents];
+    const known = new Set(this.documents.map((document) => document.id));
+    for (const document of added) {
+      if (known.has(document.id)) {
+        throw new SvcError(`The chat has the document ${quote(document.name)} already`, {
+          status: 409,
+        });
+      }
+      known.add(document.id);
+    }
+    if (this.#prepared) {
+      const { sourceStorage, storageParams } = await this.#resolve();
+      await this.#checkReadable(added, options);
+      await sourceStorage.store(added, this.#storeParams(storageParams, options));
+    }
+    this.documents.push(...added);
   }
 
   /**
@@ -259,6 +303,27 @@ export class Chat {
       assistantParams: params.get(assistantClass)!,
     };
     return this.#resolved;
+  }
+
+  /** 404 naming the first document that cannot be read, reported as failed. */
+  async #checkReadable(documents: Document[], options: PrepareOptions): Promise<void> {
+    for (const document of documents) {
+      if (await document.isReadable()) continue;
+      const path = this.#paths.get(document);
+      const error = new SvcError(
+        path === undefined
+          ? `Cannot read ${quote(document.name)}: it was never uploaded or is gone`
+          : `Cannot read ${quote(path)}: ${await missing(path)}`,
+        { status: 404 },
+      );
+      options.onProgress?.({ document, stage: "failed", error: error.message });
+      throw error;
+    }
+  }
+
+  #storeParams(params: Record<string, unknown>, options: PrepareOptions): ChatParams {
+    const withSignal = this.#withSignal(params, options.signal);
+    return options.onProgress ? { ...withSignal, progress: options.onProgress } : withSignal;
   }
 
   #withSignal(params: Record<string, unknown>, signal?: AbortSignal): ChatParams {

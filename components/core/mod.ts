@@ -4,7 +4,7 @@
  * @module
  */
 export { Chat } from "./chat.ts";
-export type { AnswerOptions, ChatComponents, ChatOptions } from "./chat.ts";
+export type { AnswerOptions, ChatComponents, ChatOptions, PrepareOptions } from "./chat.ts";
 export { Assistant, Component, displayNameOf, SourceStorage } from "./component.ts";
 export type { AnswerChunks, ComponentClass, ComponentRef, Family } from "./component.ts";
 export { Document, LocalDocument, supportedSuffixes } from "./document.ts";
@@ -15,6 +15,7 @@ export { localRoot } from "./local_root.ts";
 export { Message, MessageRole } from "./message.ts";
 export type { MessageOptions } from "./message.ts";
 export type { Page } from "./page.ts";
+export type { PrepareProgress, PrepareProgressCallback, PrepareStage } from "./progress.ts";
 export { paramsJsonSchema, SPECIAL_PARAMS, validateParams } from "./params.ts";
 export type {
   ChatParams,

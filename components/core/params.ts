@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { SvcError } from "./errors.ts";
+import type { PrepareProgressCallback } from "./progress.ts";
 import { envVar } from "./requirements.ts";
 
 /**
@@ -49,6 +50,8 @@ export type ChatParams = SpecialParams & {
    * `answer` get them): what a follow-up question refers to.
    */
   history?: readonly HistoryMessage[];
+  /** Told how far each document is while `store` runs, when someone watches. */
+  progress?: PrepareProgressCallback;
   [name: string]: unknown;
 };
 

@@ -23,12 +23,14 @@ const embedders = new Map<string, Embedder>();
 scope.onmessage = async ({ data: job }) => {
   try {
     const pages = job.pages ?? await pagesOfBytes(job.bytes ?? new Uint8Array(), job);
+    scope.postMessage({ id: job.id, progress: { pages: pages.length } });
     const chunks = chunkPages(pages, {
       chunkSize: job.chunkSize,
       chunkOverlap: job.chunkOverlap,
       maxChunks: job.maxChunks,
       name: job.name,
     });
+    scope.postMessage({ id: job.id, progress: { pages: pages.length, chunks: chunks.length } });
     if (job.embedder === undefined) return scope.postMessage({ id: job.id, chunks });
 
     const recipe = JSON.stringify(job.embedder);

@@ -23,6 +23,6 @@ export type {
   StoredChunk,
 } from "./backend.ts";
 export { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
-export type { ChunkAndEmbedOptions, EmbeddedChunks } from "./pipeline.ts";
+export type { ChunkAndEmbedOptions, EmbeddedChunks, IndexProgress } from "./pipeline.ts";
 export { SerialBackend } from "./serial_backend.ts";
 export type { StoredLink } from "./serial_backend.ts";

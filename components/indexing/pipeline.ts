@@ -35,7 +35,15 @@ export interface ChunkAndEmbedOptions {
   bytes?: Uint8Array;
   /** Stops the work: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Told the number of pages once they are parsed, and of chunks once they
+   * are cut (before they are embedded).
+   */
+  onProgress?: (progress: IndexProgress) => void;
 }
+
+/** How far the indexing of one document is: pages parsed, then chunks cut. */
+export type IndexProgress = { pages: number; chunks?: number };
 
 /** A document's chunks and one vector per chunk. */
 export interface EmbeddedChunks {
@@ -72,7 +80,7 @@ export async function chunkAndEmbed(
     chunkOverlap: options.chunkOverlap,
     maxChunks: options.maxChunks,
     embedder: embedder.workerRecipe,
-  }, signal);
+  }, { signal, onProgress: options.onProgress });
 
   let vectors: Float32Array[];
   if (reply.vectors) {
@@ -112,7 +120,8 @@ export interface IndexJob extends ContentOf {
 /** What the indexing worker answers: the vectors as one buffer, `dimension` numbers a chunk. */
 export type IndexReply =
   | { id: number; chunks: Chunk[]; vectors?: { vectors: Float32Array; dimension: number } }
-  | { id: number; error: { message: string; status: number } };
+  | { id: number; error: { message: string; status: number } }
+  | { id: number; progress: IndexProgress };
 
 type Done = Extract<IndexReply, { chunks: Chunk[] }>;
 
@@ -121,6 +130,7 @@ interface Pending {
   reject(error: unknown): void;
   signal?: AbortSignal;
   onAbort(): void;
+  onProgress?: (progress: IndexProgress) => void;
 }
 
 let worker: Worker | undefined;
@@ -145,14 +155,17 @@ export function holdIndexingWorker(): Disposable {
   };
 }
 
-function runJob(job: Omit<IndexJob, "id">, signal?: AbortSignal): Promise<Done> {
+function runJob(
+  job: Omit<IndexJob, "id">,
+  { signal, onProgress }: Pick<ChunkAndEmbedOptions, "signal" | "onProgress">,
+): Promise<Done> {
   signal?.throwIfAborted();
   const id = nextId++;
   worker ??= startWorker();
   const running = worker;
   return new Promise((resolve, reject) => {
     const onAbort = () => settle(id)?.reject(signal!.reason);
-    pending.set(id, { resolve, reject, signal, onAbort });
+    pending.set(id, { resolve, reject, signal, onAbort, onProgress });
     signal?.addEventListener("abort", onAbort, { once: true });
     running.postMessage({ ...job, id } satisfies IndexJob);
   });
@@ -161,6 +174,11 @@ function runJob(job: Omit<IndexJob, "id">, signal?: AbortSignal): Promise<Done> 
 function startWorker(): Worker {
   const started = new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" });
   started.onmessage = ({ data }: MessageEvent<IndexReply>) => {
+    if ("progress" in data) {
+      // A step of a job still under way: an aborted one is gone from `pending`, and not told.
+      pending.get(data.id)?.onProgress?.(data.progress);
+      return;
+    }
     const job = settle(data.id);
     if (!job) return; // aborted meanwhile
     if ("error" in data) {

@@ -186,9 +186,13 @@ export abstract class IndexedSourceStorage extends SourceStorage {
         const document = documents[next++]!;
         try {
           params.signal?.throwIfAborted();
+          params.progress?.({ document, stage: "reading" });
           await this.#storeOne(backend, document, { ...settings, chatId: params.chat_id, params });
         } catch (error) {
           failed = true;
+          if (!params.signal?.aborted) {
+            params.progress?.({ document, stage: "failed", error: (error as Error).message });
+          }
           throw error;
         }
       }
@@ -335,7 +339,11 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     // Another chat may be building the same index: wait for it once, then
     // build it here if it still is not there (that build may have been aborted).
     for (let waited = false;; waited = true) {
-      if (await stored(backend.link(link))) return;
+      if (await stored(backend.link(link))) {
+        // Indexed before, for this chat or another: nothing is parsed again.
+        params.progress?.({ document, stage: "indexed" });
+        return;
+      }
       const other = building.get(info.key);
       if (other && !waited) {
         await other.catch(() => {});
@@ -349,9 +357,13 @@ export abstract class IndexedSourceStorage extends SourceStorage {
           embedder,
           bytes,
           signal: params.signal,
+          onProgress: ({ pages, chunks }) => {
+            if (chunks === undefined) params.progress?.({ document, stage: "parsed", pages });
+          },
         });
         params.signal?.throwIfAborted();
         await stored(backend.add({ ...info, chunks, vectors }, link));
+        params.progress?.({ document, stage: "indexed", chunks: chunks.length });
       })();
       building.set(info.key, build);
       try {

@@ -24,10 +24,21 @@ import { shorten } from "../shorten.ts";
  */
 export class SvcDemoSourceStorage extends SourceStorage {
   static override displayName = "Svc/DemoSourceStorage";
-  #sources = new Map<string, Promise<Source[]>>();
+  /** Each chat's sources, with the ids of the documents they were made of. */
+  #sources = new Map<string, { documents: string; sources: Promise<Source[]> }>();
 
   override async store(documents: Document[], params: ChatParams): Promise<void> {
-    await this.#sourcesOf(documents, params.chat_id);
+    await Promise.all(documents.map(async (document) => {
+      params.progress?.({ document, stage: "reading" });
+      try {
+        const pages = await extractPages(document);
+        params.progress?.({ document, stage: "parsed", pages: pages.length });
+        params.progress?.({ document, stage: "indexed", chunks: pages.length > 0 ? 1 : 0 });
+      } catch (error) {
+        params.progress?.({ document, stage: "failed", error: (error as Error).message });
+        throw error;
+      }
+    }));
   }
 
   override retrieve(documents: Document[], _prompt: string, params: ChatParams): Promise<Source[]> {
@@ -39,13 +50,18 @@ export class SvcDemoSourceStorage extends SourceStorage {
   }
 
   #sourcesOf(documents: Document[], chatId: string): Promise<Source[]> {
-    let sources = this.#sources.get(chatId);
-    if (!sources) {
-      sources = Promise.all(documents.map((document) => sourceOf(document, chatId)));
-      this.#sources.set(chatId, sources);
-      sources.catch(() => this.#sources.delete(chatId));
+    // Made again when the chat's documents changed (some were added).
+    const ids = documents.map((document) => document.id).join("\n");
+    let entry = this.#sources.get(chatId);
+    if (!entry || entry.documents !== ids) {
+      const sources = Promise.all(documents.map((document) => sourceOf(document, chatId)));
+      entry = { documents: ids, sources };
+      this.#sources.set(chatId, entry);
+      sources.catch(() => {
+        if (this.#sources.get(chatId)?.sources === sources) this.#sources.delete(chatId);
+      });
     }
-    return sources;
+    return entry.sources;
   }
 }
 

@@ -9,6 +9,7 @@ import { stream } from "hono/streaming";
 import type { Chat } from "../../components/core/chat.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { Message, MessageRole } from "../../components/core/message.ts";
+import { chatTitle } from "./chat_title.ts";
 import { Citations } from "./citations.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
@@ -87,6 +88,12 @@ export interface Question {
   prompt: string;
   /** Answer as the assistant writes, in `format`. */
   stream: boolean;
+  /**
+   * The question is the chat's last message already (its answer is written again): it is
+   * not stored again.
+   * @default {false}
+   */
+  asked?: boolean;
 }
 
 /** How {@linkcode answerPrompt} responds. */
@@ -102,11 +109,13 @@ export interface AnswerResponses {
  * question is stored first, in its own write, whatever becomes of the answer
  * (a chat not prepared refuses it unread); a whole answer is read and stored,
  * a streamed one is stored once complete (see {@linkcode streamAnswer}), and
- * its work ends as soon as its client leaves.
+ * its work ends as soon as its client leaves. An answer that fails or is left
+ * is stored too, as far as it was written, with its status: a question is
+ * never left without its answer.
  */
 export async function answerPrompt(
   c: Context<ApiEnv>,
-  { chat, user, prompt, stream }: Question,
+  { chat, user, prompt, stream, asked = false }: Question,
   { format, whole }: AnswerResponses,
 ): Promise<Response> {
   const { deps } = c.var;
@@ -117,21 +126,34 @@ export async function answerPrompt(
   const question = messageRecord(new Message(prompt, { role: MessageRole.USER }));
   let streaming = false;
   try {
-    let answer: Message;
+    let answer: Message | undefined;
+    let failure: unknown;
     try {
       answer = await chat.answer(prompt, { stream: true, signal: cancel.signal });
     } catch (error) {
-      throw cancel.signal.aborted ? clientLeft(error) : error;
-    } finally {
-      // Stored before the answer is written, in its own write, so that it is kept whatever
-      // becomes of the answer, a crash included; a chat not prepared refused it unread.
-      if (chat.prepared) await deps.database.addMessages(user, chat.id, [question]);
+      failure = error;
+    }
+    // Stored before the answer is written, in its own write, so that it is kept whatever
+    // becomes of the answer, a crash included; a chat not prepared refused it unread.
+    if (chat.prepared && !asked) await storeQuestion(deps, { chat, user, question });
+    if (answer === undefined) {
+      // The question is followed by an answer that says it ended, never left alone.
+      if (chat.prepared) {
+        const unanswered = messageRecord(new Message("", { role: MessageRole.ASSISTANT }));
+        await keepUnfinished(c, { chat, user, reply: unanswered, stopped: cancel.signal.aborted });
+      }
+      throw cancel.signal.aborted ? clientLeft(failure) : failure;
     }
     if (stream) {
       streaming = true;
       return await streamAnswer(c, { answer, chat, user, cancel, release }, format);
     }
-    await answer.read();
+    try {
+      await answer.read();
+    } catch (error) {
+      await keepUnfinished(c, { chat, user, reply: messageRecord(answer, ""), stopped: false });
+      throw error;
+    }
     const reply = messageRecord(answer);
     await deps.database.addMessages(user, chat.id, [reply]);
     return whole(reply);
@@ -142,10 +164,46 @@ export async function answerPrompt(
 }
 
 /**
+ * Stores a question; a chat without a name yet takes its title from its first question.
+ */
+async function storeQuestion(
+  deps: ApiEnv["Variables"]["deps"],
+  { chat, user, question }: { chat: Chat; user: string; question: api.Message },
+): Promise<void> {
+  await deps.database.addMessages(user, chat.id, [question]);
+  if (chat.name === "") await deps.database.titleChat(user, chat.id, chatTitle(question.content));
+}
+
+/**
+ * Stores an answer that did not end complete, as far as it was written, marked
+ * `stopped` (its client left) or `failed`. A failure to store it is logged: the
+ * answer's own failure is what its client hears of.
+ */
+async function keepUnfinished(
+  c: Context<ApiEnv>,
+  { chat, user, reply, stopped }: {
+    chat: Chat;
+    user: string;
+    reply: api.Message;
+    stopped: boolean;
+  },
+): Promise<void> {
+  const { deps, requestId } = c.var;
+  const status = stopped ? "stopped" : "failed";
+  try {
+    await deps.database.addMessages(user, chat.id, [{ ...reply, status }]);
+  } catch (error) {
+    deps.log(logLine("error", `Cannot keep the ${status} answer: ${(error as Error).message}`, {
+      request_id: requestId,
+    }));
+  }
+}
+
+/**
  * Streams an answer in `format`, storing it when it is complete; a failure before the
  * first chunk is an ordinary error response, one after it ends the stream
- * with the format's error. The question was stored before: nothing is added for an
- * answer that failed or that the client left. Its citations are read as the
+ * with the format's error. The question was stored before; an answer that failed or
+ * that the client left is stored as far as it was written, marked as such. Its citations are read as the
  * chunks come, so that each part carries the sources cited up to it.
  */
 export async function streamAnswer(
@@ -160,12 +218,16 @@ export async function streamAnswer(
     first = await chunks.next();
   } catch (error) {
     release();
-    throw cancel.signal.aborted ? clientLeft(error) : error;
+    const stopped = cancel.signal.aborted;
+    await keepUnfinished(c, { chat, user, reply: messageRecord(answer, ""), stopped });
+    throw stopped ? clientLeft(error) : error;
   }
   // Gone before the first chunk: there is nobody to stream to.
   if (cancel.signal.aborted) {
     release();
     await chunks.return?.();
+    // Nothing reached the client: the answer it stopped is empty.
+    await keepUnfinished(c, { chat, user, reply: messageRecord(answer, ""), stopped: true });
     throw clientLeft();
   }
   const head = messageRecord(answer, first.done ? "" : first.value);
@@ -215,6 +277,9 @@ export async function streamAnswer(
         await deps.database.addMessages(user, chat.id, [reply]);
       } else {
         await chunks.return?.();
+        const reply = { ...head, content: contents.join(""), citations: citations.cited };
+        const stopped = cancel.signal.aborted || out.aborted;
+        await keepUnfinished(c, { chat, user, reply, stopped });
       }
     }
   });

@@ -1,7 +1,8 @@
 /**
  * Chat routes: create (within the user's quota of chats), list (with or
- * without their messages), read, prepare, answer (whole or as JSON Lines) and
- * delete chats.
+ * without their messages), read, rename, prepare (whole or with progress as
+ * JSON Lines), add documents to, answer (whole or as JSON Lines), answer the
+ * last question again, and delete chats.
  * @module
  */
 import { Hono } from "hono";
@@ -17,7 +18,15 @@ import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { messageRecord } from "./records.ts";
-import { AnswerBody, ChatListQuery, ChatMetadata } from "./schemas.ts";
+import { runPrepare } from "./prepare_stream.ts";
+import {
+  AnswerBody,
+  ChatDocuments,
+  ChatListQuery,
+  ChatMetadata,
+  ChatRename,
+  RegenerateBody,
+} from "./schemas.ts";
 import { requestUser } from "./user.ts";
 
 /** The routes of `/chats`, with `/chat/{id}/prepare` and `/chat/{id}/answer` as aliases. */
@@ -92,15 +101,61 @@ export function chatRoutes(): Hono<ApiEnv> {
     return c.json(null);
   });
 
+  app.patch("/chats/:id", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const { name } = await jsonBody(c, ChatRename);
+    const id = c.req.param("id");
+    await deps.database.renameChat(user, id, name.trim());
+    return c.json(await deps.database.getChat(user, id));
+  });
+
+  app.post("/chats/:id/documents", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const { documents } = await jsonBody(c, ChatDocuments);
+    const record = await deps.database.getChat(user, c.req.param("id"));
+    const chat = await coreChat(deps, user, record);
+    const rows = await deps.database.getDocuments(user, documents.map((d) => d.id));
+    const added = rows.map((row) => new (deps.document ?? LocalDocument)(row));
+    return await runPrepare(c, async (options) => {
+      // Only the new documents are stored; the chat's links to them are kept once they all are.
+      await chat.addDocuments(added, options);
+      await deps.database.addChatDocuments(user, record.id, documents);
+      return await deps.database.getChat(user, record.id);
+    });
+  });
+
+  app.post("/chats/:id/regenerate", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const { stream } = await jsonBody(c, RegenerateBody);
+    const id = c.req.param("id");
+    const unprepared = await deps.database.getChat(user, id);
+    if (!unprepared.prepared) {
+      throw new SvcError("The chat is not prepared: prepare it before answering", { status: 400 });
+    }
+    const prompt = await deps.database.takeBackAnswer(user, id);
+    const record = await deps.database.getChat(user, id);
+    // The question is the last message: it is asked again, after the messages before it.
+    const chat = await coreChat(deps, user, { ...record, messages: record.messages.slice(0, -1) });
+    return await answerPrompt(c, { chat, user, prompt, stream, asked: true }, {
+      format: JSON_LINES,
+      whole: (reply) => c.json(reply),
+    });
+  });
+
   for (const prefix of ["/chats", "/chat"]) {
     app.post(`${prefix}/:id/prepare`, async (c) => {
       const { deps } = c.var;
       const user = await requestUser(c);
       const record = await deps.database.getChat(user, c.req.param("id"));
       const chat = await coreChat(deps, user, record);
-      const welcome = messageRecord(await chat.prepare());
-      await deps.database.setPrepared(user, record.id, welcome);
-      return c.json(welcome);
+      return await runPrepare(c, async (options) => {
+        const welcome = messageRecord(await chat.prepare(options));
+        await deps.database.setPrepared(user, record.id, welcome);
+        return welcome;
+      });
     });
 
     app.post(`${prefix}/:id/answer`, async (c) => {

@@ -11,7 +11,7 @@ import * as openai from "./openai_schemas.ts";
 import * as schemas from "./schemas.ts";
 
 interface Operation {
-  method: "get" | "post" | "put" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
   summary: string;
   auth?: "bearer" | "upload token";
@@ -26,6 +26,8 @@ interface Operation {
   /** The media types of a file it answers with instead of JSON. */
   files?: string[];
   stream?: boolean;
+  /** The lines of its JSON Lines answer, when it gives one for `Accept: application/x-ndjson`. */
+  lines?: z.ZodType;
   /** The data of each server-sent event, when the route can answer with them. */
   events?: z.ZodType;
   /** The shape of its errors. @default {schemas.ErrorBody} */
@@ -182,11 +184,44 @@ const OPERATIONS: Operation[] = [
     response: z.null(),
   },
   {
+    method: "patch",
+    path: "/chats/{id}",
+    summary: "Rename a chat: the chat",
+    auth: "bearer",
+    body: schemas.ChatRename,
+    response: schemas.Chat,
+  },
+  {
     method: "post",
     path: "/chats/{id}/prepare",
-    summary: "Store the chat's documents: the welcome message",
+    summary: "Store the chat's documents: the welcome message; with " +
+      '"Accept: application/x-ndjson", JSON Lines of each document\'s progress, then the ' +
+      "welcome message. Leaving stops it: the chat stays unprepared, nothing of it kept",
     auth: "bearer",
     response: schemas.Message,
+    lines: z.union([schemas.ProgressLine, schemas.Message, schemas.ErrorBody]),
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/documents",
+    summary: "Add documents to a chat: the chat. A prepared chat stores only these, with " +
+      '"Accept: application/x-ndjson" as JSON Lines of their progress, then the chat',
+    auth: "bearer",
+    body: schemas.ChatDocuments,
+    response: schemas.Chat,
+    lines: z.union([schemas.ProgressLine, schemas.Chat, schemas.ErrorBody]),
+    errors: { 409: "The chat has one of the documents already" },
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/regenerate",
+    summary: "Answer the chat's last question again, in place of the answer after it (stopped, " +
+      "failed or complete): whole or as JSON Lines of messages",
+    auth: "bearer",
+    body: schemas.RegenerateBody,
+    response: schemas.Message,
+    stream: true,
+    errors: { 400: "The chat is not prepared, or has no question yet" },
   },
   {
     method: "post",
@@ -256,6 +291,9 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       : { "application/json": { schema: jsonSchema(operation.response) } };
     if (operation.stream) {
       content["application/x-ndjson"] = { schema: jsonSchema(schemas.MessageLine) };
+    }
+    if (operation.lines) {
+      content["application/x-ndjson"] = { schema: jsonSchema(operation.lines) };
     }
     if (operation.events) {
       content["text/event-stream"] = { schema: jsonSchema(operation.events) };

@@ -66,6 +66,7 @@ export const Message: z.ZodObject<{
   sources: z.ZodArray<typeof Source>;
   timestamp: z.ZodString;
   citations: z.ZodArray<z.ZodInt>;
+  status: z.ZodOptional<z.ZodEnum<{ stopped: "stopped"; failed: "failed" }>>;
 }> = z.object({
   id: z.string(),
   content: z.string(),
@@ -76,6 +77,11 @@ export const Message: z.ZodObject<{
     description: "The sources the content cites with [n] markers, by rank in `sources` from 1, " +
       "each once, in the order first cited; a marker without a source is not listed. On a " +
       "streamed line, the sources cited up to and including that line",
+  }),
+  status: z.enum(["stopped", "failed"]).optional().meta({
+    description: 'Left out for a complete message; "stopped": an answer its reader stopped, ' +
+      'its content as far as it was written; "failed": an answer that broke off, its content ' +
+      "as far as it was written (perhaps none)",
   }),
 }).meta({ id: "Message" });
 /** A message of a chat, with all its sources. */
@@ -257,3 +263,39 @@ export type DocumentPages = z.infer<typeof DocumentPages>;
 export const ErrorBody = z.object({
   error: z.object({ message: z.string() }),
 }).meta({ id: "Error" });
+
+export const PrepareProgress = z.object({
+  document: Document,
+  stage: z.enum(["reading", "parsed", "indexed", "failed"]).meta({
+    description: '"reading" its bytes; "parsed", its text out; "indexed", stored for search (its ' +
+      'end); "failed", not prepared: "error" says why',
+  }),
+  pages: z.int().optional().meta({ description: 'The pages parsed, from "parsed" on' }),
+  chunks: z.int().optional().meta({
+    description: 'The passages indexed, at "indexed" (left out for an index made before)',
+  }),
+  error: z.string().optional().meta({ description: 'Why the document failed, at "failed"' }),
+}).meta({ id: "PrepareProgress" });
+/** One step of one document while a chat's documents are prepared. */
+export type PrepareProgress = z.infer<typeof PrepareProgress>;
+
+/** A line of a prepare stream: a step, then the result last (a message, a chat) or an error. */
+export const ProgressLine = z.object({ progress: PrepareProgress }).meta({
+  id: "ProgressLine",
+  description: "A step of a document; the last line of the stream is the result or an error",
+});
+
+/** What `PATCH /chats/{id}` takes: the chat's new name. */
+export const ChatRename = z.strictObject({
+  name: Name.refine((name) => name.trim() !== "", { error: "must not be empty" }),
+});
+
+/** What `POST /chats/{id}/regenerate` takes: whether to stream the new answer. */
+export const RegenerateBody = z.strictObject({ stream: z.boolean().default(false) });
+
+/** What `POST /chats/{id}/documents` takes: uploaded documents to add to the chat. */
+export const ChatDocuments = z.strictObject({
+  documents: z.array(Document).min(1).meta({
+    description: "Documents of the user's, none of them the chat's already",
+  }),
+});

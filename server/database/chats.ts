@@ -157,7 +157,7 @@ export function chatsJsonQuery(user: string): InStatement {
                 json_object('id', d.id, 'name', cd.name) ORDER BY cd.position)
               FROM chat_documents cd JOIN documents d ON d.seq = cd.document_seq
               WHERE cd.chat_seq = c.seq)))
-          || ',"messages":[' || COALESCE((SELECT group_concat(json_object(
+          || ',"messages":[' || COALESCE((SELECT group_concat(json_patch(json_object(
               'id', m.id, 'content', m.content, 'role', m.role,
               'sources', json((SELECT json_group_array(json_object(
                   'id', s.id, 'document', json_object('id', d.id, 'name', d.name),
@@ -166,7 +166,9 @@ export function chatsJsonQuery(user: string): InStatement {
                 FROM message_sources ms JOIN sources s ON s.seq = ms.source_seq
                 JOIN documents d ON d.seq = s.document_seq
                 WHERE ms.message_seq = m.seq)),
-              'timestamp', m.timestamp, 'citations', json(m.citations)), ',' ORDER BY m.position)
+              'timestamp', m.timestamp, 'citations', json(m.citations)),
+              -- A null status patches nothing in: a complete message has none.
+              json_object('status', m.status)), ',' ORDER BY m.position)
             FROM messages m WHERE m.chat_seq = c.seq), '')
           || '],"prepared":' || CASE WHEN c.prepared = 1 THEN 'true' ELSE 'false' END || '}' AS chat
         FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?)

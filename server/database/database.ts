@@ -29,6 +29,13 @@ import {
 } from "./documents.ts";
 import { appendSteps, sourceDocumentIds } from "./messages.ts";
 import {
+  insertChatDocuments,
+  lastQuestion,
+  removeMessagesFrom,
+  titleChat,
+  updateChatName,
+} from "./chat_changes.ts";
+import {
   type AccountRecord,
   accountsQuery,
   deleteAccount,
@@ -53,7 +60,13 @@ import {
   toApiKeys,
   touchApiKey,
 } from "./api_keys.ts";
-import type { ChatRecord, ChatSummary, MessageRecord, StoredDocument } from "./records.ts";
+import type {
+  ChatRecord,
+  ChatSummary,
+  DocumentRecord,
+  MessageRecord,
+  StoredDocument,
+} from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
 import type { DatabaseThread } from "./thread.ts";
@@ -245,6 +258,57 @@ export class Database {
       const chat = await findChat(tx, user, chatId);
       const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds(messages));
       await runSteps(tx, appendSteps(messages, { chatSeq: chat.seq, first: chat.next, documents }));
+    });
+  }
+
+  /** Renames the user's chat. 404 for a missing or another user's chat. */
+  renameChat(user: string, chatId: string, name: string): Promise<void> {
+    if (this.#thread) return this.#forward("renameChat", user, chatId, name);
+    return this.#write(async (tx) => {
+      await updateChatName(tx, await findChat(tx, user, chatId), name);
+    });
+  }
+
+  /**
+   * Names the user's chat `title` if it has no name yet (`""`), as its first
+   * question does; a chat with a name keeps it. Whether it was named. 404 for
+   * a missing or another user's chat.
+   */
+  titleChat(user: string, chatId: string, title: string): Promise<boolean> {
+    if (this.#thread) return this.#forward("titleChat", user, chatId, title);
+    return this.#write(async (tx) => await titleChat(tx, await findChat(tx, user, chatId), title));
+  }
+
+  /**
+   * Adds documents after the chat's own. 404 for a missing or another user's
+   * chat, naming the documents that are missing or another user's; 409 for a
+   * document the chat has already.
+   */
+  addChatDocuments(user: string, chatId: string, documents: DocumentRecord[]): Promise<void> {
+    if (this.#thread) return this.#forward("addChatDocuments", user, chatId, documents);
+    return this.#write(async (tx) => {
+      await insertChatDocuments(tx, await findChat(tx, user, chatId), documents);
+    });
+  }
+
+  /**
+   * Takes back what came after the chat's last question (its answer, stopped,
+   * failed or complete), so that it is answered again, and returns the
+   * question. 404 for a missing or another user's chat; 400 for a chat that
+   * has no question yet.
+   */
+  takeBackAnswer(user: string, chatId: string): Promise<string> {
+    if (this.#thread) return this.#forward("takeBackAnswer", user, chatId);
+    return this.#write(async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const question = await lastQuestion(tx, chat);
+      if (question === undefined) {
+        throw new SvcError(`Chat ${quote(chatId)} has no question to answer again`, {
+          status: 400,
+        });
+      }
+      await removeMessagesFrom(tx, chat, question.position + 1);
+      return question.content;
     });
   }
 

@@ -32,8 +32,9 @@ export function appendSteps(messages: MessageRecord[], options: AppendOptions): 
   messages.forEach((message, index) => {
     const what = `message ${quote(message.id)}`;
     steps.push({
-      sql: `INSERT INTO messages (id, chat_seq, position, role, content, timestamp, citations)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO messages
+          (id, chat_seq, position, role, content, timestamp, citations, status)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       args: [
         message.id,
         options.chatSeq,
@@ -42,6 +43,7 @@ export function appendSteps(messages: MessageRecord[], options: AppendOptions): 
         message.content,
         message.timestamp,
         JSON.stringify(message.citations),
+        message.status ?? null,
       ],
       action: `save ${what}`,
     });
@@ -81,7 +83,7 @@ export function messageQueries(where: string, args: string[]): InStatement[] {
             'id', m.id, 'role', m.role, 'content', m.content, 'timestamp', m.timestamp,
             'sources', json((SELECT json_group_array(ms.source_seq ORDER BY ms.position)
               FROM message_sources ms WHERE ms.message_seq = m.seq)),
-            'citations', json(m.citations))
+            'citations', json(m.citations), 'status', m.status)
           ORDER BY m.position) AS messages
         FROM chats c JOIN messages m ON m.chat_seq = c.seq
         WHERE ${where} GROUP BY m.chat_seq`,
@@ -108,6 +110,7 @@ interface StoredMessage {
   timestamp: string;
   sources: number[];
   citations: number[];
+  status: MessageRecord["status"] | null;
 }
 
 /** The messages of each chat, by the chat's key, from the results of {@linkcode messageQueries}. */
@@ -129,7 +132,7 @@ export function assembleMessages(
     const messages: StoredMessage[] = JSON.parse(String(row.messages));
     byChat.set(
       Number(row.chat_seq),
-      messages.map(({ id, role, content, timestamp, sources: keys, citations }) => ({
+      messages.map(({ id, role, content, timestamp, sources: keys, citations, status }) => ({
         id,
         content,
         role,
@@ -141,6 +144,8 @@ export function assembleMessages(
         }),
         timestamp,
         citations,
+        // Only an answer that did not end complete has a status.
+        ...(status ? { status } : {}),
       })),
     );
   }

@@ -140,6 +140,15 @@ export const MIGRATIONS: readonly Migration[] = [
       "ALTER TABLE messages ADD COLUMN citations TEXT NOT NULL DEFAULT '[]'",
     ],
   },
+  {
+    version: 5,
+    statements: [
+      // How an answer ended when it did not end complete (null): 'stopped' by
+      // its reader, or 'failed'; its content is what was written by then.
+      `ALTER TABLE messages ADD COLUMN status TEXT
+        CHECK (status IS NULL OR status IN ('stopped', 'failed'))`,
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

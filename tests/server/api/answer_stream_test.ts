@@ -16,7 +16,7 @@ class Holding extends Assistant {
   }
 }
 
-Deno.test("a streamed answer whose client leaves before the first chunk stops the assistant and keeps the prompt", async () => {
+Deno.test("a streamed answer whose client leaves before the first chunk stops the assistant and keeps the prompt with a stopped answer", async () => {
   const holding = new Holding();
   await using api = await testApi({ assistants: [holding] });
   const { document } = await api.upload("a.md", "# A\n");
@@ -50,9 +50,18 @@ Deno.test("a streamed answer whose client leaves before the first chunk stops th
   assert.equal(line.status, 499, "logged as a client that left, not as a failure");
   assert.equal(line.level, "info");
   const stored = await (await api.call("GET", `/chats/${chat.id}`)).json();
+  // The question is not left alone: an empty answer marked stopped follows it.
   assert.deepEqual(
-    stored.messages.map((message: { role: string }) => message.role),
-    ["system", "user"],
+    stored.messages.map((message: { role: string; content: string; status?: string }) => [
+      message.role,
+      message.content,
+      message.status,
+    ]),
+    [
+      ["system", "How can I help you with the documents?", undefined],
+      ["user", "Still there?", undefined],
+      ["assistant", "", "stopped"],
+    ],
   );
 });
 

@@ -159,7 +159,7 @@ Deno.test("the REST API refuses uploads with a bad token and stores nothing", as
   assert.equal(existsSync(`${api.deps.localRoot}/documents`), false);
 });
 
-Deno.test("the REST API keeps the prompt of an answer that failed, and not the answer", async () => {
+Deno.test("the REST API keeps the prompt of an answer that failed, and the answer as far as it was written, marked failed", async () => {
   class Failing extends Assistant {
     override async *answer() {
       yield "half";
@@ -194,13 +194,20 @@ Deno.test("the REST API keeps the prompt of an answer that failed, and not the a
     502,
     /bad key/,
   );
-  for (const [chat, prompts] of [[failing, ["p1", "p2"]], [refusing, ["p3"]]] as const) {
+  // A whole answer that failed keeps nothing of its text: its reader never saw any.
+  const cases = [[failing, [["p1", "half"], ["p2", ""]]], [refusing, [["p3", ""]]]] as const;
+  for (const [chat, turns] of cases) {
     const stored = await (await api.call("GET", `/chats/${chat.id}`)).json();
     assert.deepEqual(
-      stored.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
+      stored.messages.map((
+        m: { role: string; content: string; status?: string },
+      ) => [m.role, m.content, m.status]),
       [
-        ["system", "How can I help you with the documents?"],
-        ...prompts.map((p) => ["user", p]),
+        ["system", "How can I help you with the documents?", undefined],
+        ...turns.flatMap(([prompt, written]) => [
+          ["user", prompt, undefined],
+          ["assistant", written, "failed"],
+        ]),
       ],
     );
   }

@@ -147,7 +147,7 @@ Deno.test("POST /v1/chat/completions streams chat.completion.chunk events, sourc
   assert.equal(text, `${answer.content}\n\nSources:\n1. handbook.md`);
 });
 
-Deno.test("POST /v1/chat/completions ends a stream that fails after its first chunk with an error event and no [DONE], and keeps no answer", async () => {
+Deno.test("POST /v1/chat/completions ends a stream that fails after its first chunk with an error event and no [DONE], and keeps the answer marked failed", async () => {
   class Failing extends SvcDemoAssistant {
     static override displayName = "Test/Conversation";
     override *answer() {
@@ -164,7 +164,14 @@ Deno.test("POST /v1/chat/completions ends a stream that fails after its first ch
     error: { message: "The provider failed", type: "server_error", param: null, code: null },
   });
   const stored = (await (await api.call("GET", `/chats/${chat.id}`)).json()).messages;
-  assert.deepEqual(stored.slice(1).map((m: { role: string }) => m.role), ["user"]);
+  assert.deepEqual(
+    stored.slice(1).map((m: { role: string; content: string; status?: string }) => [
+      m.role,
+      m.content,
+      m.status,
+    ]),
+    [["user", "Holidays?", undefined], ["assistant", "Half", "failed"]],
+  );
 });
 
 Deno.test("POST /v1/chat/completions refuses in OpenAI's error shape, with OpenAI's statuses", async () => {
