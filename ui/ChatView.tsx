@@ -20,7 +20,7 @@ export function ChatView(props: {
   onAsk: (prompt: string) => void;
   onStop: () => void;
   onPrepare: () => void;
-  onShowSources: (messageKey: string) => void;
+  onShowSources: (messageKey: string, source?: number) => void;
   onShowInfo: () => void;
   onDelete: () => void;
 }): JSX.Element {
@@ -111,7 +111,7 @@ export function ChatView(props: {
             message={message}
             assistant={chat.metadata.assistant}
             user={props.user}
-            onShowSources={() => props.onShowSources(message.key)}
+            onShowSources={(source) => props.onShowSources(message.key, source)}
           />
         ))}
       </div>

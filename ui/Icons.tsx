@@ -20,6 +20,8 @@ const PATHS = {
   upload: "M12 16V4M7 9l5-5 5 5M5 20h14",
   logout: "M15 12H4M8 8l-4 4 4 4M13 4h7v16h-7",
   book: "M4 5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2zM4 21V5M8 7h8",
+  back: "M15 6l-6 6 6 6",
+  forward: "M9 6l6 6-6 6",
   alert:
     "M12 9v4M12 16.5v.5M10.3 3.9L2.5 18a2 2 0 0 0 1.7 3h15.6a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z",
   refresh: "M20 11a8 8 0 1 0-2.3 5.7M20 5v6h-6",

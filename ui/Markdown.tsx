@@ -7,11 +7,20 @@ import type { JSX } from "preact";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { renderMarkdown } from "./markdown.ts";
 
-/** Renders Markdown, again whenever the text grows. */
-export function Markdown(props: { text: string }): JSX.Element {
+/**
+ * Renders Markdown, again whenever the text grows; `decorate` changes the
+ * sanitized nodes before they are shown (it adds the citation links).
+ */
+export function Markdown(props: {
+  text: string;
+  decorate?: (fragment: DocumentFragment) => void;
+  onClick?: (event: MouseEvent) => void;
+}): JSX.Element {
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
-    ref.current?.replaceChildren(renderMarkdown(props.text));
-  }, [props.text]);
-  return <div class="markdown" ref={ref} />;
+    const fragment = renderMarkdown(props.text);
+    props.decorate?.(fragment);
+    ref.current?.replaceChildren(fragment);
+  }, [props.text, props.decorate]);
+  return <div class="markdown" ref={ref} onClick={props.onClick} />;
 }

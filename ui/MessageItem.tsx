@@ -4,6 +4,8 @@
  * @module
  */
 import type { JSX } from "preact";
+import { useCallback } from "preact/hooks";
+import { linkCitations, SOURCE_ATTRIBUTE } from "./citations.ts";
 import type { ViewMessage } from "./chat_store.ts";
 import { CopyButton } from "./CopyButton.tsx";
 import { Icon, Logo } from "./Icons.tsx";
@@ -17,7 +19,8 @@ export function MessageItem(props: {
   assistant: string;
   /** The logged-in user, whose initial marks their messages. */
   user: string;
-  onShowSources: () => void;
+  /** Shows the answer's sources, with source `source` (from 1) open when given. */
+  onShowSources: (source?: number) => void;
 }): JSX.Element {
   const { message } = props;
   const who = message.role === "user"
@@ -26,6 +29,10 @@ export function MessageItem(props: {
     ? props.assistant
     : "svc";
   const sources = message.sources ?? [];
+  const decorate = useCallback(
+    (fragment: DocumentFragment) => linkCitations(fragment, sources),
+    [sources],
+  );
   const waiting = message.state === "waiting";
   const streaming = message.state === "streaming";
   return (
@@ -46,9 +53,18 @@ export function MessageItem(props: {
           <span class="message-who">{who}</span>
           <time dateTime={message.timestamp}>{formatMessageTime(message.timestamp)}</time>
         </header>
-        {message.role === "user"
-          ? <p class="message-text">{message.content}</p>
-          : <Markdown text={message.content} />}
+        {message.role === "user" ? <p class="message-text">{message.content}</p> : (
+          <Markdown
+            text={message.content}
+            decorate={message.role === "assistant" ? decorate : undefined}
+            onClick={(event) => {
+              const link = (event.target as Element).closest(`a[${SOURCE_ATTRIBUTE}]`);
+              if (!link) return;
+              event.preventDefault();
+              props.onShowSources(Number(link.getAttribute(SOURCE_ATTRIBUTE)));
+            }}
+          />
+        )}
         {waiting && (
           <p class="typing">
             <span class="dots" aria-hidden="true">
@@ -74,7 +90,11 @@ export function MessageItem(props: {
           <div class="message-actions">
             {message.content && <CopyButton text={message.content} label="Copy" />}
             {sources.length > 0 && (
-              <button type="button" class="button ghost small" onClick={props.onShowSources}>
+              <button
+                type="button"
+                class="button ghost small"
+                onClick={() => props.onShowSources()}
+              >
                 <Icon name="book" /> Sources ({sources.length})
               </button>
             )}

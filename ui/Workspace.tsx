@@ -6,7 +6,6 @@
 import type { JSX } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
-import { ApiKeysDialog } from "./ApiKeysDialog.tsx";
 import type { Components, UiSettings } from "./api_types.ts";
 import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
@@ -14,14 +13,20 @@ import { ChatInfoPanel } from "./ChatInfoPanel.tsx";
 import { ChatView } from "./ChatView.tsx";
 import { ConfirmDialog } from "./ConfirmDialog.tsx";
 import { Icon, Logo } from "./Icons.tsx";
-import { NewChatDialog } from "./NewChatDialog.tsx";
+import { lazy } from "./lazy.tsx";
 import { Notice } from "./Notice.tsx";
 import type { Session } from "./session.ts";
 import { Sidebar } from "./Sidebar.tsx";
 import { SourcesPanel } from "./SourcesPanel.tsx";
+import { DocumentViewLoader } from "./DocumentViewLoader.tsx";
+import type { Source } from "./api_types.ts";
+
+// Dialogs that few visits open: loaded when first opened.
+const NewChatDialog = lazy(() => import("./NewChatDialog.tsx").then((m) => m.NewChatDialog));
+const ApiKeysDialog = lazy(() => import("./ApiKeysDialog.tsx").then((m) => m.ApiKeysDialog));
 
 /** What the side panel shows. */
-type Panel = { kind: "sources"; messageKey: string } | { kind: "info" };
+type Panel = { kind: "sources"; messageKey: string; source?: number } | { kind: "info" };
 
 function chatFromUrl(): string | undefined {
   return new URLSearchParams(location.search).get("chat") ?? undefined;
@@ -41,6 +46,7 @@ export function Workspace(
   const [deleting, setDeleting] = useState<ViewChat | undefined>(undefined);
   const [menuOpen, setMenuOpen] = useState(false);
   const [keysOpen, setKeysOpen] = useState(false);
+  const [viewing, setViewing] = useState<{ source: Source; rank: number } | undefined>();
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
   const loadComponents = useCallback(async () => {
@@ -181,7 +187,7 @@ export function Workspace(
         onAsk={(prompt) => store.ask(selected.id, prompt)}
         onStop={() => store.stop(selected.id)}
         onPrepare={() => store.prepare(selected.id)}
-        onShowSources={(messageKey) => setPanel({ kind: "sources", messageKey })}
+        onShowSources={(messageKey, source) => setPanel({ kind: "sources", messageKey, source })}
         onShowInfo={() => setPanel(panel?.kind === "info" ? undefined : { kind: "info" })}
         onDelete={() => setDeleting(selected)}
         infoOpen={panel?.kind === "info"}
@@ -246,6 +252,8 @@ export function Workspace(
       {selected && panel?.kind === "sources" && answerOf && (
         <SourcesPanel
           sources={answerOf.sources ?? []}
+          focus={panel.source}
+          onOpenDocument={(source, rank) => setViewing({ source, rank })}
           onClose={() => setPanel(undefined)}
         />
       )}
@@ -263,6 +271,14 @@ export function Workspace(
         />
       )}
       {keysOpen && <ApiKeysDialog api={api} onClose={() => setKeysOpen(false)} />}
+      {viewing && (
+        <DocumentViewLoader
+          api={api}
+          source={viewing.source}
+          rank={viewing.rank}
+          onClose={() => setViewing(undefined)}
+        />
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete "${deleting.metadata.name}"?`}

@@ -10,6 +10,8 @@ import type {
   ChatSummary,
   Components,
   Document,
+  DocumentPage,
+  DocumentPages,
   DocumentUpload,
   Message,
   MessageLine,
@@ -110,6 +112,24 @@ export class ApiClient {
 
   registerDocument(name: string): Promise<DocumentUpload> {
     return this.#json("POST", "/document", { name });
+  }
+
+  /** A document's file as it was uploaded. */
+  async documentContent(documentId: string): Promise<ArrayBuffer> {
+    const response = await this.#fetch(`/documents/${encodeURIComponent(documentId)}/content`, {
+      headers: this.#headers({}),
+    });
+    if (!response.ok) throw await this.#failed(response);
+    return await response.arrayBuffer();
+  }
+
+  /** A document's pages as svc read them. */
+  async documentPages(documentId: string): Promise<DocumentPage[]> {
+    const { pages } = await this.#json<DocumentPages>(
+      "GET",
+      `/documents/${encodeURIComponent(documentId)}/pages`,
+    );
+    return pages;
   }
 
   /**

@@ -13,6 +13,8 @@ export type {
   Components,
   ComponentSchema,
   Document,
+  DocumentPage,
+  DocumentPages,
   DocumentUpload,
   Message,
   MessageLine,

@@ -3,6 +3,12 @@
  * it as the module `server/ui_assets.ts`, which the UI server imports, so
  * that `deno compile` embeds the UI and nothing is built at run time.
  *
+ * What the page needs at first is the entry script, the chunks it imports
+ * and the style sheet; a module the app imports with `import()` (the PDF
+ * view, with pdf.js) is a chunk of its own, loaded when it is first used,
+ * and pdf.js's worker is a file of its own, which that chunk finds by the
+ * name the build gives it (`SVC_PDF_WORKER`).
+ *
  * Run it after changing `ui/`: `deno task build:ui`. A test rebuilds in
  * memory and fails when the committed module is stale.
  * @module
@@ -37,27 +43,38 @@ export interface UiBuild {
   script: string;
   style: string;
   assets: BuiltAsset[];
+  /** The files the page loads before anything is clicked: the script, its static imports, the style. */
+  firstLoad: string[];
 }
 
-/** Bundles `ui/main.tsx` and `ui/styles.css` in memory. */
+const COMMON: esbuild.BuildOptions = {
+  absWorkingDir: ROOT,
+  outdir: "assets",
+  entryNames: "[name]-[hash]",
+  bundle: true,
+  minify: true,
+  write: false,
+  format: "esm",
+  target: ["es2022", "chrome120", "firefox121", "safari17"],
+  charset: "utf8",
+  logLevel: "silent",
+};
+
+/** Bundles `ui/main.tsx` and `ui/styles.css` in memory, and pdf.js's worker. */
 export async function buildUi(): Promise<UiBuild> {
   try {
+    const worker = await pdfWorker();
     const result = await esbuild.build({
-      absWorkingDir: ROOT,
+      ...COMMON,
       entryPoints: { app: "ui/main.tsx", style: "ui/styles.css" },
-      outdir: "assets",
-      entryNames: "[name]-[hash]",
-      bundle: true,
-      minify: true,
-      write: false,
-      format: "esm",
-      target: ["es2022", "chrome120", "firefox121", "safari17"],
+      chunkNames: "chunk-[hash]",
+      splitting: true,
+      metafile: true,
+      define: { SVC_PDF_WORKER: JSON.stringify(worker.name) },
       jsx: "automatic",
       jsxImportSource: "preact",
-      charset: "utf8",
-      logLevel: "silent",
     });
-    const assets = result.outputFiles.map((file) => {
+    const assets = result.outputFiles!.map((file) => {
       const name = basename(file.path);
       const suffix = name.slice(name.lastIndexOf("."));
       return {
@@ -65,16 +82,62 @@ export async function buildUi(): Promise<UiBuild> {
         contentType: CONTENT_TYPES[suffix] ?? "application/octet-stream",
         body: file.text,
       };
-    }).sort((a, b) => a.name.localeCompare(b.name));
+    }).concat(worker).sort((a, b) => a.name.localeCompare(b.name));
     const find = (prefix: string) => {
       const asset = assets.find((a) => a.name.startsWith(prefix));
       if (!asset) throw new Error(`esbuild wrote no ${prefix}* file`);
       return asset.name;
     };
-    return { script: find("app-"), style: find("style-"), assets };
+    const script = find("app-");
+    const style = find("style-");
+    return {
+      script,
+      style,
+      assets,
+      firstLoad: [...staticImports(result.metafile!, script), style],
+    };
   } finally {
     await esbuild.stop();
   }
+}
+
+/**
+ * pdf.js's worker as its package builds it (minified, with its license
+ * notice), named after its content as esbuild names the other files.
+ */
+async function pdfWorker(): Promise<BuiltAsset> {
+  const body = await Deno.readTextFile(`${ROOT}node_modules/pdfjs-dist/build/pdf.worker.min.mjs`);
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body)),
+  );
+  // Base 32 without padding, as esbuild writes its hashes.
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0;
+  let value = 0;
+  let hash = "";
+  for (const byte of digest) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && hash.length < 8) {
+      hash += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return { name: `pdf.worker-${hash}.js`, contentType: CONTENT_TYPES[".js"]!, body };
+}
+
+/** The output `name` and every output it imports statically, through their imports. */
+function staticImports(metafile: esbuild.Metafile, name: string): string[] {
+  const found = new Set<string>();
+  const visit = (path: string) => {
+    if (found.has(basename(path))) return;
+    found.add(basename(path));
+    for (const imported of metafile.outputs[path]?.imports ?? []) {
+      if (imported.kind === "import-statement") visit(imported.path);
+    }
+  };
+  visit(`assets/${name}`);
+  return [...found];
 }
 
 /** The source of `server/ui_assets.ts` for a build. */
@@ -117,7 +180,8 @@ export function assetsModule(build: UiBuild): string {
   ].join("\n");
 }
 
-async function gzipSize(text: string): Promise<number> {
+/** The size of a text, gzipped as the UI server sends it. */
+export async function gzipSize(text: string): Promise<number> {
   const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
   return (await new Response(stream).arrayBuffer()).byteLength;
 }

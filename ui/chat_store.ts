@@ -164,6 +164,7 @@ export function useChatStore(api: ApiClient): ChatStore {
           content: prompt,
           sources: [],
           timestamp: now,
+          citations: [],
         };
         const answer: ViewMessage = {
           id: key,
@@ -172,6 +173,7 @@ export function useChatStore(api: ApiClient): ChatStore {
           content: "",
           sources: [],
           timestamp: now,
+          citations: [],
           state: "waiting",
         };
         update(chatId, (chat) => ({ ...chat, messages: [...chat.messages, question, answer] }));

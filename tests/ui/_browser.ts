@@ -110,6 +110,11 @@ export interface StartSvcUiOptions {
    * @default {a free port}
    */
   apiPort?: number;
+  /**
+   * The lines of the configuration that name the components, instead of the
+   * test assistant's and the demo's.
+   */
+  components?: string[];
 }
 
 /**
@@ -125,8 +130,10 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
     config,
     [
       `local_root = "root"`,
-      `source_storages = ["svc.source_storages.SvcDemoSourceStorage"]`,
-      `assistants = ["${SLOW_ASSISTANT}#SlowAssistant", "svc.assistants.SvcDemoAssistant"]`,
+      ...(options.components ?? [
+        `source_storages = ["svc.source_storages.SvcDemoSourceStorage"]`,
+        `assistants = ["${SLOW_ASSISTANT}#SlowAssistant", "svc.assistants.SvcDemoAssistant"]`,
+      ]),
       ...(options.accounts ? [`authentication = "svc.deploy.PasswordAuthentication"`] : []),
       ...(options.authentication ? [`authentication = "${options.authentication}"`] : []),
       `[api]`,

@@ -1,0 +1,106 @@
+/**
+ * A PDF page drawn by pdf.js, with its text layer over it, in which a
+ * source's passage is marked. pdf.js is large, so this module is loaded only
+ * when a PDF is opened: the build makes it a chunk of its own, and pdf.js's
+ * worker a file of its own next to it, which the build names in
+ * `SVC_PDF_WORKER`.
+ * @module
+ */
+import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy, TextLayer } from "pdfjs-dist";
+import { findPassage } from "./passage.ts";
+
+/** The file name of pdf.js's worker, next to this chunk; set by the build. */
+declare const SVC_PDF_WORKER: string;
+
+GlobalWorkerOptions.workerSrc = new URL(SVC_PDF_WORKER, import.meta.url).href;
+
+/** An open PDF, and how to close it (which ends its work in the worker). */
+export interface PdfDocument {
+  pdf: PDFDocumentProxy;
+  close(): Promise<void>;
+}
+
+/** Opens a PDF from its bytes, in pdf.js's worker. */
+export async function openPdf(bytes: ArrayBuffer): Promise<PdfDocument> {
+  const task = getDocument({ data: new Uint8Array(bytes) });
+  try {
+    return { pdf: await task.promise, close: () => task.destroy() };
+  } catch (error) {
+    await task.destroy();
+    throw error;
+  }
+}
+
+/**
+ * Draws page `number` into `container`, as wide as `width` pixels at most,
+ * with its text layer, and marks `passage` in it; returns the marks, first
+ * first (none when the passage is not on the page).
+ */
+export async function drawPage(
+  { pdf }: PdfDocument,
+  number: number,
+  container: HTMLElement,
+  options: { width: number; passage: string },
+): Promise<HTMLElement[]> {
+  const page = await pdf.getPage(number);
+  const scale = Math.min(2, Math.max(0.5, options.width / page.getViewport({ scale: 1 }).width));
+  const viewport = page.getViewport({ scale });
+  const ratio = globalThis.devicePixelRatio || 1;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.floor(viewport.width * ratio);
+  canvas.height = Math.floor(viewport.height * ratio);
+  canvas.style.width = `${Math.floor(viewport.width)}px`;
+  canvas.style.height = `${Math.floor(viewport.height)}px`;
+  await page.render({
+    canvas,
+    viewport,
+    transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0],
+  }).promise;
+
+  const layer = document.createElement("div");
+  layer.className = "textLayer";
+  const textLayer = new TextLayer({
+    textContentSource: await page.getTextContent(),
+    container: layer,
+    viewport,
+  });
+  await textLayer.render();
+  container.style.setProperty("--scale-factor", String(scale));
+  container.style.setProperty("--total-scale-factor", String(scale));
+  container.style.width = canvas.style.width;
+  container.style.height = canvas.style.height;
+  container.replaceChildren(canvas, layer);
+  return markPassage(textLayer.textDivs, textLayer.textContentItemsStr, options.passage);
+}
+
+/**
+ * Marks the passage in the text layer: each text element's part of it is
+ * wrapped in a `<mark>`. The elements' texts are joined with line breaks, so
+ * that a word cut by a hyphen at a line end reads as one.
+ */
+function markPassage(elements: HTMLElement[], texts: string[], passage: string): HTMLElement[] {
+  const offsets: number[] = [];
+  let text = "";
+  texts.forEach((part, index) => {
+    if (index > 0) text += "\n";
+    offsets.push(text.length);
+    text += part;
+  });
+  const span = findPassage(text, passage);
+  if (!span) return [];
+  const marks: HTMLElement[] = [];
+  elements.forEach((element, index) => {
+    const start = Math.max(span.start - offsets[index]!, 0);
+    const end = Math.min(span.end - offsets[index]!, texts[index]!.length);
+    const node = element.firstChild;
+    if (start >= end || !(node instanceof Text) || end > node.length) return;
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    const mark = document.createElement("mark");
+    mark.className = "passage-mark";
+    range.surroundContents(mark);
+    marks.push(mark);
+  });
+  return marks;
+}
