@@ -51,7 +51,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
     c.set("deps", deps);
     await next();
   });
-  app.use(cors({ origin: options.origins ?? [], credentials: true }));
+  app.use(cors({
+    origin: options.origins ?? [],
+    credentials: true,
+    // What a page needs to read a document in parts (GET /documents/{id}/content) and keep it.
+    exposeHeaders: ["Content-Range", "Accept-Ranges", "ETag", "Content-Disposition"],
+  }));
   app.use(guardBodies({ idleTimeout: deps.bodyTimeout ?? DEFAULT_BODY_TIMEOUT * 1000 }));
   app.use(limitBodies());
   app.onError(onError(deps.log));

@@ -123,6 +123,22 @@ Deno.test("GET /documents/{id}/content answers 304 to its ETag, and If-Range wit
   assert.equal((await same.arrayBuffer()).byteLength, 10);
 });
 
+Deno.test("GET /documents/{id}/content lets a page of an allowed origin read its range headers", async () => {
+  await using api = await testApi();
+  const { document } = await api.upload("report.pdf", REPORT);
+  const response = await api.call("GET", `/documents/${document.id}/content`, undefined, {
+    origin: "http://127.0.0.1:31477",
+    range: "bytes=0-3",
+  });
+  assert.equal(response.status, 206);
+  assert.equal(response.headers.get("access-control-allow-origin"), "http://127.0.0.1:31477");
+  const exposed = response.headers.get("access-control-expose-headers")!.toLowerCase();
+  for (const header of ["content-range", "accept-ranges", "etag", "content-disposition"]) {
+    assert.ok(exposed.includes(header), header);
+  }
+  await response.body?.cancel();
+});
+
 Deno.test("HEAD /documents/{id}/content gives the headers without opening the file", async () => {
   await using api = await testApi();
   const { document } = await api.upload("report.pdf", REPORT);
