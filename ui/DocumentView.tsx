@@ -140,11 +140,8 @@ function PdfView(props: ViewProps): JSX.Element {
     let gone = false;
     (async () => {
       try {
-        const [module, bytes] = await Promise.all([
-          import("./pdf_page.ts"),
-          props.api.documentContent(props.source.document.id),
-        ]);
-        open = await module.openPdf(bytes);
+        const module = await import("./pdf_page.ts");
+        open = await module.openPdf(props.api.documentContent(props.source.document.id));
         if (gone) return void open.close();
         props.onCount(open.pdf.numPages);
         setPdf({ module, document: open });

@@ -114,13 +114,15 @@ export class ApiClient {
     return this.#json("POST", "/document", { name });
   }
 
-  /** A document's file as it was uploaded. */
-  async documentContent(documentId: string): Promise<ArrayBuffer> {
-    const response = await this.#fetch(`/documents/${encodeURIComponent(documentId)}/content`, {
+  /**
+   * Where a document's file is, with the headers that let the user read it:
+   * for a viewer that reads it in ranges itself.
+   */
+  documentContent(documentId: string): { url: string; headers: Record<string, string> } {
+    return {
+      url: `${this.baseUrl}/documents/${encodeURIComponent(documentId)}/content`,
       headers: this.#headers({}),
-    });
-    if (!response.ok) throw await this.#failed(response);
-    return await response.arrayBuffer();
+    };
   }
 
   /** A document's pages as svc read them. */

@@ -20,15 +20,38 @@ export interface PdfDocument {
   close(): Promise<void>;
 }
 
-/** Opens a PDF from its bytes, in pdf.js's worker. */
-export async function openPdf(bytes: ArrayBuffer): Promise<PdfDocument> {
-  const task = getDocument({ data: new Uint8Array(bytes) });
+/**
+ * Opens the PDF at `url` in pdf.js's worker, which reads only the ranges of
+ * bytes it needs for the pages it draws.
+ *
+ * @throws {Error} in words when the API refuses the file or cannot be reached
+ */
+export async function openPdf(
+  file: { url: string; headers: Record<string, string> },
+): Promise<PdfDocument> {
+  const task = getDocument({
+    url: file.url,
+    httpHeaders: file.headers,
+    // Ranges rather than the whole file streamed alongside them, and only those a page needs.
+    disableStream: true,
+    disableAutoFetch: true,
+  });
   try {
     return { pdf: await task.promise, close: () => task.destroy() };
   } catch (error) {
     await task.destroy();
-    throw error;
+    throw new Error(refusal(error));
   }
+}
+
+/** Why pdf.js could not read the file, in the words the rest of the page uses. */
+function refusal(error: unknown): string {
+  const status = (error as { status?: unknown }).status;
+  if (status === 404) return "it is not there: it was deleted, or its file was never uploaded";
+  if (status === 401) return "the session ended: log in again";
+  if (typeof status === "number" && status > 0) return `the API answered ${status}`;
+  if (status === 0) return "the svc API cannot be reached";
+  return (error as Error).message ?? String(error);
 }
 
 /**
