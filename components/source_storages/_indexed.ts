@@ -294,7 +294,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     // A fourth, by how well the candidates' pages match the question.
     params.signal?.throwIfAborted();
     const pageRanks = await this.#pages.rank(
-      [...documentOf.keys()],
+      [...documentOf].map(([key, document]) => ({ key, name: document.name })),
       text,
       (key) => backend.chunks(key),
     );

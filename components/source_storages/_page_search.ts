@@ -6,7 +6,8 @@
  * shares with the page and not with the passage. Ranking passages alone and
  * pages alone each miss what the other finds; fused, they find both.
  *
- * A page's text is that of the chunks stored on it (a chunk over two pages
+ * A page's text is its document's name (a question may name the document it
+ * asks about) and the text of the chunks stored on it (a chunk over two pages
  * counts for both; a document without pages is one page), read from the
  * index backend once per set of indexes and kept in memory, within a bound:
  * indexes never change under their key, so nothing kept goes stale.
@@ -30,6 +31,12 @@ const PAGE_DEPTH = 200;
 /** The most words of a question searched for: a follow-up carries the questions before it. */
 const MAX_QUERY_WORDS = 64;
 
+/** An index searched: its key, and the name of the document it holds. */
+export interface Index {
+  key: string;
+  name: string;
+}
+
 interface Pages {
   database: DatabaseSync;
   chars: number;
@@ -50,7 +57,8 @@ interface Pages {
  *   ({ key: "k", ordinal, text, pageNumbers: [page], numTokens: 8 });
  * const stored = [chunk(0, 1, "Bread keeps for days."), chunk(1, 2, "Freezing bread keeps it fresh.")];
  * const search = new PageSearch();
- * const ranks = await search.rank(["k"], "How do I freeze bread?", async () => stored);
+ * const indexes = [{ key: "k", name: "kitchen.pdf" }];
+ * const ranks = await search.rank(indexes, "How do I freeze bread?", async () => stored);
  * assert.deepEqual([...ranks], [[pageId("k", 2), 0], [pageId("k", 1), 1]]);
  * search.close();
  * ```
@@ -66,19 +74,23 @@ export class PageSearch {
   }
 
   /**
-   * The pages of the indexes under `keys` that hold a word of `text`, best
-   * first, as a map from {@linkcode pageId} to rank (from 0). `load` reads an
-   * index's chunks when its pages are not in memory.
+   * The pages of the indexes (each under its key, of a document of that name)
+   * that hold a word of `text`, best first, as a map from {@linkcode pageId}
+   * to rank (from 0). `load` reads an index's chunks when its pages are not in
+   * memory.
    */
   async rank(
-    keys: readonly string[],
+    indexes: readonly Index[],
     text: string,
     load: (key: string) => Promise<readonly StoredChunk[]>,
   ): Promise<Map<string, number>> {
     const ranks = new Map<string, number>();
     const words = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_QUERY_WORDS);
-    if (words.length === 0 || keys.length === 0) return ranks;
-    const pages = await this.#pages([...new Set(keys)].sort(), load);
+    if (words.length === 0 || indexes.length === 0) return ranks;
+    const sorted = [...indexes].sort((a, b) =>
+      a.key.localeCompare(b.key) || a.name.localeCompare(b.name)
+    );
+    const pages = await this.#pages(sorted, load);
     const rows = pages.database.prepare(
       "SELECT page FROM pages WHERE pages MATCH ? ORDER BY bm25(pages), rowid LIMIT ?",
     ).all(words.map((word) => `"${word}"`).join(" OR "), PAGE_DEPTH);
@@ -96,15 +108,15 @@ export class PageSearch {
   }
 
   #pages(
-    keys: readonly string[],
+    indexes: readonly Index[],
     load: (key: string) => Promise<readonly StoredChunk[]>,
   ): Promise<Pages> {
-    const id = keys.join("\n");
+    const id = JSON.stringify(indexes.map(({ key, name }) => [key, name]));
     let pages = this.#sets.get(id);
     if (pages) {
       this.#sets.delete(id);
     } else {
-      pages = build(keys, load);
+      pages = build(indexes, load);
       // A failed read is not kept: the next question reads again.
       pages.then((built) => this.#kept(id, built.chars), () => this.#forget(id));
     }
@@ -171,15 +183,17 @@ export function rankByPages<T extends Pick<StoredChunk, "key" | "pageNumbers">>(
 }
 
 async function build(
-  keys: readonly string[],
+  indexes: readonly Index[],
   load: (key: string) => Promise<readonly StoredChunk[]>,
 ): Promise<Pages> {
   const texts = new Map<string, string[]>();
-  for (const key of keys) {
+  for (const { key, name } of indexes) {
+    // "semver-guide.pptx" as "semver guide"
+    const title = name.replace(/\.[^.]*$/, "").replace(/[-_.]+/g, " ");
     for (const chunk of await load(key)) {
       for (const id of pageIdsOf(chunk)) {
         let parts = texts.get(id);
-        if (!parts) texts.set(id, parts = []);
+        if (!parts) texts.set(id, parts = [title]);
         parts.push(chunk.text);
       }
     }

@@ -36,15 +36,17 @@ Deno.test("svc eval at the default settings keeps LibSQL's scores on the labelle
     pages_per_source: pagesPerSource,
     sources_per_question: sourcesPerQuestion,
   } = libsql;
-  // Measured: hit@1 0.605, hit@3 0.776, hit@5 0.829, MRR 0.697, 1.24 pages per source, 5.7 sources
-  // per question (passages of up to 500 tokens along paragraphs and pages, a budget of 1536).
-  assert.ok(hitAt1 >= 0.58, `hit@1 ${hitAt1}`);
-  assert.ok(hitAt3 >= 0.75, `hit@3 ${hitAt3}`);
+  // Measured: hit@1 0.645, hit@3 0.816, hit@5 0.842, MRR 0.730, 1.26 pages per source, 5.5 sources
+  // per question (passages of up to 500 tokens along paragraphs and pages, a budget of 1536, four
+  // rankings fused: full text, vectors, proximity and the passages' pages).
+  assert.ok(hitAt1 >= 0.62, `hit@1 ${hitAt1}`);
+  assert.ok(hitAt3 >= 0.78, `hit@3 ${hitAt3}`);
   assert.ok(hitAt5 >= 0.80, `hit@5 ${hitAt5}`);
-  assert.ok(mrr >= 0.67, `MRR ${mrr}`);
+  assert.ok(mrr >= 0.70, `MRR ${mrr}`);
   assert.ok(pagesPerSource <= 1.35, `pages per source ${pagesPerSource}`);
   assert.ok(sourcesPerQuestion >= 3, `sources per question ${sourcesPerQuestion}`);
   assert.ok(hitAt3 > report.baseline.hit_at_3, `hit@3 ${hitAt3} is not above the baseline's`);
+  assert.ok(mrr > report.baseline.mrr, `MRR ${mrr} is not above the baseline's`);
   // The baseline depends on the page texts alone. Measured: hit@1 0.605, hit@3 0.711, hit@5 0.829,
   // MRR 0.688.
   const baseline = report.baseline;
