@@ -117,7 +117,8 @@ export async function createMcpServer(deps: McpDeps, user: string): Promise<McpS
     }),
     { description: "A document's extracted text, page by page", mimeType: "text/plain" },
     async (uri: URL, { id }: Record<string, string | string[]>) => {
-      const [row] = await deps.database.getDocuments(user, [decodeURIComponent(String(id))]);
+      const stored = await deps.database.getDocuments(user, [decodeURIComponent(String(id))]);
+      const [row] = await deps.database.localFiles?.(stored) ?? stored;
       const document = new (deps.document ?? LocalDocument)(row!);
       const pages = await document.extractPages();
       const text = pages.map((page) =>

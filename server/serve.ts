@@ -80,25 +80,34 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   if (exposed) throw new SvcError(exposed);
   // Two secrets, so that one kind of token cannot be made with the other's
   // secret; their types and audiences keep them apart even when both are equal.
-  const sessionKey = await signingKey({
-    env: ["SVC_API_SESSION_SECRET", "SVC_DEMO_AUTHENTICATION_SECRET"],
-    file: "session.key",
-    localRoot: config.localRoot,
-    log,
-  });
-  const uploadTokens = new UploadTokens({
-    key: await signingKey({
-      env: ["SVC_API_DOCUMENT_UPLOAD_SECRET"],
-      file: "upload.key",
-      localRoot: config.localRoot,
-      log,
-    }),
-  });
   const database = await openDatabase(config.api.databaseUrl, {
     localRoot: config.localRoot,
     base: config.base,
   });
+  // Replicas that share a database keep the secrets they make there, so that
+  // each accepts the tokens of the others.
+  const keep = database.keepSecret
+    ? { where: `the database ${quote(database.name)}`, secret: database.keepSecret.bind(database) }
+    : undefined;
+  let sessionKey: Uint8Array;
+  let uploadTokens: UploadTokens;
   try {
+    sessionKey = await signingKey({
+      env: ["SVC_API_SESSION_SECRET", "SVC_DEMO_AUTHENTICATION_SECRET"],
+      file: "session.key",
+      localRoot: config.localRoot,
+      log,
+      keep,
+    });
+    uploadTokens = new UploadTokens({
+      key: await signingKey({
+        env: ["SVC_API_DOCUMENT_UPLOAD_SECRET"],
+        file: "upload.key",
+        localRoot: config.localRoot,
+        log,
+        keep,
+      }),
+    });
     await components.authentication.setUp({
       sessions: new Sessions({ database, key: sessionKey }),
       database,

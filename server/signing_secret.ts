@@ -23,6 +23,13 @@ export interface SigningKeyOptions {
    * @default {Deno.env.get}
    */
   read?: (name: string) => string | undefined;
+  /**
+   * Keeps a secret elsewhere than the local root: given the name (`file`)
+   * and a secret just made, it returns the secret kept under that name,
+   * which is the one given unless another process kept one first. svc's
+   * replicas on PostgreSQL keep theirs in the database they share.
+   */
+  keep?: { where: string; secret: (name: string, made: string) => Promise<string> };
 }
 
 /**
@@ -55,11 +62,16 @@ export async function signingKey(options: SigningKeyOptions): Promise<Uint8Array
   const folder = join(options.localRoot, "secrets");
   const path = join(folder, options.file);
   const unset = options.env.length > 0 ? `${options.env.join(" and ")} not set: ` : "";
+  if (options.keep) {
+    const kept = await options.keep.secret(options.file, newSecret());
+    options.log(
+      `${unset}signing with the secret ${quote(options.file)} kept in ${options.keep.where}`,
+    );
+    return hmacKey(kept, `The secret ${quote(options.file)} in ${options.keep.where}`);
+  }
   try {
     await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
-    const secret = new Uint8Array(MIN_SECRET_BYTES);
-    crypto.getRandomValues(secret);
-    const text = btoa(String.fromCharCode(...secret)).replace(/=+$/, "");
+    const text = newSecret();
     // Written whole elsewhere, then linked into place: a process that starts
     // meanwhile never reads a half-written secret.
     const temporary = `${path}.${crypto.randomUUID()}`;
@@ -81,6 +93,13 @@ export async function signingKey(options: SigningKeyOptions): Promise<Uint8Array
     throw cannotKeep(path, error);
   }
   return hmacKey(text, `The secret in ${quote(path)}`);
+}
+
+/** 32 random bytes in base64. */
+function newSecret(): string {
+  const secret = new Uint8Array(MIN_SECRET_BYTES);
+  crypto.getRandomValues(secret);
+  return btoa(String.fromCharCode(...secret)).replace(/=+$/, "");
 }
 
 function cannotKeep(path: string, error: unknown): SvcError {

@@ -187,7 +187,9 @@ export async function coreChat(
   record: ChatRecord,
 ): Promise<Chat> {
   const { metadata } = record;
-  const rows = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
+  const stored = await deps.database.getDocuments(user, metadata.documents.map((d) => d.id));
+  // An upload another replica received is read from this replica's copy.
+  const rows = await deps.database.localFiles?.(stored) ?? stored;
   // Made before the components are looked up: an unsupported document is named first.
   const documents = rows.map((row) => new (deps.document ?? LocalDocument)(row));
   const sourceStorage = byName(deps.sourceStorages, metadata.source_storage, "source storage");

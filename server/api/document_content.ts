@@ -93,7 +93,10 @@ export function documentContentRoutes(): Hono<ApiEnv> {
 /** The user's document of the route. */
 async function uploadedDocument(c: Context<ApiEnv>): Promise<StoredDocument> {
   const user = await requestUser(c);
-  return await c.var.deps.database.getDocument(user, c.req.param("id")!);
+  const { database } = c.var.deps;
+  const document = await database.getDocument(user, c.req.param("id")!);
+  // An upload another replica received is read from this replica's copy.
+  return (await database.localFiles?.([document]))?.[0] ?? document;
 }
 
 /** @throws {SvcError} 404 when the document's file is not there (not uploaded yet) */

@@ -11,7 +11,7 @@ import { diskFaultError } from "../../components/disk_faults.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiEnv } from "./env.ts";
 import { Registration } from "./schemas.ts";
-import type { StoredDocument } from "../database/mod.ts";
+import type { Database, StoredDocument } from "../database/mod.ts";
 import { UploadQuota } from "./storage_quota.ts";
 import { receiveUpload } from "./upload.ts";
 import type { UploadSlots } from "./upload_slots.ts";
@@ -73,7 +73,13 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
       }
       const { document } = admitted;
       await quota.record(c.var.user!, document, upload.file);
-      await keepOnce(upload.file, document.metadata.path as string, document.id);
+      // With files kept in the database, this replica's copy goes in its own local root: the
+      // replica that registered the document may have another.
+      const path = deps.database.keepFile
+        ? join(deps.localRoot, "documents", document.id)
+        : document.metadata.path as string;
+      await keepOnce(upload.file, path, document.id);
+      await keepShared(deps.database, c.var.user!, document, path);
       return c.json({ id: document.id, name: document.name });
     } finally {
       admitted?.release();
@@ -104,6 +110,26 @@ async function keepOnce(file: string, path: string, id: string): Promise<void> {
   });
 }
 
+/**
+ * Keeps the file where every replica reads it, when the database keeps files
+ * (PostgreSQL). If it cannot, the file goes from here as well, so that the
+ * upload can be sent again, to this replica or another.
+ */
+async function keepShared(
+  database: Database,
+  user: string,
+  document: StoredDocument,
+  path: string,
+): Promise<void> {
+  if (!database.keepFile) return;
+  try {
+    await database.keepFile(user, document.id, path);
+  } catch (error) {
+    await Deno.remove(path).catch(() => {});
+    throw error;
+  }
+}
+
 /** An upload let in: its user's document, and its slot to give back. */
 interface Admitted {
   document: StoredDocument;
@@ -130,6 +156,7 @@ async function admit(
   c.set("user", user);
   const document = await deps.database.getDocument(user, id);
   if (await exists(document.metadata.path as string)) throw taken(id);
+  if (await deps.database.hasFile?.(id)) throw taken(id);
   await quota.admit(user, document);
   return { document, release: slots.take(user) };
 }

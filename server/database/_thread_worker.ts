@@ -5,7 +5,7 @@
  */
 import { SvcError } from "../../components/core/errors.ts";
 import { openDatabase, type OpenDatabaseOptions } from "./connect.ts";
-import type { Database } from "./database.ts";
+import type { Database } from "./interface.ts";
 import type { Reply } from "./thread.ts";
 
 const scope = globalThis as unknown as {

@@ -51,13 +51,7 @@ export async function insertChat(
       sql: "SELECT COUNT(*) AS n FROM chats WHERE user_seq = ?",
       args: [userSeq],
     });
-    const count = Number(rows[0]?.n ?? 0);
-    if (count >= maxChats) {
-      throw new SvcError(
-        `You have ${count} chats, the most one user may have: delete a chat to create another`,
-        { status: 429 },
-      );
-    }
+    checkChatLimit(Number(rows[0]?.n ?? 0), maxChats);
   }
   const documents = await documentSeqs(tx, userSeq, [
     ...metadata.documents.map((d) => d.id),
@@ -91,6 +85,15 @@ export async function insertChat(
     ...links,
     ...appendSteps(chat.messages, { chatSeq, first: 0, documents }),
   ]);
+}
+
+/** 429 when a user who has `count` chats may not have another. */
+export function checkChatLimit(count: number, maxChats: number): void {
+  if (count < maxChats) return;
+  throw new SvcError(
+    `You have ${count} chats, the most one user may have: delete a chat to create another`,
+    { status: 429 },
+  );
 }
 
 /** The user's chat, inside a write; 404 `No chat "<id>"` when it is missing or another user's. */

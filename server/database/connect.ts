@@ -3,15 +3,17 @@
  * to date.
  * @module
  */
-import { type Client, createClient } from "@libsql/client";
-import { dirname } from "node:path";
+import type { Client } from "@libsql/client";
+import { dirname, join } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { envVar } from "../../components/core/requirements.ts";
 import { assertWritable, diskFaultError } from "../../components/disk_faults.ts";
 import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
 import { useIncrementalVacuum } from "../../components/sqlite_space.ts";
-import { Database } from "./database.ts";
+import { LibsqlDatabase } from "./database.ts";
+import type { Database } from "./interface.ts";
 import { migrate } from "./migrations.ts";
+import { openPostgres } from "./postgres_connect.ts";
 import { reason } from "./steps.ts";
 import { DatabaseThread } from "./thread.ts";
 import { type DatabaseLocation, parseDatabaseUrl } from "./url.ts";
@@ -46,7 +48,7 @@ export interface OpenDatabaseOptions {
 
 /**
  * How long a write to a file waits for another process's lock before failing.
- * Writes within one process are queued by {@linkcode Database} and never wait here.
+ * Writes within one process are queued by {@linkcode LibsqlDatabase} and never wait here.
  */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -67,6 +69,12 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export async function openDatabase(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const location = parseDatabaseUrl(url, options);
+  if (location.kind === "postgres") {
+    return await openPostgres(url, {
+      timeout: options.timeout,
+      files: join(options.localRoot, "documents"),
+    });
+  }
   // A file is named by its absolute URL: what the user wrote when it was
   // absolute, and the file it resolved to when it was relative.
   const name = location.kind === "file" ? `sqlite:///${location.path}` : redactUrl(url);
@@ -98,7 +106,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   } finally {
     clearTimeout(timer);
   }
-  return new Database(client, {
+  return new LibsqlDatabase(client, {
     name,
     singleConnection: location.kind === "memory",
     reclaimSpace: file,
@@ -109,14 +117,19 @@ async function openThread(url: string, options: OpenDatabaseOptions): Promise<Da
   const thread = new DatabaseThread();
   try {
     const name = await thread.call("open", [url, { ...options, thread: false }]) as string;
-    return new Database(thread, { name });
+    return new LibsqlDatabase(thread, { name });
   } catch (error) {
     thread.terminate();
     throw error;
   }
 }
 
-async function createFor(location: DatabaseLocation, options: OpenDatabaseOptions) {
+async function createFor(
+  location: Exclude<DatabaseLocation, { kind: "postgres" }>,
+  options: OpenDatabaseOptions,
+) {
+  // Loaded here: a file's database runs on its thread, and the main thread never needs the client.
+  const { createClient } = await import("@libsql/client");
   switch (location.kind) {
     case "memory":
       return createClient({ url: ":memory:" });

@@ -1,5 +1,6 @@
 /**
- * The persistence of the REST API: users' documents, chats and messages.
+ * The persistence of the REST API on libSQL: users' documents, chats and
+ * messages in a file, in memory or on a libSQL server.
  * @module
  */
 import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client";
@@ -69,9 +70,10 @@ import type {
 } from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
+import type { Database } from "./interface.ts";
 import type { DatabaseThread } from "./thread.ts";
 
-/** How {@linkcode Database} was opened; see `openDatabase`. */
+/** How {@linkcode LibsqlDatabase} was opened; see `openDatabase`. */
 export interface DatabaseOptions {
   /** The URL, with any token hidden, for messages. */
   name: string;
@@ -105,7 +107,7 @@ export interface DatabaseOptions {
  * await db.close();
  * ```
  */
-export class Database {
+export class LibsqlDatabase implements Database {
   readonly #client: Client | undefined;
   // Set when SQLite runs on a worker thread: every call goes there.
   readonly #thread: DatabaseThread | undefined;
@@ -158,7 +160,7 @@ export class Database {
   }
 
   /**
-   * The bytes of the files the user uploaded, as {@linkcode Database.recordSize}
+   * The bytes of the files the user uploaded, as {@linkcode LibsqlDatabase.recordSize}
    * recorded them.
    */
   async storageUsed(user: string): Promise<number> {

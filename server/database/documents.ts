@@ -159,22 +159,29 @@ export async function removeDocument(
     { sql: "DELETE FROM sources WHERE document_seq = ?", args: [seq], action },
     { sql: "DELETE FROM documents WHERE seq = ?", args: [seq], action },
   ]);
-  const path = document.metadata.path;
-  if (typeof path === "string") {
-    try {
-      await Deno.remove(path);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) {
-        throw diskFaultError(`Cannot delete the file of ${quote(document.name)}`, error) ??
-          new SvcError(`Cannot delete the file of ${quote(document.name)}`, { cause: error });
-      }
-    }
-  }
+  await removeFile(document);
   return document;
 }
 
+/**
+ * Removes the file of a document (its metadata's `path`), if it has one.
+ * @throws {SvcError} 503 or 507 when the file cannot be removed
+ */
+export async function removeFile(document: StoredDocument): Promise<void> {
+  const path = document.metadata.path;
+  if (typeof path !== "string") return;
+  try {
+    await Deno.remove(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      throw diskFaultError(`Cannot delete the file of ${quote(document.name)}`, error) ??
+        new SvcError(`Cannot delete the file of ${quote(document.name)}`, { cause: error });
+    }
+  }
+}
+
 /** 409: the chats that still use a document, by name. */
-function inUse(name: string, chats: string[]): SvcError {
+export function inUse(name: string, chats: string[]): SvcError {
   const named = chats.slice(0, NAMED_CHATS).map(quote);
   const others = chats.length - named.length;
   const listed = others > 0

@@ -10,7 +10,8 @@ import { redactUrl } from "../../components/core/redact_url.ts";
 export type DatabaseLocation =
   | { kind: "memory" }
   | { kind: "file"; path: string }
-  | { kind: "server"; url: string };
+  | { kind: "server"; url: string }
+  | { kind: "postgres"; url: string };
 
 /** Options of {@linkcode parseDatabaseUrl}. */
 export interface ParseDatabaseUrlOptions {
@@ -24,14 +25,17 @@ export interface ParseDatabaseUrlOptions {
 }
 
 const SERVER_SCHEMES = ["libsql", "http", "https", "ws", "wss"];
+const POSTGRES_SCHEMES = ["postgres", "postgresql"];
 const FORMS = '"sqlite://" (in memory), "sqlite:///relative/path", "sqlite:////absolute/path", ' +
-  "or a libsql://, http(s):// or ws(s):// URL of a libSQL server";
+  "a libsql://, http(s):// or ws(s):// URL of a libSQL server, " +
+  "or a postgresql:// URL of a PostgreSQL database";
 
 /**
  * Where a `database_url` points: `sqlite://` is an in-memory database,
  * `sqlite:///relative/path` a file relative to `options.base`,
- * `sqlite:////absolute/path` a file, and `libsql://`, `http(s)://` or `ws(s)://`
- * a libSQL server. Any other form is refused with an `SvcError` naming it.
+ * `sqlite:////absolute/path` a file, `libsql://`, `http(s)://` or `ws(s)://`
+ * a libSQL server, and `postgresql://` (or `postgres://`) a PostgreSQL
+ * database. Any other form is refused with an `SvcError` naming it.
  *
  * @example
  * ```ts
@@ -64,6 +68,12 @@ export function parseDatabaseUrl(
       throw refused(url, "it is not a valid URL of a libSQL server");
     }
     return { kind: "server", url };
+  }
+  if (POSTGRES_SCHEMES.includes(scheme)) {
+    if (!URL.canParse(url) || new URL(url).host === "") {
+      throw refused(url, "it is not a valid URL of a PostgreSQL database");
+    }
+    return { kind: "postgres", url };
   }
   throw refused(url, `the scheme ${quote(scheme)} is not supported; use ${FORMS}`);
 }

@@ -37,10 +37,7 @@ export interface StartSvcOptions {
  */
 export async function startSvc(dir: string, options: StartSvcOptions = {}): Promise<Svc> {
   const port = options.port ?? freePort();
-  await Deno.writeTextFile(
-    join(dir, "slow.ts"),
-    `export { Numbered as Slow, SlowStorage } from ${JSON.stringify(COMPONENTS)};\n`,
-  );
+  await writeComponents(dir);
   const config = join(dir, "svc.toml");
   await Deno.writeTextFile(
     config,
@@ -49,6 +46,17 @@ export async function startSvc(dir: string, options: StartSvcOptions = {}): Prom
   const base = `http://127.0.0.1:${port}`;
   const svc = await startProcess(["api", "-c", config], { health: base, env: options.env });
   return Object.assign(svc, { base, root: join(dir, "root") });
+}
+
+/**
+ * Writes `<dir>/slow.ts`, which a configuration in `dir` names as the
+ * assistant `./slow.ts#Slow` and the source storage `./slow.ts#SlowStorage`.
+ */
+export async function writeComponents(dir: string): Promise<void> {
+  await Deno.writeTextFile(
+    join(dir, "slow.ts"),
+    `export { Numbered as Slow, SlowStorage } from ${JSON.stringify(COMPONENTS)};\n`,
+  );
 }
 
 /** The resident memory of a process, in bytes, from `/proc`. */

@@ -13,7 +13,7 @@ import { createClient } from "@libsql/client";
 import type { IndexBackend } from "../../components/indexing/mod.ts";
 import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
-import { Database } from "../../server/database/mod.ts";
+import { LibsqlDatabase } from "../../server/database/mod.ts";
 import { migrate } from "../../server/database/migrations.ts";
 import { type SmallDisk, smallDisk } from "../_disk.ts";
 import { freePort, startProcess } from "../_process.ts";
@@ -56,7 +56,7 @@ async function inProcess(disk: SmallDisk): Promise<Target> {
   const path = join(disk.path, "svc.db");
   const client = createClient({ url: `file:${path}` });
   await migrate(client, { name: `sqlite:///${path}` });
-  const database = new Database(disk.client(client), { name: path, reclaimSpace: true });
+  const database = new LibsqlDatabase(disk.client(client), { name: path, reclaimSpace: true });
   const url = `file:${disk.path}/libsql/sources.db`;
   await Deno.mkdir(join(disk.path, "libsql"));
   let opened: Promise<LibSQLBackend> | undefined;

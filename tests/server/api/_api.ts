@@ -8,10 +8,11 @@ import type { ApiDeps } from "../../../server/api/env.ts";
 import type { Authentication } from "../../../server/auth/authentication.ts";
 import { SvcDemoAuthentication } from "../../../server/auth/demo.ts";
 import { Sessions } from "../../../server/auth/sessions.ts";
-import { openDatabase } from "../../../server/database/mod.ts";
+import { type Database, openDatabase } from "../../../server/database/mod.ts";
 import { logLine } from "../../../server/log.ts";
 import { UploadTokens } from "../../../server/upload_token.ts";
 import { tmpDir } from "../../test_utils.ts";
+import { sharedCluster } from "../../_postgres.ts";
 
 /** The secret of the test API's sessions. */
 export const SESSION_SECRET = "s".repeat(32);
@@ -49,10 +50,36 @@ export interface TestApi extends AsyncDisposable {
   as(user: string): Promise<void>;
 }
 
-/** An API over an in-memory database in a temporary local root, with a client that logs in. */
+let replicas = 0;
+
+/**
+ * Makes every later {@linkcode testApi} of this test file a replica set:
+ * `count` APIs, each with a local root of its own, on one fresh PostgreSQL
+ * database of the file's cluster, with the client's calls going to each in
+ * turn (an upload's registration and its file to two of them). `deps` and
+ * `app` are the first replica's.
+ */
+export function useReplicaSet(count: number): void {
+  replicas = count;
+}
+
+/**
+ * An API over an in-memory database in a temporary local root, with a client
+ * that logs in; a replica set after {@linkcode useReplicaSet}.
+ */
 export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
+  if (replicas > 0) return await replicaSet(replicas, options);
   const dir = await tmpDir();
   const database = await openDatabase("sqlite://", { localRoot: dir.path });
+  return await singleApi(dir, database, options);
+}
+
+async function singleApi(
+  dir: AsyncDisposable & { path: string },
+  database: Database,
+  options: TestApiOptions,
+  uploadTokens = new UploadTokens(),
+): Promise<TestApi> {
   const logs: string[] = [];
   const authentication = options.authentication ?? new SvcDemoAuthentication();
   await authentication.setUp({
@@ -69,7 +96,7 @@ export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
     sourceStorages: options.sourceStorages ?? [new SvcDemoSourceStorage()],
     assistants: options.assistants ?? [new SvcDemoAssistant()],
     rag: new Rag(),
-    uploadTokens: new UploadTokens(),
+    uploadTokens,
     maxUploadSize: options.maxUploadSize ?? 1024 * 1024,
     maxChatsPerUser: options.maxChatsPerUser,
     maxStoragePerUser: options.maxStoragePerUser,
@@ -128,6 +155,63 @@ export async function testApi(options: TestApiOptions = {}): Promise<TestApi> {
     async [Symbol.asyncDispose]() {
       await database.close();
       await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** {@linkcode testApi} as `count` replicas on one PostgreSQL database. */
+async function replicaSet(count: number, options: TestApiOptions): Promise<TestApi> {
+  const cluster = await sharedCluster();
+  const database = await cluster.database();
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const apis: TestApi[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const dir = await tmpDir();
+      const db = await openDatabase(database.url, { localRoot: dir.path });
+      // Each replica its own components, as separate processes have.
+      apis.push(
+        await singleApi(dir, db, {
+          ...options,
+          sourceStorages: options.sourceStorages ?? [new SvcDemoSourceStorage()],
+          assistants: options.assistants ?? [new SvcDemoAssistant()],
+          authentication: options.authentication ?? new SvcDemoAuthentication(),
+        }, new UploadTokens({ key })),
+      );
+    }
+  } catch (error) {
+    for (const api of apis) await api[Symbol.asyncDispose]();
+    await cluster.drop(database);
+    throw error;
+  }
+  let turn = 0;
+  const next = () => apis[turn++ % apis.length]!;
+  const first = apis[0]!;
+  return {
+    app: first.app,
+    deps: first.deps,
+    logs: first.logs,
+    call: (...args) => next().call(...args),
+    async upload(name, content) {
+      const registered = await (await next().call("POST", "/document", { name })).json();
+      const form = new FormData();
+      for (const [key, value] of Object.entries(registered.parameters.data)) {
+        form.set(key, value as string);
+      }
+      form.set("file", new Blob([content]), name);
+      const to = next();
+      const response = await to.app.request(`${to.deps.url}/document`, {
+        method: registered.parameters.method,
+        body: form,
+      });
+      return { registered, response, document: await response.clone().json() };
+    },
+    async as(user) {
+      await Promise.all(apis.map((api) => api.as(user)));
+    },
+    async [Symbol.asyncDispose]() {
+      for (const api of apis) await api[Symbol.asyncDispose]();
+      await cluster.drop(database);
     },
   };
 }

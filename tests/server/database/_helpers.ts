@@ -1,4 +1,8 @@
-/** Builders of records and databases shared by the database tests. */
+/**
+ * Builders of records and databases shared by the database tests, which run
+ * each behaviour on every kind of database: a libSQL file, libSQL in memory,
+ * and PostgreSQL when it is installed (always in CI; see tests/_postgres.ts).
+ */
 import { createClient } from "@libsql/client";
 import { SvcError } from "../../../components/core/errors.ts";
 import {
@@ -11,16 +15,50 @@ import {
   type StoredDocument,
 } from "../../../server/database/mod.ts";
 import { tmpDir } from "../../test_utils.ts";
+import { connect, findPostgres, postgresRequired, sharedCluster } from "../../_postgres.ts";
 
-/** The two kinds of local database every behaviour is checked on. */
-export const KINDS = ["file", "memory"] as const;
-export type Kind = typeof KINDS[number];
+/** The kinds of database every behaviour is checked on. */
+export type Kind = "file" | "memory" | "postgres";
 
-/** A fresh database of the kind, closed and removed when disposed; `path` is the file's. */
-export async function freshDatabase(
-  kind: Kind,
-): Promise<AsyncDisposable & { db: Database; path?: string }> {
+const withPostgres = findPostgres() !== undefined || postgresRequired();
+if (!withPostgres) {
+  console.warn(
+    "The database tests run on libSQL only: no PostgreSQL is installed (apt-get install " +
+      "postgresql-15); set SVC_REQUIRE_POSTGRES=1 to make this a failure",
+  );
+}
+
+/** The kinds of database every behaviour is checked on: PostgreSQL's when it is installed. */
+export const KINDS: readonly Kind[] = withPostgres
+  ? ["file", "memory", "postgres"]
+  : ["file", "memory"];
+
+/** A fresh database of one kind, and how to count its rows. */
+export interface FreshDatabase extends AsyncDisposable {
+  db: Database;
+  /** The file of a file database. */
+  path?: string;
+  /** The number of rows of each table, read apart from `db`; none for a database in memory. */
+  rows?: () => Promise<Record<string, number>>;
+}
+
+/** A fresh database of the kind, closed and removed when disposed. */
+export async function freshDatabase(kind: Kind): Promise<FreshDatabase> {
   const dir = await tmpDir();
+  if (kind === "postgres") {
+    const cluster = await sharedCluster();
+    const database = await cluster.database();
+    const db = await openDatabase(database.url, { localRoot: dir.path });
+    return {
+      db,
+      rows: () => countPostgresRows(database.url),
+      [Symbol.asyncDispose]: async () => {
+        await db.close();
+        await cluster.drop(database);
+        await dir[Symbol.asyncDispose]();
+      },
+    };
+  }
   const path = `${dir.path}/svc.db`;
   const db = await openDatabase(kind === "file" ? `sqlite:///${path}` : "sqlite://", {
     localRoot: dir.path,
@@ -28,6 +66,7 @@ export async function freshDatabase(
   return {
     db,
     path: kind === "file" ? path : undefined,
+    rows: kind === "file" ? () => countRows(path) : undefined,
     [Symbol.asyncDispose]: async () => {
       await db.close();
       await dir[Symbol.asyncDispose]();
@@ -58,6 +97,21 @@ export async function countRows(path: string): Promise<Record<string, number>> {
     return counts;
   } finally {
     client.close();
+  }
+}
+
+/** The number of rows of each table of a PostgreSQL database, read with a client of its own. */
+async function countPostgresRows(url: string): Promise<Record<string, number>> {
+  const sql = await connect(url);
+  try {
+    const counts: Record<string, number> = {};
+    for (const table of TABLES) {
+      const [row] = await sql`SELECT COUNT(*) AS n FROM ${sql(table)}`;
+      counts[table] = Number(row!.n);
+    }
+    return counts;
+  } finally {
+    await sql.end();
   }
 }
 

@@ -1,15 +1,6 @@
 import assert from "node:assert/strict";
 import type { ChatRecord } from "../../../server/database/mod.ts";
-import {
-  chat,
-  countRows,
-  document,
-  freshDatabase,
-  KINDS,
-  message,
-  source,
-  svcError,
-} from "./_helpers.ts";
+import { chat, document, freshDatabase, KINDS, message, source, svcError } from "./_helpers.ts";
 
 const d1 = document("d1", "alpha.md");
 const d2 = document("d2", "beta.pdf");
@@ -147,8 +138,8 @@ for (const kind of KINDS) {
     ]);
     assert.deepEqual(got.messages[2]!.sources[0], shared);
     assert.notEqual(got.messages[0]!.sources[0], got.messages[1]!.sources[0]);
-    if (fresh.path !== undefined) {
-      const rows = await countRows(fresh.path);
+    const rows = await fresh.rows?.();
+    if (rows !== undefined) {
       assert.equal(rows.sources, 2);
       assert.equal(rows.message_sources, 4);
     }
@@ -159,7 +150,7 @@ for (const kind of KINDS) {
     await fresh.db.addDocument("ada", d1);
     await fresh.db.addChat("ada", chat("c1", [d1], { prepared: true }));
     await fresh.db.addMessages("ada", "c1", [message("kept", { sources: [source("s0", d1)] })]);
-    const before = fresh.path === undefined ? undefined : await countRows(fresh.path);
+    const before = await fresh.rows?.();
     // The third message repeats the first one's id: the constraint fails after
     // the first two messages and their sources were written.
     await assert.rejects(
@@ -179,7 +170,7 @@ for (const kind of KINDS) {
       svcError(404, 'No document "ghost"'),
     );
     assert.deepEqual((await fresh.db.getChat("ada", "c1")).messages.map((m) => m.id), ["kept"]);
-    if (fresh.path !== undefined) assert.deepEqual(await countRows(fresh.path), before);
+    if (before !== undefined) assert.deepEqual(await fresh.rows!(), before);
     // The positions were not used up: the next message follows the kept one.
     await fresh.db.addMessages("ada", "c1", [message("next")]);
     assert.deepEqual((await fresh.db.getChat("ada", "c1")).messages.map((m) => m.id), [
@@ -200,13 +191,13 @@ for (const kind of KINDS) {
   Deno.test(`Database.addChat() leaves no chat and no links when a message cannot be saved (${kind})`, async () => {
     await using fresh = await freshDatabase(kind);
     await fresh.db.addDocument("ada", d1);
-    const before = fresh.path === undefined ? undefined : await countRows(fresh.path);
+    const before = await fresh.rows?.();
     await assert.rejects(
       fresh.db.addChat("ada", chat("c1", [d1], { messages: [message("m1"), message("m1")] })),
       svcError(409, /^Cannot save message "m1"/),
     );
     await assert.rejects(fresh.db.getChat("ada", "c1"), svcError(404, 'No chat "c1"'));
-    if (fresh.path !== undefined) assert.deepEqual(await countRows(fresh.path), before);
+    if (before !== undefined) assert.deepEqual(await fresh.rows!(), before);
   });
 
   Deno.test(`Database.listChats() returns chats oldest first with all their messages and sources (${kind})`, async () => {
@@ -256,7 +247,7 @@ for (const kind of KINDS) {
     await fresh.db.addDocument("ada", d1);
     await fresh.db.addChat("ada", chat("c1", [d1]), { maxChats: 2 });
     await fresh.db.addChat("bob", chat("b1", []), { maxChats: 1 });
-    const before = fresh.path === undefined ? undefined : await countRows(fresh.path);
+    const before = await fresh.rows?.();
     // Chats created at once are counted one after the other: never more than the limit.
     const results = await Promise.allSettled(
       ["c2", "c3", "c4"].map((id) => fresh.db.addChat("ada", chat(id, [d1]), { maxChats: 2 })),
@@ -272,7 +263,7 @@ for (const kind of KINDS) {
     }
     assert.deepEqual((await fresh.db.listChats("ada")).map((c) => c.id), ["c1", "c2"]);
     if (before !== undefined) {
-      const after = await countRows(fresh.path!);
+      const after = await fresh.rows!();
       assert.equal(after.chats, before.chats! + 1);
       assert.equal(after.chat_documents, before.chat_documents! + 1);
     }
@@ -328,8 +319,9 @@ for (const kind of KINDS) {
     assert.equal(left?.id, "stays");
     assert.deepEqual(left.messages[0]!.sources.map((s) => s.id), ["shared", "stays-own"]);
     assert.equal((await fresh.db.getDocument("ada", "d1")).id, "d1");
-    if (fresh.path !== undefined) {
-      assert.deepEqual(await countRows(fresh.path), {
+    const rows = await fresh.rows?.();
+    if (rows !== undefined) {
+      assert.deepEqual(rows, {
         users: 1,
         documents: 1,
         chats: 1,

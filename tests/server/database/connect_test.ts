@@ -105,10 +105,10 @@ Deno.test('openDatabase() refuses "memory" with its replacement and other scheme
     svcError(500, 'database_url = "memory" was removed: use "sqlite://" for an in-memory database'),
   );
   await assert.rejects(
-    openDatabase("postgres://x", { localRoot: "/nonexistent" }),
+    openDatabase("mongodb://x", { localRoot: "/nonexistent" }),
     svcError(
       500,
-      /^Cannot open the database "postgres:\/\/x": the scheme "postgres" is not supported/,
+      /^Cannot open the database "mongodb:\/\/x": the scheme "mongodb" is not supported/,
     ),
   );
 });

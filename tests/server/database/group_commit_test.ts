@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chat, countRows, document, freshDatabase, KINDS, message, svcError } from "./_helpers.ts";
+import { chat, document, freshDatabase, KINDS, message, svcError } from "./_helpers.ts";
 
 for (const kind of KINDS) {
   Deno.test(`Database commits concurrent writes together, refusing a failing one alone (${kind})`, async () => {
@@ -30,6 +30,7 @@ for (const kind of KINDS) {
     const stored = await db.getChat("ada", "c1");
     assert.deepEqual(stored.messages.map((m) => m.id), ["m1", "m4"], "m3 went with its write");
     assert.equal((await db.listChats("ada")).length, 2);
-    if (fresh.path) assert.equal((await countRows(fresh.path)).messages, 2);
+    const rows = await fresh.rows?.();
+    if (rows !== undefined) assert.equal(rows.messages, 2);
   });
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createClient, LibsqlError } from "@libsql/client";
-import { Database, openDatabase } from "../../../server/database/mod.ts";
+import { type Database, LibsqlDatabase, openDatabase } from "../../../server/database/mod.ts";
 import { migrate } from "../../../server/database/migrations.ts";
 import { databaseError } from "../../../server/database/steps.ts";
 import { type SmallDisk, smallDisk } from "../../_disk.ts";
@@ -14,7 +14,7 @@ async function databaseOn(disk: SmallDisk): Promise<Database> {
   }
   const client = createClient({ url: `file:${path}` });
   await migrate(client, { name: `sqlite:///${path}` });
-  return new Database(disk.client(client), { name: `sqlite:///${path}` });
+  return new LibsqlDatabase(disk.client(client), { name: `sqlite:///${path}` });
 }
 
 Deno.test("databaseError() answers a full or read-only disk with 507 or 503 naming the database", () => {

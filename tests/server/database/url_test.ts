@@ -50,6 +50,21 @@ Deno.test("parseDatabaseUrl() passes libSQL server URLs on", () => {
   }
 });
 
+Deno.test("parseDatabaseUrl() passes PostgreSQL URLs on, with either scheme", () => {
+  for (
+    const url of [
+      "postgresql://svc:secret@db.internal:5432/svc",
+      "postgres://127.0.0.1/svc?sslmode=disable",
+    ]
+  ) {
+    assert.deepEqual(parseDatabaseUrl(url), { kind: "postgres", url });
+  }
+  assert.throws(
+    () => parseDatabaseUrl("postgresql:///svc"),
+    svcError(500, /not a valid URL of a PostgreSQL/),
+  );
+});
+
 Deno.test('parseDatabaseUrl() refuses "memory" and says what replaced it', () => {
   assert.throws(
     () => parseDatabaseUrl("memory"),
@@ -59,10 +74,10 @@ Deno.test('parseDatabaseUrl() refuses "memory" and says what replaced it', () =>
 
 Deno.test("parseDatabaseUrl() refuses other schemes by name", () => {
   assert.throws(
-    () => parseDatabaseUrl("postgres://x"),
+    () => parseDatabaseUrl("mongodb://x"),
     svcError(
       500,
-      /^Cannot open the database "postgres:\/\/x": the scheme "postgres" is not supported; use "sqlite:\/\/"/,
+      /^Cannot open the database "mongodb:\/\/x": the scheme "mongodb" is not supported; use "sqlite:\/\/".*postgresql:\/\//,
     ),
   );
   assert.throws(() => parseDatabaseUrl("mysql://u@h/db"), svcError(500, /"mysql"/));

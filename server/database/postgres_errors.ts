@@ -1,0 +1,73 @@
+/**
+ * What PostgreSQL (or the connection to it) says when a statement fails, as
+ * the `SvcError` that libSQL's failures give (`databaseError`), so that the
+ * API answers alike on either database.
+ * @module
+ */
+import { SvcError } from "../../components/core/errors.ts";
+import { reason } from "./steps.ts";
+
+/** What the `postgres` package puts on a server's error. */
+interface ServerError {
+  code?: string;
+  table_name?: string;
+  detail?: string;
+}
+
+/**
+ * An `SvcError` for a failure of PostgreSQL: 409 when a constraint refused
+ * the data, with a duplicate named as SQLite names it (`UNIQUE constraint
+ * failed: messages.id`); 507 when the server's disk is full; 503 when the
+ * server cannot be reached, shuts down or refuses more connections, since
+ * no request is at fault then; else 500. An `SvcError` passes unchanged.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { postgresError } from "./postgres_errors.ts";
+ * const duplicate = Object.assign(new Error("duplicate key value"), {
+ *   code: "23505",
+ *   table_name: "messages",
+ *   detail: "Key (id)=(m1) already exists.",
+ * });
+ * const error = postgresError('Cannot save message "m1"', duplicate);
+ * assert.equal(error.status, 409);
+ * assert.equal(error.message, 'Cannot save message "m1": UNIQUE constraint failed: messages.id');
+ * ```
+ */
+export function postgresError(prefix: string, error: unknown): SvcError {
+  if (error instanceof SvcError) return error;
+  const { code = "", table_name: table, detail = "" } = (error ?? {}) as ServerError;
+  if (code === "23505") {
+    const columns = /^Key \(([^)]*)\)=/.exec(detail)?.[1]?.split(", ") ?? [];
+    const named = columns.map((column) => `${table}.${column}`).join(", ");
+    return new SvcError(`${prefix}: UNIQUE constraint failed: ${named || table}`, {
+      status: 409,
+      cause: error,
+    });
+  }
+  if (code.startsWith("23")) {
+    return new SvcError(`${prefix}: ${reason(error)}`, { status: 409, cause: error });
+  }
+  if (code === "53100") {
+    return new SvcError("Cannot write to the database: the disk is full", {
+      status: 507,
+      cause: error,
+    });
+  }
+  if (unavailable(code)) {
+    return new SvcError(`${prefix}: ${reason(error)}`, { status: 503, cause: error });
+  }
+  return new SvcError(`${prefix}: ${reason(error)}`, { status: 500, cause: error });
+}
+
+/**
+ * Whether the failure is the server's state rather than the statement's: a
+ * connection that failed or ended (class 08, and the package's own codes),
+ * a server shutting down or starting (57P01–57P03), too many connections
+ * (53300), or a socket error.
+ */
+function unavailable(code: string): boolean {
+  return code.startsWith("08") || /^57P0[1-3]$/.test(code) || code === "53300" ||
+    code.startsWith("CONNECT") || code.startsWith("E");
+}

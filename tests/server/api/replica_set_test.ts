@@ -1,0 +1,22 @@
+/**
+ * The REST tests of the 0.2.1 interface (a whole chat, the chats' routes and
+ * the streamed answers) run again against a replica set:
+ * three APIs, each with a local root of its own, on one PostgreSQL database,
+ * every call going to the next replica. They run on libSQL alone in their
+ * own files; PostgreSQL is required in CI (see tests/_postgres.ts).
+ * @module
+ */
+import { findPostgres, postgresRequired } from "../../_postgres.ts";
+import { useReplicaSet } from "./_api.ts";
+
+if (findPostgres() !== undefined || postgresRequired()) {
+  useReplicaSet(3);
+  await import("./e2e_test.ts");
+  await import("./chats_test.ts");
+  await import("./stream_test.ts");
+} else {
+  console.warn(
+    "Skipping the REST tests on a replica set: no PostgreSQL is installed (apt-get install " +
+      "postgresql-15); set SVC_REQUIRE_POSTGRES=1 to make this a failure",
+  );
+}
