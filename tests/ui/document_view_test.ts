@@ -1,8 +1,9 @@
 /**
  * Citations and the document view in Chromium, against a real `svc ui` whose
- * assistant streams an answer that cites its sources (the pages of a PDF and
- * a Markdown file): each `[n]` opens source n, "Open at page" shows the page
- * with the passage marked, and a marker without a source is flagged.
+ * assistant streams an answer that cites its sources (the pages of a PDF, a
+ * Markdown file, the slides of a PowerPoint file): each `[n]` opens source
+ * n, "Open at page" shows the page with the passage marked, and a marker
+ * without a source is flagged.
  * @module
  */
 import assert from "node:assert/strict";
@@ -200,6 +201,40 @@ browserTest(
       headers: { authorization: `Bearer ${ada.token}` },
     })).json();
     assert.deepEqual(stored.messages.at(-1).citations, [2, 3, 1, 4]);
+
+    // A PowerPoint source: a slide's text, stepped through with the keyboard.
+    const slides = await upload(svc.apiUrl, ada.token, "slides.pptx");
+    const garden = await ada.post<{ id: string }>("/chats", {
+      name: "Garden",
+      source_storage: "Test/PagesStorage",
+      assistant: "Test/CitingAssistant",
+      params: {},
+      documents: [slides],
+    });
+    await ada.post(`/chats/${garden.id}/prepare`);
+    await page.goto(`${svc.url}/?chat=${garden.id}`);
+    await page.getByRole("heading", { name: "Garden" }).waitFor();
+    await page.locator("#prompt").fill("What was harvested?");
+    await page.keyboard.press("Enter");
+    const harvest = page.locator("article.message.assistant").last();
+    await harvest.getByText("Nothing says it sells cakes").waitFor();
+    // Three slides, three sources: [4] and [9] have none.
+    assert.deepEqual(await harvest.locator(".citation.missing").allInnerTexts(), ["[4?]", "[9?]"]);
+    await harvest.locator('a.citation[data-source="2"]').first().click();
+    await sources.locator("#source-2").getByRole("button", { name: "Open at page" }).click();
+    const deck = page.getByRole("dialog", { name: "slides.pptx" });
+    await deck.locator(".document-text mark.passage-mark").waitFor();
+    assert.match(await deck.locator(".document-source").innerText(), /Page 2 of 3/);
+    assert.match(await deck.locator("mark.passage-mark").innerText(), /Harvest[\s\S]*Tomatoes/);
+    await page.keyboard.press("ArrowRight");
+    await deck.getByText("Repair the greenhouse roof").waitFor();
+    assert.match(await deck.locator(".document-source").innerText(), /Page 3 of 3/);
+    assert.equal(await deck.locator("mark.passage-mark").count(), 0);
+    await page.keyboard.press("ArrowLeft");
+    await deck.locator("mark.passage-mark").waitFor();
+    await screenshot(page, "67-document-slides");
+    await page.keyboard.press("Escape");
+    await deck.waitFor({ state: "detached" });
 
     assert.deepEqual(problems, []);
     await context.close();
