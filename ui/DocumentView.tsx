@@ -10,22 +10,19 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
 import type { DocumentPage, Source } from "./api_types.ts";
 import { Icon } from "./Icons.tsx";
+import { locationPages } from "./location.ts";
 import { Modal } from "./Modal.tsx";
 import { findPassage } from "./passage.ts";
 
-/**
- * The first page of a location (`3`, `1-3, 5`, `page 2`), else 1.
- *
- * @example
- * ```ts
- * import { firstPage } from "./DocumentView.tsx";
- * console.assert(firstPage("2-3, 7") === 2);
- * console.assert(firstPage("") === 1);
- * ```
- */
-export function firstPage(location: string): number {
-  const match = /\d+/.exec(location);
-  return match ? Math.max(1, Number(match[0])) : 1;
+/** The first page of a location (`3`, `1-3, 5`, `page 2`), else 1. */
+function firstPage(location: string): number {
+  return Math.max(1, locationPages(location)[0] ?? 1);
+}
+
+/** Whether the source's passage is (partly) on page `number`: a page its location names. */
+function holdsPassage(source: Source, number: number): boolean {
+  const pages = locationPages(source.location);
+  return pages.length === 0 ? number === 1 : pages.includes(number);
 }
 
 /** Whether svc shows the document as drawn pages rather than as text. */
@@ -159,7 +156,7 @@ function PdfView(props: ViewProps): JSX.Element {
     const element = canvas.current;
     if (!pdf || !element) return;
     const number = Math.min(props.page, pdf.document.pdf.numPages);
-    const passage = number === firstPage(props.source.location) ? props.source.content : "";
+    const passage = holdsPassage(props.source, number) ? props.source.content : "";
     let current = true;
     pdf.module.drawPage(pdf.document, number, element, {
       width: element.parentElement!.clientWidth - 2,
@@ -206,7 +203,7 @@ function TextView(props: ViewProps): JSX.Element {
 
   const index = pages && pageIndex(pages, props.page);
   const page = index === undefined ? undefined : pages![index];
-  const atSource = page !== undefined && (page.number ?? 1) === firstPage(props.source.location);
+  const atSource = page !== undefined && holdsPassage(props.source, page.number ?? 1);
   const span = page && atSource ? findPassage(page.text, props.source.content) : undefined;
 
   useLayoutEffect(() => {
@@ -247,7 +244,7 @@ function pageIndex(pages: DocumentPage[], number: number): number | undefined {
 
 /** Says where the passage is, or that it could not be found on its page. */
 function PassageNote(props: ViewProps & { found: boolean; onPage: number }): JSX.Element | null {
-  if (props.onPage !== firstPage(props.source.location)) return null;
+  if (!holdsPassage(props.source, props.onPage)) return null;
   return (
     <p class={`passage-note${props.found ? "" : " missing"}`} role="status">
       {props.found

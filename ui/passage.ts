@@ -62,7 +62,11 @@ export function findPassage(page: string, passage: string): TextSpan | undefined
 
   // The longest run of the passage's words in a row on the page.
   const at = new Map<string, number[]>();
-  pageTexts.forEach((word, index) => at.set(word, [...(at.get(word) ?? []), index]));
+  pageTexts.forEach((word, index) => {
+    const indexes = at.get(word);
+    if (indexes) indexes.push(index);
+    else at.set(word, [index]);
+  });
   let best = { page: 0, passage: 0, length: 0 };
   for (let j = 0; j < passageTexts.length; j++) {
     for (const i of at.get(passageTexts[j]!) ?? []) {

@@ -11,7 +11,11 @@ import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
 import { extractPages } from "../../components/documents/mod.ts";
 
-/** Every page of every document is a source: source n of report.pdf is its page n. */
+/**
+ * Every page of every document is a source (source n of report.pdf is its
+ * page n), and after them, for each document of three pages or more, a
+ * passage over its pages 2 and 3.
+ */
 export class PagesStorage extends SourceStorage {
   static override displayName = "Test/PagesStorage";
 
@@ -19,8 +23,20 @@ export class PagesStorage extends SourceStorage {
 
   override async retrieve(documents: Document[]): Promise<Source[]> {
     const sources: Source[] = [];
+    const spans: Source[] = [];
     for (const document of documents) {
-      for (const page of await extractPages(document)) {
+      const pages = await extractPages(document);
+      if (pages.length >= 3) {
+        const text = `${pages[1]!.text}\n\n${pages[2]!.text}`;
+        spans.push({
+          id: `${document.id}-2-3`,
+          document,
+          location: "2-3",
+          content: text,
+          numTokens: text.split(/\s+/).filter(Boolean).length,
+        });
+      }
+      for (const page of pages) {
         sources.push({
           id: `${document.id}-${page.number ?? 0}`,
           document,
@@ -30,7 +46,7 @@ export class PagesStorage extends SourceStorage {
         });
       }
     }
-    return sources;
+    return [...sources, ...spans];
   }
 }
 

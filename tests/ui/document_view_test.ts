@@ -187,6 +187,18 @@ browserTest(
     await page.keyboard.press("Escape");
     await text.waitFor({ state: "detached" });
 
+    // A passage over two pages is marked on each.
+    const span = sources.locator("#source-5");
+    await span.locator("summary").click();
+    await span.getByRole("button", { name: "Open at page" }).click();
+    await view.locator(".textLayer mark.passage-mark").first().waitFor({ timeout: 30_000 });
+    assert.match(await view.locator(".document-source").innerText(), /Source 5[\s\S]*Page 2 of 3/);
+    assert.match(await marked(page), /secret ingredient is cardamom/);
+    await page.keyboard.press("ArrowRight");
+    await until(async () => /opening hours/.test(await marked(page)), "page 3's part is marked");
+    await page.keyboard.press("Escape");
+    await view.waitFor({ state: "detached" });
+
     // The citations are kept with the answer: after a reload they are links again.
     await page.reload();
     await page.getByRole("heading", { name: "Bakery" }).waitFor();
@@ -218,8 +230,8 @@ browserTest(
     await page.keyboard.press("Enter");
     const harvest = page.locator("article.message.assistant").last();
     await harvest.getByText("Nothing says it sells cakes").waitFor();
-    // Three slides, three sources: [4] and [9] have none.
-    assert.deepEqual(await harvest.locator(".citation.missing").allInnerTexts(), ["[4?]", "[9?]"]);
+    // Three slides and a passage over two of them, four sources: [9] has none.
+    assert.deepEqual(await harvest.locator(".citation.missing").allInnerTexts(), ["[9?]"]);
     await harvest.locator('a.citation[data-source="2"]').first().click();
     await sources.locator("#source-2").getByRole("button", { name: "Open at page" }).click();
     const deck = page.getByRole("dialog", { name: "slides.pptx" });
