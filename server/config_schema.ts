@@ -68,7 +68,16 @@ export const REMOVED: Readonly<Record<string, string>> = {
   "api.upload_token_ttl": "an upload token lives for a fixed 5 minutes",
 };
 
-const DATABASE_SCHEMES = ["sqlite", "libsql", "http", "https", "ws", "wss"];
+const DATABASE_SCHEMES = [
+  "sqlite",
+  "libsql",
+  "http",
+  "https",
+  "ws",
+  "wss",
+  "postgresql",
+  "postgres",
+];
 
 /** The environment variable of a key: `api.port` -> `SVC_API_PORT`. */
 export function envName(key: string): string {
@@ -230,7 +239,7 @@ function checkDatabaseUrl(value: unknown, subject: string, base: string): Checke
   if (!DATABASE_SCHEMES.includes(scheme)) {
     return {
       problem: `${subject} has the unsupported scheme ${quote(scheme)}: ` +
-        `use sqlite, libsql, http, https, ws or wss`,
+        `use sqlite, libsql, http, https, ws, wss or postgresql`,
     };
   }
   if (scheme !== "sqlite" || rest === "") return { value };

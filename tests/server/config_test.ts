@@ -311,10 +311,13 @@ Deno.test("Config refuses empty and repeated component lists", () => {
 });
 
 Deno.test("Config refuses an unsupported or malformed database URL by name", () => {
-  assert.deepEqual(refused({ api: { database_url: "postgresql://db/svc" } }), [
-    '"api.database_url" has the unsupported scheme "postgresql": ' +
-    "use sqlite, libsql, http, https, ws or wss",
+  assert.deepEqual(refused({ api: { database_url: "mysql://db/svc" } }), [
+    '"api.database_url" has the unsupported scheme "mysql": ' +
+    "use sqlite, libsql, http, https, ws, wss or postgresql",
   ]);
+  for (const url of ["postgresql://db/svc", "postgres://svc@db:5432/svc"]) {
+    assert.equal(Config.from({ api: { database_url: url } }, { env: {} }).api.databaseUrl, url);
+  }
   assert.deepEqual(refused({ api: { database_url: "sqlite://svc.db" } }), [
     '"api.database_url" must be "sqlite://" (in memory), "sqlite:///relative/path" or ' +
     '"sqlite:////absolute/path", not "sqlite://svc.db"',
