@@ -4,12 +4,15 @@
  * @module
  */
 import type { JSX } from "preact";
-import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ViewChat } from "./chat_store.ts";
+import { ChatTitle } from "./ChatTitle.tsx";
 import { Composer } from "./Composer.tsx";
+import { chatName, withAnswers } from "./conversation.ts";
 import { DocumentPills } from "./DocumentPills.tsx";
 import { Icon } from "./Icons.tsx";
 import { MessageItem } from "./MessageItem.tsx";
+import { PrepareBars } from "./PrepareBars.tsx";
 
 /** The chat on screen. */
 export function ChatView(props: {
@@ -17,9 +20,15 @@ export function ChatView(props: {
   user: string;
   answering: boolean;
   infoOpen: boolean;
-  onAsk: (prompt: string) => void;
+  /** Whether the question was answered: a failed one stays in the box. */
+  onAsk: (prompt: string) => Promise<boolean>;
   onStop: () => void;
   onPrepare: () => void;
+  onRegenerate: () => void;
+  /** Answers a failed question again. */
+  onRetry: (prompt: string) => void;
+  onRename: (name: string) => Promise<void>;
+  onAddDocuments: () => void;
   onShowSources: (messageKey: string, source?: number) => void;
   onShowInfo: () => void;
   onDelete: () => void;
@@ -27,6 +36,7 @@ export function ChatView(props: {
   const { chat } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const [retried, setRetried] = useState<{ prompt: string } | undefined>(undefined);
 
   // Follow a streaming answer, unless the reader scrolled up to read something else.
   useLayoutEffect(() => {
@@ -37,7 +47,9 @@ export function ChatView(props: {
     document.getElementById("prompt")?.focus();
   }, [chat.id]);
 
-  const last = chat.messages.at(-1);
+  const messages = withAnswers(chat.messages, props.answering);
+  const last = messages.at(-1);
+  const lastAnswer = last?.role === "assistant" ? last : undefined;
   const status = props.answering
     ? last?.state === "waiting" ? "Looking through the documents…" : "Writing the answer…"
     : last?.state === "stopped"
@@ -50,8 +62,11 @@ export function ChatView(props: {
     <section class="chat" aria-labelledby="chat-title">
       <header class="chat-header">
         <div class="chat-title-row">
-          <h1 id="chat-title" class="chat-title">{chat.metadata.name}</h1>
+          <ChatTitle name={chatName(chat)} onRename={props.onRename} />
           <div class="chat-actions">
+            <button type="button" class="button ghost small" onClick={props.onAddDocuments}>
+              <Icon name="plus" /> <span class="label-wide">Add documents</span>
+            </button>
             <button
               type="button"
               class="button ghost small"
@@ -86,10 +101,13 @@ export function ChatView(props: {
           <div class={`prepare-card${chat.prepareError ? " failed" : ""}`} role="status">
             {chat.preparing
               ? (
-                <p>
-                  <span class="spinner" aria-hidden="true" />{" "}
-                  Preparing the documents: reading and storing them for search…
-                </p>
+                <>
+                  <p>
+                    <span class="spinner" aria-hidden="true" />{" "}
+                    Preparing the documents: reading and storing them for search…
+                  </p>
+                  <PrepareBars documents={chat.metadata.documents} progress={chat.progress ?? {}} />
+                </>
               )
               : (
                 <>
@@ -101,17 +119,44 @@ export function ChatView(props: {
                   <button type="button" class="button primary small" onClick={props.onPrepare}>
                     <Icon name="refresh" /> Prepare the documents
                   </button>
+                  {chat.prepareError && (
+                    <>
+                      {/* A chat whose documents cannot be prepared has a way out. */}
+                      <PrepareBars
+                        documents={chat.metadata.documents}
+                        progress={chat.progress ?? {}}
+                        label="The documents"
+                      />
+                      <button
+                        type="button"
+                        class="button ghost small danger"
+                        onClick={props.onDelete}
+                      >
+                        <Icon name="trash" /> Delete this chat
+                      </button>
+                    </>
+                  )}
                 </>
               )}
           </div>
         )}
-        {chat.messages.map((message) => (
+        {messages.map((message, index) => (
           <MessageItem
             key={message.key}
             message={message}
             assistant={chat.metadata.assistant}
             user={props.user}
             onShowSources={(source) => props.onShowSources(message.key, source)}
+            // Only the last answer is written again; a failed one offers to try again.
+            onRegenerate={message === lastAnswer && !props.answering
+              ? () => {
+                const question = messages[index - 1];
+                if (message.state === "failed" && question?.role === "user") {
+                  setRetried({ prompt: question.content });
+                  props.onRetry(question.content);
+                } else props.onRegenerate();
+              }
+              : undefined}
           />
         ))}
       </div>
@@ -121,6 +166,7 @@ export function ChatView(props: {
         answering={props.answering}
         onAsk={props.onAsk}
         onStop={props.onStop}
+        retried={retried}
       />
     </section>
   );

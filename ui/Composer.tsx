@@ -4,23 +4,32 @@
  * @module
  */
 import type { JSX } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Icon } from "./Icons.tsx";
 
 /** Where the user asks. */
 export function Composer(props: {
   disabled: boolean;
   answering: boolean;
-  onAsk: (prompt: string) => void;
+  /** Whether the question was answered: a failed one is put back in the box. */
+  onAsk: (prompt: string) => Promise<boolean>;
   onStop: () => void;
+  /** A question being answered again (Retry): the box lets go of it if it still holds it. */
+  retried?: { prompt: string };
 }): JSX.Element {
   const [text, setText] = useState("");
+  useEffect(() => {
+    const prompt = props.retried?.prompt;
+    if (prompt !== undefined) setText((typed) => typed.trim() === prompt ? "" : typed);
+  }, [props.retried]);
   const canSend = !props.disabled && !props.answering && text.trim() !== "";
 
-  function send() {
+  async function send() {
     if (!canSend) return;
-    props.onAsk(text.trim());
+    const prompt = text.trim();
     setText("");
+    // Kept when the answer fails, to send again or change, unless something else was typed.
+    if (!(await props.onAsk(prompt))) setText((typed) => typed === "" ? prompt : typed);
   }
 
   return (

@@ -82,11 +82,31 @@ export function DocumentPicker(
                 )}
                 {item.problem && (
                   <span class="upload-problem">
-                    {item.status === "refused" ? "Not accepted: " : "Upload failed: "}
+                    {/* The API's own sentence says what could not be read, and why. */}
+                    {item.status === "refused"
+                      ? "Not accepted: "
+                      : item.status === "unreadable"
+                      ? ""
+                      : "Upload failed: "}
                     {item.problem}
                   </span>
                 )}
               </div>
+              {item.status === "unreadable" && (
+                <label class="button ghost small replace-file">
+                  Replace
+                  <input
+                    type="file"
+                    class="visually-hidden"
+                    accept={props.suffixes.join(",")}
+                    aria-label={`Replace ${item.name}`}
+                    onChange={(event) => {
+                      const file = event.currentTarget.files?.[0];
+                      if (file) uploads.replace(item.key, file);
+                    }}
+                  />
+                </label>
+              )}
               <button
                 type="button"
                 class="button icon-only ghost small"

@@ -21,6 +21,8 @@ export function MessageItem(props: {
   user: string;
   /** Shows the answer's sources, with source `source` (from 1) open when given. */
   onShowSources: (source?: number) => void;
+  /** Writes this answer again (Retry for a failed one); the last answer only. */
+  onRegenerate?: () => void;
 }): JSX.Element {
   const { message } = props;
   const who = message.role === "user"
@@ -89,6 +91,11 @@ export function MessageItem(props: {
         {message.role === "assistant" && !waiting && (
           <div class="message-actions">
             {message.content && <CopyButton text={message.content} label="Copy" />}
+            {props.onRegenerate && !streaming && (
+              <button type="button" class="button ghost small" onClick={props.onRegenerate}>
+                <Icon name="refresh" /> {message.state === "failed" ? "Retry" : "Regenerate"}
+              </button>
+            )}
             {sources.length > 0 && (
               <button
                 type="button"

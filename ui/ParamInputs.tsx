@@ -4,6 +4,7 @@
  * @module
  */
 import type { JSX } from "preact";
+import { useState } from "preact/hooks";
 import type { ComponentSchema } from "./api_types.ts";
 import { type FieldValue, type ParamField, toInput } from "./params.ts";
 
@@ -55,7 +56,13 @@ function ParamInput(props: {
   const { field } = props;
   const id = `param-${field.name}`;
   const hint = hintOf(field);
-  const described = [hint && `${id}-hint`, props.error && `${id}-error`].filter(Boolean).join(" ");
+  // A field left empty takes its default back, and says so, rather than dropping it unseen.
+  const [restored, setRestored] = useState(false);
+  const described = [
+    hint && `${id}-hint`,
+    restored && `${id}-restored`,
+    props.error && `${id}-error`,
+  ].filter(Boolean).join(" ");
   const common = {
     id,
     name: field.name,
@@ -92,8 +99,16 @@ function ParamInput(props: {
       </select>
     );
   } else {
-    const onInput = (event: { currentTarget: HTMLInputElement }) =>
+    const onInput = (event: { currentTarget: HTMLInputElement }) => {
+      setRestored(false);
       props.onChange(event.currentTarget.value);
+    };
+    const onBlur = (event: { currentTarget: HTMLInputElement }) => {
+      if (event.currentTarget.value.trim() !== "" || field.default === undefined) return;
+      if (field.kind === "string" && field.default === "") return;
+      props.onChange(toInput(field, field.default));
+      setRestored(true);
+    };
     input = field.kind === "integer" || field.kind === "number"
       ? (
         <input
@@ -106,9 +121,18 @@ function ParamInput(props: {
           required={field.required}
           value={String(props.value)}
           onInput={onInput}
+          onBlur={onBlur}
         />
       )
-      : <input {...common} type="text" value={String(props.value)} onInput={onInput} />;
+      : (
+        <input
+          {...common}
+          type="text"
+          value={String(props.value)}
+          onInput={onInput}
+          onBlur={onBlur}
+        />
+      );
   }
   return (
     <div class="field">
@@ -118,6 +142,11 @@ function ParamInput(props: {
       </label>
       {input}
       {hint && <p class="field-hint" id={`${id}-hint`}>{hint}</p>}
+      {restored && (
+        <p class="field-note" id={`${id}-restored`} role="status">
+          Left empty: the default, {String(toInput(field, field.default))}, is used
+        </p>
+      )}
       {props.error && <p class="field-error" id={`${id}-error`}>{props.error}</p>}
     </div>
   );

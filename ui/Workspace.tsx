@@ -10,7 +10,9 @@ import type { Components, UiSettings } from "./api_types.ts";
 import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
 import { ChatInfoPanel } from "./ChatInfoPanel.tsx";
+import { AddDocumentsDialog } from "./AddDocumentsDialog.tsx";
 import { ChatView } from "./ChatView.tsx";
+import { chatName } from "./conversation.ts";
 import { ConfirmDialog } from "./ConfirmDialog.tsx";
 import { Icon, Logo } from "./Icons.tsx";
 import { lazy } from "./lazy.tsx";
@@ -44,6 +46,7 @@ export function Workspace(
   const [panel, setPanel] = useState<Panel | undefined>(undefined);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ViewChat | undefined>(undefined);
+  const [adding, setAdding] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const [keysOpen, setKeysOpen] = useState(false);
   const [viewing, setViewing] = useState<{ source: Source; rank: number } | undefined>();
@@ -81,7 +84,7 @@ export function Workspace(
     if (selected) url.searchParams.set("chat", selected.id);
     else url.searchParams.delete("chat");
     if (url.href !== location.href) history.replaceState(null, "", url);
-    document.title = selected ? `${selected.metadata.name} · svc` : "svc";
+    document.title = selected ? `${chatName(selected)} · svc` : "svc";
   }, [chats && selected?.id, selected?.metadata.name]);
 
   // The drawer of a phone takes the focus when it opens; Escape closes it and gives the focus back.
@@ -99,6 +102,21 @@ export function Workspace(
     };
   }, [menuOpen]);
 
+  /** Opens the new chat dialog; without the components (the API is down) says why it cannot. */
+  function startChat() {
+    setMenuOpen(false);
+    if (components) {
+      setCreating(true);
+      return;
+    }
+    setNotice(
+      `A new chat needs svc's components, which cannot be read now: ${
+        componentsError ?? store.loadError ?? "they are still loading"
+      }`,
+    );
+    void loadComponents();
+  }
+
   function select(chatId: string) {
     setSelectedId(chatId);
     setPanel(undefined);
@@ -114,7 +132,7 @@ export function Workspace(
       setNotice(undefined);
       if (selected?.id === chat.id) setSelectedId(undefined);
     } catch (error) {
-      setNotice(`Cannot delete "${chat.metadata.name}": ${describeError(error)}`);
+      setNotice(`Cannot delete "${chatName(chat)}": ${describeError(error)}`);
     } finally {
       setDeleting(undefined);
     }
@@ -131,7 +149,7 @@ export function Workspace(
     content = (
       <div class="state-card" role="alert">
         <Icon name="alert" class="state-icon" />
-        <h1>The chats cannot be shown</h1>
+        <h1>{store.loadError ? "The chats cannot be shown" : "svc cannot start a chat now"}</h1>
         <p>{failure}</p>
         <button type="button" class="button primary" onClick={load}>
           <Icon name="refresh" /> Try again
@@ -154,7 +172,7 @@ export function Workspace(
           Start a chat over your PDF, Word, PowerPoint, Markdown or text files. Every answer shows
           the passages it was written from.
         </p>
-        <button type="button" class="button primary" onClick={() => setCreating(true)}>
+        <button type="button" class="button primary" onClick={startChat}>
           <Icon name="plus" /> New chat
         </button>
       </div>
@@ -187,6 +205,10 @@ export function Workspace(
         onAsk={(prompt) => store.ask(selected.id, prompt)}
         onStop={() => store.stop(selected.id)}
         onPrepare={() => store.prepare(selected.id)}
+        onRegenerate={() => store.regenerate(selected.id)}
+        onRetry={(prompt) => store.retry(selected.id, prompt)}
+        onRename={(name) => store.rename(selected.id, name)}
+        onAddDocuments={() => components ? setAdding(true) : startChat()}
         onShowSources={(messageKey, source) => setPanel({ kind: "sources", messageKey, source })}
         onShowInfo={() => setPanel(panel?.kind === "info" ? undefined : { kind: "info" })}
         onDelete={() => setDeleting(selected)}
@@ -211,27 +233,25 @@ export function Workspace(
         >
           <Icon name="menu" />
         </button>
-        <span class="topbar-title">{selected?.metadata.name ?? "svc"}</span>
+        <span class="topbar-title">{selected ? chatName(selected) : "svc"}</span>
         <button
           type="button"
           class="button icon-only primary"
           aria-label="New chat"
-          onClick={() => setCreating(true)}
+          onClick={startChat}
         >
           <Icon name="plus" />
         </button>
       </header>
       <Sidebar
-        chats={chats ?? []}
+        chats={chats}
+        failed={store.loadError !== undefined}
         selectedId={selected?.id}
         isAnswering={store.isAnswering}
         user={props.session.user}
         version={props.settings.version}
         onSelect={select}
-        onNew={() => {
-          setMenuOpen(false);
-          setCreating(true);
-        }}
+        onNew={startChat}
         onApiKeys={() => {
           setMenuOpen(false);
           setKeysOpen(true);
@@ -261,13 +281,23 @@ export function Workspace(
         <NewChatDialog
           api={api}
           components={components}
-          onCreate={store.create}
           onCreated={(chat) => {
+            store.add(chat);
             select(chat.id);
             // After the dialog has given the focus back to its opener: the next thing is a question.
             requestAnimationFrame(() => document.getElementById("prompt")?.focus());
           }}
           onClose={() => setCreating(false)}
+        />
+      )}
+      {adding && selected && components && (
+        <AddDocumentsDialog
+          api={api}
+          chatId={selected.id}
+          chatName={chatName(selected)}
+          suffixes={components.documents}
+          onAdded={store.replace}
+          onClose={() => setAdding(false)}
         />
       )}
       {keysOpen && <ApiKeysDialog api={api} onClose={() => setKeysOpen(false)} />}
@@ -281,7 +311,7 @@ export function Workspace(
       )}
       {deleting && (
         <ConfirmDialog
-          title={`Delete "${deleting.metadata.name}"?`}
+          title={`Delete "${chatName(deleting)}"?`}
           confirm="Delete chat"
           working="Deleting…"
           onConfirm={confirmDelete}

@@ -16,6 +16,7 @@ import type {
   Message,
   MessageLine,
   NewApiKey,
+  PrepareProgress,
 } from "./api_types.ts";
 import { jsonLines } from "./json_lines.ts";
 
@@ -87,8 +88,36 @@ export class ApiClient {
     return this.#json("POST", "/chats", metadata);
   }
 
-  prepare(chatId: string): Promise<Message> {
-    return this.#json("POST", `/chats/${encodeURIComponent(chatId)}/prepare`);
+  /**
+   * Prepares the chat's documents; with `onProgress`, each step of each
+   * document is reported as the API streams it. Aborting the signal stops
+   * preparing on the server too: the chat stays unprepared.
+   */
+  prepare(chatId: string, options: ProgressOptions = {}): Promise<Message> {
+    const path = `/chats/${encodeURIComponent(chatId)}/prepare`;
+    if (!options.onProgress) return this.#json("POST", path);
+    return this.#withProgress<Message>(path, undefined, options);
+  }
+
+  /** Renames a chat: the chat with its messages. */
+  renameChat(chatId: string, name: string): Promise<Chat> {
+    return this.#json("PATCH", `/chats/${encodeURIComponent(chatId)}`, { name });
+  }
+
+  /**
+   * Adds uploaded documents to a chat, reporting their progress while a
+   * prepared chat stores them: the chat with its messages.
+   */
+  addDocuments(
+    chatId: string,
+    documents: Document[],
+    options: ProgressOptions = {},
+  ): Promise<Chat> {
+    return this.#withProgress<Chat>(
+      `/chats/${encodeURIComponent(chatId)}/documents`,
+      { documents },
+      options,
+    );
   }
 
   deleteChat(chatId: string): Promise<null> {
@@ -177,11 +206,27 @@ export class ApiClient {
    * with all sources, each later one with its chunk of text. Aborting the
    * signal ends the request.
    */
-  async *answer(chatId: string, prompt: string, signal?: AbortSignal): AsyncGenerator<MessageLine> {
-    const response = await this.#fetch(`/chats/${encodeURIComponent(chatId)}/answer`, {
+  answer(chatId: string, prompt: string, signal?: AbortSignal): AsyncGenerator<MessageLine> {
+    return this.#answerLines(`/chats/${encodeURIComponent(chatId)}/answer`, { prompt }, signal);
+  }
+
+  /**
+   * Answers the chat's last question again, in place of the answer after it
+   * (stopped, failed or complete), as {@linkcode ApiClient.answer} yields lines.
+   */
+  regenerate(chatId: string, signal?: AbortSignal): AsyncGenerator<MessageLine> {
+    return this.#answerLines(`/chats/${encodeURIComponent(chatId)}/regenerate`, {}, signal);
+  }
+
+  async *#answerLines(
+    path: string,
+    body: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<MessageLine> {
+    const response = await this.#fetch(path, {
       method: "POST",
       headers: this.#headers({ "content-type": "application/json" }),
-      body: JSON.stringify({ prompt, stream: true }),
+      body: JSON.stringify({ ...body, stream: true }),
       signal,
     });
     if (!response.ok) throw await this.#failed(response);
@@ -193,6 +238,33 @@ export class ApiClient {
       }
       yield line as MessageLine;
     }
+  }
+
+  /** A POST whose answer is JSON Lines of progress, then its result. */
+  async #withProgress<T>(path: string, body: unknown, options: ProgressOptions): Promise<T> {
+    const response = await this.#fetch(path, {
+      method: "POST",
+      headers: this.#headers({
+        accept: "application/x-ndjson",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: options.signal,
+    });
+    if (!response.ok) throw await this.#failed(response);
+    if (!response.body) throw new ApiError("The API sent an empty answer", response.status);
+    let result: T | undefined;
+    for await (const line of jsonLines(response.body)) {
+      const { progress, error } = line as {
+        progress?: PrepareProgress;
+        error?: { message?: string };
+      };
+      if (error) throw new ApiError(error.message || "Preparing broke off", 502);
+      if (progress) options.onProgress?.(progress);
+      else result = line as T;
+    }
+    if (result === undefined) throw new ApiError("Preparing broke off before it ended", 502);
+    return result;
   }
 
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -231,6 +303,14 @@ export class ApiClient {
       0,
     );
   }
+}
+
+/** Options of the calls that prepare documents. */
+export interface ProgressOptions {
+  /** Told each step of each document. */
+  onProgress?: (progress: PrepareProgress) => void;
+  /** Stops the work, on the server too. */
+  signal?: AbortSignal;
 }
 
 /** The error of a failed response, in the API's words when it gave them. */

@@ -20,6 +20,7 @@ export type {
   MessageLine,
   NewApiKey,
   ParamSchema,
+  PrepareProgress,
   Source,
 } from "../server/api/schemas.ts";
 

@@ -13,7 +13,8 @@ export interface Upload {
   key: string;
   name: string;
   size: number;
-  status: "uploading" | "done" | "refused" | "failed";
+  /** `unreadable`: uploaded, but svc could not read it when preparing. */
+  status: "uploading" | "done" | "refused" | "failed" | "unreadable";
   /** From 0 to 1. */
   progress: number;
   document?: Document;
@@ -26,8 +27,14 @@ export interface Uploads {
   items: Upload[];
   add(files: Iterable<File>): void;
   remove(key: string): void;
+  /** Puts another file in place of one, uploaded as {@linkcode Uploads.add} does. */
+  replace(key: string, file: File): void;
+  /** Marks the upload of a document as one svc cannot read, with why. */
+  markUnreadable(documentId: string, problem: string): void;
   /** Uploads still running. */
   pending: number;
+  /** Uploaded documents svc could not read: removed or replaced before a chat is made. */
+  unreadable: number;
   /** The uploaded documents, in the order chosen. */
   documents: Document[];
 }
@@ -64,31 +71,47 @@ export function useUploads(api: ApiClient, suffixes: readonly string[]): Uploads
       }
     }
 
+    function start(file: File): Upload {
+      const key = `upload-${++counter}`;
+      const problem = refusal(file.name, suffixes);
+      if (!problem) send(key, file);
+      return {
+        key,
+        name: file.name,
+        size: file.size,
+        status: problem ? "refused" : "uploading",
+        progress: 0,
+        problem: problem ?? undefined,
+      };
+    }
+
     return {
       items,
       add(files) {
-        const added: Upload[] = [];
-        for (const file of files) {
-          const key = `upload-${++counter}`;
-          const problem = refusal(file.name, suffixes);
-          added.push({
-            key,
-            name: file.name,
-            size: file.size,
-            status: problem ? "refused" : "uploading",
-            progress: 0,
-            problem: problem ?? undefined,
-          });
-          if (!problem) send(key, file);
-        }
+        const added = [...files].map(start);
         setItems((list) => [...list, ...added]);
+      },
+      replace(key, file) {
+        controllers.current.get(key)?.abort();
+        const replacement = start(file);
+        setItems((list) => list.map((item) => item.key === key ? replacement : item));
+      },
+      markUnreadable(documentId, problem) {
+        setItems((list) =>
+          list.map((item) =>
+            item.document?.id === documentId ? { ...item, status: "unreadable", problem } : item
+          )
+        );
       },
       remove(key) {
         controllers.current.get(key)?.abort();
         setItems((list) => list.filter((item) => item.key !== key));
       },
       pending: items.filter((item) => item.status === "uploading").length,
-      documents: items.flatMap((item) => item.document ? [item.document] : []),
+      unreadable: items.filter((item) => item.status === "unreadable").length,
+      documents: items.flatMap((item) =>
+        item.document && item.status === "done" ? [item.document] : []
+      ),
     };
   }, [api, suffixes, items]);
 }

@@ -10,6 +10,7 @@ import { freePort, startProcess } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 
 const SLOW_ASSISTANT = new URL("./slow_assistant.ts", import.meta.url).href;
+const SLOW_STORAGE = new URL("./slow_storage.ts", import.meta.url).href;
 
 /** Where each step's screenshot goes (git-ignored; CI keeps it as an artifact). */
 export const SCREENSHOTS: string = new URL("./screenshots/", import.meta.url).pathname;
@@ -119,7 +120,8 @@ export interface StartSvcUiOptions {
 
 /**
  * Starts `svc ui --no-open-browser` on free ports, with a temporary local
- * root and a configuration that offers the slow test assistant first.
+ * root and a configuration that offers the slow test assistant first, and
+ * the slow test source storage after the demo one.
  */
 export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<RunningSvc> {
   const dir = await tmpDir();
@@ -131,7 +133,7 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
     [
       `local_root = "root"`,
       ...(options.components ?? [
-        `source_storages = ["svc.source_storages.SvcDemoSourceStorage"]`,
+        `source_storages = ["svc.source_storages.SvcDemoSourceStorage", "${SLOW_STORAGE}#SlowStorage"]`,
         `assistants = ["${SLOW_ASSISTANT}#SlowAssistant", "svc.assistants.SvcDemoAssistant"]`,
       ]),
       ...(options.accounts ? [`authentication = "svc.deploy.PasswordAuthentication"`] : []),

@@ -128,7 +128,7 @@ browserTest(
     // Tab from the top of the page reaches every control of the chat, in reading order.
     await page.evaluate("document.body.tabIndex = -1; document.body.focus()");
     const reached: string[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 12; i++) {
       await page.keyboard.press("Tab");
       reached.push(
         await page.evaluate<string>(
@@ -139,9 +139,12 @@ browserTest(
     assert.deepEqual(reached, [
       "Skip to the question box",
       "New chat",
+      "chat-search",
       "Report and notes2 documents · just now",
       "Log out",
       "API keys",
+      "Rename",
+      "Add documents",
       "Chat info",
       "Delete chat",
       "Messages",

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { Assistant } from "../../components/core/component.ts";
+import { SvcError } from "../../components/core/errors.ts";
 import type { ChatParams, ParamSchema } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
 
@@ -21,7 +22,10 @@ export const CHUNKS: readonly string[] = [
   "| notes.docx | :books: |\n",
 ];
 
-/** Answers with {@linkcode CHUNKS}, `delay_ms` apart. */
+/** A prompt that fails the first time it is asked, after the first chunk, and not after. */
+export const FAILS_ONCE = "Please fail once";
+
+/** Answers with {@linkcode CHUNKS}, `delay_ms` apart; {@linkcode FAILS_ONCE} fails once. */
 export class SlowAssistant extends Assistant {
   static override displayName = "Test/SlowAssistant";
   static override params: ParamSchema = {
@@ -30,17 +34,24 @@ export class SlowAssistant extends Assistant {
     shout: z.boolean().default(false),
   };
 
+  #failed = new Set<string>();
+
   override async *answer(
-    _prompt: string,
+    prompt: string,
     _sources: Source[],
     params: ChatParams,
   ): AsyncGenerator<string> {
     const delay = typeof params.delay_ms === "number" ? params.delay_ms : 300;
+    const failing = prompt === FAILS_ONCE && !this.#failed.has(params.chat_id);
     for (const chunk of CHUNKS) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       // As a real assistant's aborted request would, rather than end as if complete.
       params.signal.throwIfAborted();
       yield params.shout ? chunk.toUpperCase() : chunk;
+      if (failing) {
+        this.#failed.add(params.chat_id);
+        throw new SvcError("The test model is overloaded", { status: 502 });
+      }
     }
   }
 }
