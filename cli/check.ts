@@ -16,7 +16,7 @@ import type { Family } from "../components/core/component.ts";
 import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
-import { BUILTINS, loadClass } from "../components/registry.ts";
+import { builtinClassPaths as allClassPaths, loadClass } from "../components/class_paths.ts";
 import { exposedDemo } from "../server/auth/exposure.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
@@ -77,7 +77,7 @@ export interface ComponentStatus {
 
 /** The class paths of a family's built-in components, read at run time from the registry. */
 export function builtinClassPaths(family: ComponentFamily): string[] {
-  return Object.keys(BUILTINS).filter((classPath) => classPath.startsWith(family.prefix));
+  return allClassPaths().filter((classPath) => classPath.startsWith(family.prefix));
 }
 
 /** Options of {@linkcode componentStatus}. */

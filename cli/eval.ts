@@ -3,172 +3,13 @@
  * next to a plain page search over the same documents.
  * @module
  */
-import { basename } from "node:path";
 import { Command, Option } from "commander";
-import { SvcDemoAssistant } from "../components/assistants/demo.ts";
-import { SourceStorage } from "../components/core/component.ts";
-import { LocalDocument } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
-import { localRoot } from "../components/core/local_root.ts";
-import type { Page } from "../components/core/page.ts";
-import { Rag } from "../components/core/rag.ts";
-import { extractPages } from "../components/documents/pages.ts";
-import { embedderFromEnv } from "../components/embeddings/mod.ts";
-import "../components/registry.ts";
-import { pageBm25 } from "./_eval_baseline.ts";
-import { checkAgainstDocuments, type LabelledQuestion, parseQuestions } from "./_eval_questions.ts";
-import { type Found, pagesOfLocation, pagesText, score, type Scores } from "./_eval_scores.ts";
+import { pagesText } from "./_eval_scores.ts";
+import type { EvalReport, EvalRun } from "./_eval_run.ts";
 import type { CommandContext } from "./context.ts";
 
-/** The source storage `svc eval` measures unless told otherwise. */
-export const DEFAULT_EVAL_STORAGE = "svc.source_storages.LibSQL";
-
-/** One measured setting: a source storage with chat parameters, or the baseline. */
-export interface EvalRun {
-  /** `LibSQL {"chunk_size":200}`, or `page BM25 (baseline)`. */
-  name: string;
-  /** The source storage's class path; absent for the baseline. */
-  sourceStorage?: string;
-  params?: Record<string, unknown>;
-  scores: Scores;
-}
-
-/** What `svc eval` measured. */
-export interface EvalReport {
-  questions: number;
-  documents: string[];
-  /** The embedder of the source storages, as its id. */
-  embedder: string;
-  runs: EvalRun[];
-  baseline: EvalRun;
-}
-
-/** What {@linkcode evaluate} measures. */
-export interface EvalOptions {
-  /** The file of labelled questions. */
-  questions: string;
-  /** The documents' paths; the questions name them by file name. */
-  documents: readonly string[];
-  /**
-   * The source storages, as class paths or the names of built-in ones (`LibSQL`).
-   * @default {[DEFAULT_EVAL_STORAGE]}
-   */
-  sourceStorages?: readonly string[];
-  /**
-   * The chat parameters of each setting to measure, each with every storage.
-   * @default {[{}]}
-   */
-  params?: readonly Record<string, unknown>[];
-  /** Told what is being done, for a person waiting. */
-  progress?: (line: string) => void;
-}
-
-/**
- * Answers labelled questions through the library, retrieval only: a chat over the documents per
- * source storage and setting, prepared, then `Chat.retrieve()` for each question, scored against
- * where the answer is; and the same questions searched by the page BM25 baseline over the pages
- * svc reads. Components keep what they store in a temporary local root, removed at the end, and
- * each chat is deleted (a Chroma server keeps nothing of it).
- *
- * @throws {SvcError} for a file that is not a valid set of questions (naming the line or JSON
- * path), a question that does not match its document, an unreadable document, an unknown or
- * unavailable source storage, or invalid parameters
- */
-export async function evaluate(options: EvalOptions): Promise<EvalReport> {
-  const progress = options.progress ?? (() => {});
-  const text = await readText(options.questions);
-  const questions = parseQuestions(text, options.questions);
-  const documents = options.documents.map((path) => LocalDocument.fromPath(path));
-  const names = documents.map((document) => basename(document.path));
-  const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice) throw new SvcError(`Two documents are named ${quote(twice)}: rename one`);
-  const pagesOf = new Map<string, Page[]>();
-  for (const [i, document] of documents.entries()) {
-    pagesOf.set(names[i]!, await extractPages(document));
-  }
-  checkAgainstDocuments(questions, pagesOf, options.questions);
-
-  const runs: EvalRun[] = [];
-  const saved = localRoot();
-  const root = await Deno.makeTempDir({ prefix: "svc-eval-" });
-  localRoot(root);
-  try {
-    const rag = new Rag();
-    for (const storageName of options.sourceStorages ?? [DEFAULT_EVAL_STORAGE]) {
-      const classPath = storageClassPath(storageName);
-      const storage = await rag.loadComponent(classPath, SourceStorage);
-      for (const params of options.params ?? [{}]) {
-        const name = `${storage!.displayName} ${JSON.stringify(params)}`;
-        progress(`Storing ${documents.length} documents with ${name}`);
-        const rankings = await retrieve(rag, {
-          storage: storage!,
-          documents,
-          names,
-          params,
-          questions,
-        });
-        progress(`Asked ${questions.length} questions of ${name}`);
-        runs.push({ name, sourceStorage: classPath, params, scores: score(questions, rankings) });
-      }
-    }
-  } finally {
-    localRoot(saved);
-    await Deno.remove(root, { recursive: true }).catch(() => {});
-  }
-  const baseline = pageBm25(pagesOf, questions.map((entry) => entry.question));
-  return {
-    questions: questions.length,
-    documents: names,
-    embedder: embedderFromEnv().id,
-    runs,
-    baseline: { name: "page BM25 (baseline)", scores: score(questions, baseline) },
-  };
-}
-
-async function readText(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    const why = error instanceof Deno.errors.NotFound ? "the file does not exist" : String(error);
-    throw new SvcError(`Cannot read the questions ${quote(path)}: ${why}`);
-  }
-}
-
-/** A built-in source storage's class path from its bare name: `LibSQL`. */
-function storageClassPath(name: string): string {
-  return /[.#/]/.test(name) ? name : `svc.source_storages.${name}`;
-}
-
-async function retrieve(rag: Rag, run: {
-  storage: SourceStorage;
-  documents: LocalDocument[];
-  names: string[];
-  params: Record<string, unknown>;
-  questions: readonly LabelledQuestion[];
-}): Promise<Found[][]> {
-  const nameOf = new Map(run.documents.map((document, i) => [document, run.names[i]!]));
-  const chat = rag.chat({
-    documents: run.documents,
-    sourceStorage: run.storage,
-    assistant: SvcDemoAssistant,
-    params: { ...run.params, user: "svc-eval", chat_name: "svc eval" },
-  });
-  await chat.prepare();
-  try {
-    const rankings: Found[][] = [];
-    for (const { question } of run.questions) {
-      const sources = await chat.retrieve(question);
-      rankings.push(sources.map((source) => ({
-        document: nameOf.get(source.document as LocalDocument) ?? source.document.name,
-        pages: pagesOfLocation(source.location),
-        content: source.content,
-      })));
-    }
-    return rankings;
-  } finally {
-    await chat.delete();
-  }
-}
+export type { EvalOptions, EvalReport, EvalRun } from "./_eval_run.ts";
 
 /** The report as a table, one row per setting and the baseline, then each setting's misses. */
 export function formatReport(report: EvalReport): string {
@@ -282,6 +123,7 @@ export function evalCommand(context: CommandContext): Command {
         json?: boolean;
       },
     ) => {
+      const { evaluate } = await import("./_eval_run.ts");
       const report = await evaluate({
         questions,
         documents: options.documents,

@@ -13,7 +13,7 @@ import {
 import { Document, type DocumentClass } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
-import { loadClass, REGISTRY } from "../components/registry.ts";
+import { CLASS_PATHS, loadClass } from "../components/class_paths.ts";
 import { Authentication } from "./auth/authentication.ts";
 import "./auth/registry.ts";
 import type { Config } from "./config.ts";
@@ -48,7 +48,7 @@ export async function loadComponents(
   config: Config,
   options: LoadComponentsOptions = {},
 ): Promise<ServerComponents> {
-  const rag = new Rag(REGISTRY);
+  const rag = new Rag(CLASS_PATHS);
   const load = async <T extends Component>(paths: string[], family: Family<T>, noun: string) => {
     const loaded: T[] = [];
     for (const path of paths) {

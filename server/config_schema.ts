@@ -6,7 +6,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { quote } from "../components/core/errors.ts";
-import { BUILTINS, isModulePath } from "../components/registry.ts";
+import { builtinClassPaths, isModulePath } from "../components/class_paths.ts";
 // Registers the built-in authentications, which the "authentication" key names.
 import "./auth/registry.ts";
 import { closest, distance } from "./closest.ts";
@@ -221,7 +221,7 @@ function checkClass(classPath: string, subject: string, family: string): Checked
 
 /** The built-in class paths of a family. */
 function known(family: string): string[] {
-  return Object.keys(BUILTINS).filter((name) => name.startsWith(family)).sort();
+  return builtinClassPaths().filter((name) => name.startsWith(family)).sort();
 }
 
 function checkDatabaseUrl(value: unknown, subject: string, base: string): Checked {

@@ -133,7 +133,7 @@ export abstract class ModelAssistant extends Assistant {
   ): AsyncGenerator<string> {
     const { config } = this;
     const model = config.modelName();
-    const parts = promptParts(prompt, sources, params.history);
+    const parts = await promptParts(prompt, sources, params.history);
     const maxNewTokens = typeof params.max_new_tokens === "number" ? params.max_new_tokens : 256;
     yield* streamAnswer(
       (signal) => this.stream({ model, prompt: parts, maxNewTokens, signal }),

@@ -3,7 +3,6 @@
  * question. Each assistant maps the parts to its provider's message format.
  * @module
  */
-import { countTokens } from "../chunking.ts";
 import type { HistoryMessage } from "../core/params.ts";
 import type { Source } from "../core/source.ts";
 
@@ -40,21 +39,21 @@ export const INSTRUCTION: string = [
  * import { LocalDocument } from "@svc/svc";
  * import { promptParts } from "./_prompt.ts";
  * const document = LocalDocument.fromPath("/docs/report.pdf");
- * const { user } = promptParts("What grew?", [
+ * const { user } = await promptParts("What grew?", [
  *   { id: "a", document, location: "1-3", content: "Sales grew.", numTokens: 3 },
  * ]);
  * assert.equal(user, "Sources:\n\n[1] report.pdf, pages 1-3:\nSales grew.\n\nQuestion: What grew?");
  * ```
  */
-export function promptParts(
+export async function promptParts(
   prompt: string,
   sources: readonly Source[],
   history: readonly HistoryMessage[] = [],
-): PromptParts {
+): Promise<PromptParts> {
   const listed = sources.length === 0
     ? "Sources: none were found for this question."
     : ["Sources:", ...sources.map((source, index) => numbered(index + 1, source))].join("\n\n");
-  const turns = recentTurns(history);
+  const turns = await recentTurns(history);
   const conversation = turns.length === 0
     ? ""
     : `Conversation so far:\n\n${turns.join("\n\n")}\n\n`;
@@ -63,10 +62,14 @@ export function promptParts(
 
 /**
  * The latest questions and answers of a conversation, oldest first, as many
- * as fit in {@linkcode HISTORY_TOKENS}; the welcome and unfinished answers left out.
+ * as fit in {@linkcode HISTORY_TOKENS}; the welcome and unfinished answers left out. The
+ * tokenizer (about 20 MiB) is loaded by the first conversation that has turns to count, rather
+ * than when svc starts.
  */
-function recentTurns(history: readonly HistoryMessage[]): string[] {
+async function recentTurns(history: readonly HistoryMessage[]): Promise<string[]> {
   const turns: string[] = [];
+  if (!history.some((message) => message.role !== "system" && message.isComplete)) return turns;
+  const { countTokens } = await import("../chunking.ts");
   let used = 0;
   for (const message of [...history].reverse()) {
     if (message.role === "system" || !message.isComplete) continue;

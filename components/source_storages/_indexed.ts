@@ -11,7 +11,7 @@
  * @module
  */
 import { z } from "zod";
-import { pageNumbersToLocation } from "../chunking.ts";
+import { pageNumbersToLocation } from "../page_location.ts";
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 // @ts-types="npm:@types/busboy@1.5.5"
-import busboy from "busboy";
+import type busboy from "busboy";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
@@ -57,8 +57,10 @@ export async function receiveUpload(
   const declared = Number(request.headers.get("content-length"));
   if (declared > options.maxSize + 64 * 1024) throw tooLarge(options.maxSize);
   let parser: busboy.Busboy;
+  // Loaded by the first upload rather than when svc starts.
+  const { default: multipart } = await import("busboy");
   try {
-    parser = busboy({
+    parser = multipart({
       headers: Object.fromEntries(request.headers),
       limits: { fileSize: options.maxSize, files: 1, fields: 20, fieldSize: 64 * 1024 },
     });

@@ -1,21 +1,16 @@
 /**
  * The built-in authentications, registered under `svc.deploy.` like the
  * components under their families: the `authentication` option names one of
- * them, or a class of your own (`./my_auth.ts#MyAuthentication`).
+ * them, or a class of your own (`./my_auth.ts#MyAuthentication`). Each module
+ * is loaded when its class is first asked for.
  * @module
  */
-import { register } from "../../components/registry.ts";
-import { SvcDemoAuthentication } from "./demo.ts";
-import { OpenIDConnectAuthentication } from "./oidc.ts";
-import { PasswordAuthentication } from "./password.ts";
-import { TrustedProxyAuthentication } from "./trusted_proxy.ts";
+import { registerLoaders } from "../../components/class_paths.ts";
 
-/** Every built-in authentication class, by export name: `svc.deploy.<name>`. */
-export const AUTHENTICATIONS = {
-  SvcDemoAuthentication,
-  PasswordAuthentication,
-  TrustedProxyAuthentication,
-  OpenIDConnectAuthentication,
-} as const;
-
-register("svc.deploy", AUTHENTICATIONS);
+registerLoaders("svc.deploy", {
+  SvcDemoAuthentication: async () => (await import("./demo.ts")).SvcDemoAuthentication,
+  PasswordAuthentication: async () => (await import("./password.ts")).PasswordAuthentication,
+  TrustedProxyAuthentication: async () =>
+    (await import("./trusted_proxy.ts")).TrustedProxyAuthentication,
+  OpenIDConnectAuthentication: async () => (await import("./oidc.ts")).OpenIDConnectAuthentication,
+});

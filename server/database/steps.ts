@@ -3,7 +3,9 @@
  * database says when it fails into an `SvcError` that names what was saved.
  * @module
  */
-import { type InArgs, LibsqlBatchError, LibsqlError, type Transaction } from "@libsql/client";
+// Types only: the client itself is loaded where SQLite runs (the database thread for a file), and
+// its errors are told apart by their fields, so that the main thread never loads it.
+import type { InArgs, LibsqlBatchError, LibsqlError, Transaction } from "@libsql/client";
 import { SvcError } from "../../components/core/errors.ts";
 import { diskFaultError } from "../../components/disk_faults.ts";
 
@@ -23,7 +25,7 @@ export async function runSteps(tx: Transaction, steps: Step[]): Promise<void> {
   try {
     await tx.batch(steps.map(({ sql, args }) => ({ sql, args })));
   } catch (error) {
-    const step = error instanceof LibsqlBatchError ? steps[error.statementIndex] : undefined;
+    const step = isBatchError(error) ? steps[error.statementIndex] : undefined;
     throw databaseError(`Cannot ${step?.action ?? "write to the database"}`, error);
   }
 }
@@ -39,7 +41,7 @@ export function databaseError(prefix: string, error: unknown): SvcError {
   // Whatever the step, what could not be written is the database, and nothing of the write stays.
   const fault = diskFaultError("Cannot write to the database", error);
   if (fault) return fault;
-  const constraint = error instanceof LibsqlError && error.code.startsWith("SQLITE_CONSTRAINT");
+  const constraint = isLibsqlError(error) && error.code.startsWith("SQLITE_CONSTRAINT");
   return new SvcError(`${prefix}: ${reason(error)}`, {
     status: constraint ? 409 : 500,
     cause: error,
@@ -60,4 +62,15 @@ export function reason(error: unknown): string {
     e = e instanceof Error ? e.cause : undefined;
   }
   return parts.join(": ");
+}
+
+/** A `LibsqlError` of the client: an error with a string `code` such as `SQLITE_BUSY`. */
+function isLibsqlError(error: unknown): error is LibsqlError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === "string";
+}
+
+/** A `LibsqlBatchError`: a `LibsqlError` that names the statement of the batch that failed. */
+function isBatchError(error: unknown): error is LibsqlBatchError {
+  return isLibsqlError(error) &&
+    typeof (error as { statementIndex?: unknown }).statementIndex === "number";
 }

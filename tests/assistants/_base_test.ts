@@ -34,7 +34,7 @@ Deno.test("ModelAssistant asks its provider with the prompt, the model and the t
   const request = Echo.requests.at(-1)!;
   assert.equal(request.model, "echo-2");
   assert.equal(request.maxNewTokens, 7);
-  assert.deepEqual(request.prompt, promptParts("What grew?", SOURCES));
+  assert.deepEqual(request.prompt, await promptParts("What grew?", SOURCES));
   assert.equal(request.signal.aborted, true, "the call is over once the answer is");
 });
 

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import {
+  builtinClassPaths,
+  CLASS_PATHS,
+  loadClass,
+  registerLoaders,
+} from "../components/class_paths.ts";
+import { Assistant, SourceStorage } from "../components/core/component.ts";
+import * as assistants from "../components/assistants/mod.ts";
+import * as sourceStorages from "../components/source_storages/mod.ts";
+import { info, ROOT } from "./dist/_graph.ts";
+
+Deno.test("CLASS_PATHS finds a built-in only once its module is loaded, and refuses an unknown one", async () => {
+  assert.equal(CLASS_PATHS.find("svc.assistants.AI21"), undefined, "not loaded yet");
+  const loaded = await CLASS_PATHS.load("svc.assistants.AI21");
+  assert.equal(loaded, assistants.AI21);
+  assert.equal(CLASS_PATHS.find("svc.assistants.AI21"), assistants.AI21);
+  assert.equal(CLASS_PATHS.find("./mine.ts#Mine"), undefined, "a user's module is never found");
+  assert.throws(() => CLASS_PATHS.find("svc.assistants.Gpt5"), /Unknown class path/);
+  await assert.rejects(
+    loadClass("svc.assistants.Gpt5"),
+    /Unknown class path "svc\.assistants\.Gpt5"/,
+  );
+});
+
+Deno.test("every built-in class path loads the class its family's mod.ts exports, and each export has one", async () => {
+  const families = [
+    ["svc.source_storages", sourceStorages, SourceStorage],
+    ["svc.assistants", assistants, Assistant],
+  ] as const;
+  for (const [prefix, exports, family] of families) {
+    const exported = Object.entries(exports).filter(([, value]) =>
+      typeof value === "function" && value.prototype instanceof family
+    );
+    const paths = builtinClassPaths().filter((path) => path.startsWith(`${prefix}.`));
+    assert.deepEqual(
+      paths.toSorted(),
+      exported.map(([name]) => `${prefix}.${name}`).toSorted(),
+      `components/class_paths.ts has a loader for each export of ${prefix}`,
+    );
+    for (const [name, component] of exported) {
+      assert.equal(await loadClass(`${prefix}.${name}`), component, `${prefix}.${name}`);
+    }
+  }
+});
+
+Deno.test("registerLoaders() adds class paths whose module loads when first asked for", async () => {
+  let loads = 0;
+  class Later {}
+  registerLoaders("svc.test", {
+    Later: () => {
+      loads++;
+      return Promise.resolve(Later);
+    },
+  });
+  assert.ok(builtinClassPaths().includes("svc.test.Later"));
+  assert.equal(CLASS_PATHS.find("svc.test.Later"), undefined);
+  assert.equal(loads, 0);
+  assert.equal(await loadClass("svc.test.Later"), Later);
+  assert.equal(await loadClass("svc.test.Later"), Later);
+  assert.equal(loads, 1, "loaded once");
+  assert.equal(CLASS_PATHS.find("svc.test.Later"), Later);
+});
+
+/** The local files and npm packages a module loads before it runs: its imports that are not dynamic. */
+async function staticGraph(module: string): Promise<Set<string>> {
+  const { modules } = await info(module);
+  const byName = new Map(modules.map((entry) => [entry.specifier, entry]));
+  const root = modules.find((entry) => entry.specifier.endsWith(module))!.specifier;
+  const reached = new Set<string>([root]);
+  const queue = [root];
+  while (queue.length > 0) {
+    const entry = byName.get(queue.pop()!);
+    for (const dependency of entry?.dependencies ?? []) {
+      if ((dependency as { isDynamic?: boolean }).isDynamic || !dependency.code) continue;
+      const target = dependency.code.specifier;
+      if (!reached.has(target)) {
+        reached.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return new Set([...reached].map((specifier) => specifier.replace(`file://${ROOT}`, "")));
+}
+
+Deno.test("svc api loads at start neither a component module, nor the tokenizer, nor the upload parser", async () => {
+  const loaded = new Set([
+    ...await staticGraph("cli/mod.ts"),
+    ...await staticGraph("server/serve.ts"),
+  ]);
+  const found = [...loaded].filter((module) =>
+    /^components\/(source_storages|assistants)\/|^server\/auth\/(password|oidc|trusted_proxy)\.ts$|^components\/(chunking|registry)\.ts$|gpt-tokenizer|busboy|@libsql\/client|pdfjs-dist|mammoth|jszip/
+      .test(module)
+  );
+  assert.deepEqual(found, []);
+  // What it does load, so that the pattern above is known to match the graph's names.
+  assert.ok(loaded.has("components/class_paths.ts"));
+  assert.ok([...loaded].some((module) => module.includes("hono@")));
+});
