@@ -425,3 +425,92 @@ Deno.test("Chat retrieves a follow-up with the question before it, and gives bot
   ]);
   await asked.delete();
 });
+
+/** A source storage that stores the documents one by one, and fails at the one named "bad". */
+class FailingAtBad extends SourceStorage {
+  static override displayName = "Test/FailingAtBad";
+  stored = new Set<string>();
+  deleted = 0;
+  override store(documents: LocalDocument[], params: ChatParams): void {
+    for (const document of documents) {
+      params.progress?.({ document, stage: "reading" });
+      if (document.name === "bad.txt") {
+        throw new SvcError(`Cannot read "bad.txt": it is bad`, { status: 422 });
+      }
+      this.stored.add(document.name);
+      params.progress?.({ document, stage: "indexed", chunks: 1 });
+    }
+  }
+  override retrieve(): Source[] {
+    return [];
+  }
+  override delete(): void {
+    this.deleted++;
+    this.stored.clear();
+  }
+}
+
+Deno.test("Chat.prepare() reports each document's steps, and keeps nothing of a failure", async () => {
+  await using dir = await tmpDir();
+  const good = await writeFile(dir.path, "good.txt", "Fine.\n");
+  const bad = await writeFile(dir.path, "bad.txt", "Not fine.\n");
+  const storage = new FailingAtBad();
+  const chat = new Rag().chat({
+    documents: [good, bad],
+    sourceStorage: storage,
+    assistant: SvcDemoAssistant,
+  });
+  const steps: string[] = [];
+  await assert.rejects(
+    chat.prepare({ onProgress: (step) => steps.push(`${step.document.name} ${step.stage}`) }),
+    /bad\.txt/,
+  );
+  assert.deepEqual(steps, ["good.txt reading", "good.txt indexed", "bad.txt reading"]);
+  assert.equal(storage.deleted, 1, "what was stored of the chat is removed");
+  assert.deepEqual([...storage.stored], []);
+  assert.equal(chat.prepared, false);
+});
+
+Deno.test("Chat.prepare() names an unreadable document as a failed step before storing anything", async () => {
+  await using dir = await tmpDir();
+  const good = await writeFile(dir.path, "good.txt", "Fine.\n");
+  const storage = new FailingAtBad();
+  const chat = new Rag().chat({
+    documents: [good, `${dir.path}/gone.txt`],
+    sourceStorage: storage,
+    assistant: SvcDemoAssistant,
+  });
+  const steps: string[] = [];
+  const error = await chat.prepare({
+    onProgress: (step) => steps.push(`${step.document.name} ${step.stage}`),
+  }).catch((e) => e);
+  assert.equal(error.status, 404);
+  assert.match(error.message, /gone\.txt": no such file/);
+  assert.deepEqual(steps, ["gone.txt failed"]);
+  assert.deepEqual([...storage.stored], []);
+});
+
+Deno.test("Chat.addDocuments() stores only the new documents of a prepared chat, and refuses one it has", async () => {
+  await using dir = await tmpDir();
+  const first = await writeFile(dir.path, "first.txt", "One.\n");
+  const second = await writeFile(dir.path, "second.txt", "Two.\n");
+  const storage = new FailingAtBad();
+  const chat = new Rag().chat({
+    documents: [first],
+    sourceStorage: storage,
+    assistant: SvcDemoAssistant,
+  });
+  await chat.prepare();
+  storage.stored.clear();
+  const added = LocalDocument.fromPath(second);
+  const steps: string[] = [];
+  await chat.addDocuments([added], {
+    onProgress: (step) => steps.push(`${step.document.name} ${step.stage}`),
+  });
+  assert.deepEqual([...storage.stored], ["second.txt"]);
+  assert.deepEqual(steps, ["second.txt reading", "second.txt indexed"]);
+  assert.deepEqual(chat.documents.map((d) => d.name), ["first.txt", "second.txt"]);
+  const again = await chat.addDocuments([added]).catch((e) => e);
+  assert.equal(again.status, 409);
+  assert.match(again.message, /second\.txt/);
+});

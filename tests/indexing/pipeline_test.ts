@@ -21,6 +21,37 @@ Deno.test("chunkAndEmbed() chunks and hash-embeds in the worker as it would here
   assert.deepEqual(vectors, embedder.embedSync(expected.map((chunk) => chunk.text)));
 });
 
+Deno.test("chunkAndEmbed() reports the pages once parsed and the chunks once cut, before it ends", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
+  const steps: { pages: number; chunks?: number }[] = [];
+  const { chunks } = await chunkAndEmbed(document, {
+    ...settings,
+    embedder: new HashEmbedder({ dimension: 64 }),
+    onProgress: (step) => steps.push(step),
+  });
+  const pages = (await document.extractPages()).length;
+  assert.deepEqual(steps, [{ pages }, { pages, chunks: chunks.length }]);
+});
+
+Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
+  const stop = new AbortController();
+  const steps: unknown[] = [];
+  const working = chunkAndEmbed(document, {
+    ...settings,
+    embedder: new HashEmbedder({ dimension: 64 }),
+    signal: stop.signal,
+    // Aborted at the first step: the worker goes on to send the second, which no one is told.
+    onProgress: (step) => {
+      steps.push(step);
+      stop.abort(new Error("left"));
+    },
+  });
+  await assert.rejects(working, /left/);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(steps.length, 1);
+});
+
 Deno.test("chunkAndEmbed() calls any other embedder here, with the chunks' texts", async () => {
   const document = LocalDocument.fromPath(`${FIXTURES}guide.md`);
   const seen: string[][] = [];
