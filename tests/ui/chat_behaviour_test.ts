@@ -280,6 +280,17 @@ browserTest(
     await screenshot(page, "48-search-no-match");
     await search.fill("");
     assert.equal(await list.getByRole("listitem").count(), 3);
+
+    // The same chat, its answers' actions included, dark and on a phone.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await screenshot(page, "54-desktop-dark-chat-actions");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "Regenerate" }).waitFor();
+    await screenshot(page, "55-phone-dark-chat-actions");
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.getByLabel("Chat name").waitFor();
+    await screenshot(page, "56-phone-rename");
     await page.close();
   },
 );
