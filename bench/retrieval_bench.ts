@@ -1,37 +1,52 @@
 /**
- * Retrieval at scale: LibSQL (hybrid: FTS5 + exact vector scan, fused) and
- * LanceDB (hybrid: its full-text index + exact vector scan, fused) against an
- * exact brute-force scan over the same vectors, in one run.
+ * Retrieval at scale: LibSQL (svc's BM25 and vector codes in memory, the best
+ * candidates ranked exactly by the stored vectors, fused) and LanceDB (its
+ * full-text index and an exact vector scan, fused) next to references that do
+ * the least of the same job, measured in the same run on the same chunks.
  *
  * For each size it writes synthetic documents (Zipf-distributed pseudo-words)
- * that cut into that many chunks with the default settings (500/250 tokens),
- * stores them in one chat with the default (hash) embedder, and measures:
+ * of about 100 chunks each with the default settings, stores them in one chat
+ * with the default (hash) embedder, and measures:
  * - indexing throughput: chunks per second of `store()` (read, hash, parse,
  *   chunk and embed in the worker, write);
  * - query latency, p50 and p99 over 100 queries, of `retrieve()` for the chat
- *   over all chunks, of `retrieve()` for a chat over 1% of the documents in
- *   the same database (the usual case), and of the reference: embedding the
- *   query and scanning every vector in memory;
- * - recall@10 of each storage's vector arm against the reference's top 10.
+ *   over all chunks and for a chat over 1% of the documents in the same
+ *   database (the usual case); and the first `retrieve()` of the chat over
+ *   all chunks by a storage opened anew on the same data, which reads what
+ *   the storage keeps in memory;
+ * - the references, for the same two chats: a bare SQLite FTS5 query of the
+ *   chat's chunks alone (its own table, best 100 by `rank`) plus an exact
+ *   brute-force scan of the chat's vectors in memory (best 100);
+ * - recall@10 of each storage's vector arm against the exact scan's top 10,
+ *   for both chats.
  *
  * Sizes: env `SVC_BENCH_CHUNKS` (default `10000,100000`). The table is
  * printed first; `Deno.bench` then times one query of each kind. Another
  * storage joins by an entry in `STORAGES`: every storage gets the same
- * documents and is held to the same reference.
+ * documents and is held to the same references.
  */
 import { LocalDocument } from "../components/core/document.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import type { ChatParams } from "../components/core/params.ts";
 import { HashEmbedder } from "../components/embeddings/hash.ts";
 import { countTokens } from "../components/chunking.ts";
-import type { IndexedSourceStorage } from "../components/source_storages/_indexed.ts";
+import {
+  DEFAULT_CHUNK_OVERLAP,
+  DEFAULT_NUM_TOKENS,
+  type IndexedSourceStorage,
+} from "../components/source_storages/_indexed.ts";
 import { LanceDB } from "../components/source_storages/lancedb.ts";
 import { LibSQL } from "../components/source_storages/libsql.ts";
-import { createClient } from "@libsql/client";
+import { topPositions } from "../components/source_storages/_positions.ts";
+import { queryTerms } from "../components/source_storages/_bm25.ts";
+import { type Client, createClient } from "@libsql/client";
 
 const SIZES = (Deno.env.get("SVC_BENCH_CHUNKS") ?? "10000,100000").split(",").map(Number);
 const QUERIES = 100;
 const CHUNKS_PER_DOCUMENT = 100;
+const CHUNK_SIZE = 500;
+// What each arm of a storage ranks: the limit of `IndexedSourceStorage.rankings()`.
+const RANKED = 100;
 const embedder = new HashEmbedder();
 
 /**
@@ -41,6 +56,7 @@ const embedder = new HashEmbedder();
  * it stored.
  */
 const STORAGES: Record<string, (folder: string) => IndexedSourceStorage> = {
+  // svc's BM25 and vector codes in memory (see _libsql_backend.ts).
   LibSQL: (folder) => new LibSQL({ embedder, url: `file:${folder}/libsql/sources.db` }),
   // Full-text index and an exact vector scan; no ANN index (see _lancedb_backend.ts).
   LanceDB: (folder) => new LanceDB({ embedder, path: `${folder}/lancedb` }),
@@ -53,13 +69,16 @@ interface Chat {
 
 interface Run {
   name: string;
+  /** Where the storages keep their data. */
+  folder: string;
   chunks: number;
   /** Seconds that `store()` took for the chat over all documents. */
   seconds: number;
   storage: IndexedSourceStorage;
   all: Chat;
   few: Chat;
-  reference: Reference;
+  /** The references of the chat over all documents and of the chat over 1%. */
+  reference: { all: Reference; few: Reference };
   queries: string[];
 }
 
@@ -70,10 +89,11 @@ async function prepare(size: number): Promise<Run[]> {
   localRoot(folder);
   const random = mulberry32(size);
   const vocabulary = pseudoWords(30_000, random);
-  // Words per document for CHUNKS_PER_DOCUMENT chunks of 500 tokens every 250.
+  // Words per document for CHUNKS_PER_DOCUMENT chunks: text without sentences
+  // is cut into windows of CHUNK_SIZE tokens that follow one another.
   const sample = Array.from({ length: 2000 }, () => zipf(vocabulary, random)).join(" ");
   const tokensPerWord = countTokens(sample) / 2000;
-  const words = Math.round(((CHUNKS_PER_DOCUMENT + 1) * 250) / tokensPerWord);
+  const words = Math.round((CHUNKS_PER_DOCUMENT * CHUNK_SIZE) / tokensPerWord);
   const documents: LocalDocument[] = [];
   for (let i = 0; i < Math.ceil(size / CHUNKS_PER_DOCUMENT); i++) {
     const text = Array.from({ length: words }, () => zipf(vocabulary, random)).join(" ");
@@ -97,69 +117,109 @@ async function prepare(size: number): Promise<Run[]> {
     stored.push({ name, storage, seconds });
   }
 
-  const reference = await Reference.load(`${folder}/libsql/sources.db`);
+  const reference = {
+    all: await Reference.load(`${folder}/libsql/sources.db`, "all"),
+    few: await Reference.load(`${folder}/libsql/sources.db`, "few"),
+  };
   const queries = Array.from({ length: QUERIES }, () => {
-    const words = reference.text(Math.floor(random() * reference.size)).split(/\s+/);
+    const words = reference.all.text(Math.floor(random() * reference.all.size)).split(/\s+/);
     const start = Math.floor(random() * Math.max(1, words.length - 12));
     return words.slice(start, start + 12).join(" ");
   });
+  const chunks = reference.all.size;
   return stored.map(({ name, storage, seconds }) => {
-    console.log(`${name}: ${reference.size} chunks stored in ${seconds.toFixed(1)} s`);
-    return { name, chunks: reference.size, seconds, storage, all, few, reference, queries };
+    console.log(`${name}: ${chunks} chunks stored in ${seconds.toFixed(1)} s`);
+    return { name, folder, chunks, seconds, storage, all, few, reference, queries };
   });
 }
 
 async function measure(run: Run): Promise<string> {
-  const retrieve: number[] = [];
-  const few: number[] = [];
-  const exact: number[] = [];
-  let recall = 0;
+  // A storage opened anew reads what it keeps in memory at its first question.
+  const [first] = run.queries;
+  const fresh = STORAGES[run.name]!(run.folder);
+  let started = performance.now();
+  await fresh.retrieve(run.all.documents, first!, run.all.params);
+  const loading = performance.now() - started;
+
+  const timings = { all: [] as number[], few: [] as number[] };
+  const references = { all: [] as number[], few: [] as number[] };
+  const recall = { all: 0, few: 0 };
   for (const query of run.queries) {
-    let started = performance.now();
-    await run.storage.retrieve(run.all.documents, query, run.all.params);
-    retrieve.push(performance.now() - started);
+    for (const chat of ["all", "few"] as const) {
+      const { documents, params } = run[chat];
+      started = performance.now();
+      await run.storage.retrieve(documents, query, params);
+      timings[chat].push(performance.now() - started);
 
-    started = performance.now();
-    await run.storage.retrieve(run.few.documents, query, run.few.params);
-    few.push(performance.now() - started);
+      started = performance.now();
+      const reference = run.reference[chat];
+      await reference.search(query, RANKED);
+      const top = (await reference.nearest(query, RANKED)).slice(0, 10);
+      references[chat].push(performance.now() - started);
 
-    started = performance.now();
-    const top = await run.reference.top(query, 10);
-    exact.push(performance.now() - started);
-
-    const { arms } = await run.storage.rankings(run.all.documents, query, run.all.params);
-    // The vector arm is the last (IndexBackend.search).
-    const found = new Set(arms.at(-1)!.slice(0, 10).map((source) => source.id));
-    recall += top.filter((id) => found.has(id)).length / top.length;
+      const { arms } = await run.storage.rankings(documents, query, params);
+      // The vector arm is the last (IndexBackend.search).
+      const found = new Set(arms.at(-1)!.slice(0, 10).map((source) => source.id));
+      recall[chat] += top.filter((id) => found.has(id)).length / top.length / QUERIES;
+    }
   }
   const throughput = Math.round(run.chunks / run.seconds).toLocaleString("en");
+  const ratio = (chat: "all" | "few") =>
+    (median(timings[chat]) / median(references[chat])).toFixed(2);
   return `| ${run.name} | ${run.chunks.toLocaleString("en")} | ${throughput} | ` +
-    `${spread(retrieve)} | ${spread(few)} | ${spread(exact)} | ${(recall / QUERIES).toFixed(3)} |`;
+    `${loading.toFixed(0)} | ${spread(timings.all)} | ${spread(references.all)} | ${
+      ratio("all")
+    } | ` +
+    `${spread(timings.few)} | ${spread(references.few)} | ${ratio("few")} | ` +
+    `${recall.all.toFixed(3)} / ${recall.few.toFixed(3)} |`;
 }
 
-/** Every stored vector in memory, scanned exactly: the reference. */
+/**
+ * The least that retrieving from one chat needs, on every chunk of the chat
+ * held by itself: a bare FTS5 query of a table of the chat's chunks alone,
+ * and an exact scan of the chat's vectors in memory.
+ */
 class Reference {
   private constructor(
+    private readonly fts: Client,
     private readonly vectors: Float32Array,
     private readonly ids: string[],
     private readonly texts: string[],
   ) {}
 
-  static async load(path: string): Promise<Reference> {
+  /** The chunks and vectors the LibSQL storage stored for a chat. */
+  static async load(path: string, chat: string): Promise<Reference> {
     const client = createClient({ url: `file:${path}` });
-    const { rows } = await client.execute(
-      `SELECT i.key, c.ordinal, c.text, v.embedding FROM rag_vectors_${embedder.dimension} v
+    const { rows } = await client.execute({
+      sql: `SELECT i.key, c.ordinal, c.text, v.embedding FROM rag_vectors_${embedder.dimension} v
         JOIN rag_chunks c ON c.id = v.chunk_id JOIN rag_indexes i ON i.id = c.index_id
+        WHERE i.id IN (SELECT index_id FROM rag_links WHERE chat_id = ?)
         ORDER BY v.chunk_id`,
-    );
+      args: [chat],
+    });
     client.close();
     const vectors = new Float32Array(rows.length * embedder.dimension);
     rows.forEach((row, i) => {
       vectors.set(new Float32Array(row.embedding as ArrayBuffer), i * embedder.dimension);
     });
+    const texts = rows.map((row) => String(row.text));
+    // SQLite's full-text search as svc used it before, in a database of its own.
+    const fts = createClient({ url: ":memory:" });
+    await fts.execute(
+      `CREATE VIRTUAL TABLE chunks USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')`,
+    );
+    for (let start = 0; start < texts.length; start += 1000) {
+      await fts.batch(
+        texts.slice(start, start + 1000).map((text) => ({
+          sql: `INSERT INTO chunks (text) VALUES (?)`,
+          args: [text],
+        })),
+        "write",
+      );
+    }
     // The ids LibSQL gives its sources.
     const ids = rows.map((row) => `${String(row.key).slice(0, 32)}-${row.ordinal}`);
-    return new Reference(vectors, ids, rows.map((row) => String(row.text)));
+    return new Reference(fts, vectors, ids, texts);
   }
 
   get size(): number {
@@ -170,22 +230,29 @@ class Reference {
     return this.texts[index]!;
   }
 
+  /** The rowids of the best `k` chunks by FTS5's BM25, the query's words (as svc's) OR-ed. */
+  async search(query: string, k: number): Promise<number[]> {
+    const words = queryTerms(query);
+    if (words.length === 0) return [];
+    const { rows } = await this.fts.execute({
+      sql: `SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rank LIMIT ?`,
+      args: [words.map((word) => `"${word}"`).join(" OR "), k],
+    });
+    return rows.map((row) => Number(row.rowid));
+  }
+
   /** The ids of the `k` nearest vectors by cosine (the vectors have length one). */
-  async top(query: string, k: number): Promise<string[]> {
+  async nearest(query: string, k: number): Promise<string[]> {
     const [vector] = await embedder.embed([query]);
     const dimension = embedder.dimension;
-    const best: { index: number; score: number }[] = [];
+    const scores = new Float64Array(this.size);
     for (let i = 0; i < this.size; i++) {
       let score = 0;
       const offset = i * dimension;
       for (let j = 0; j < dimension; j++) score += this.vectors[offset + j]! * vector![j]!;
-      if (best.length < k || score > best.at(-1)!.score) {
-        best.push({ index: i, score });
-        best.sort((a, b) => b.score - a.score || a.index - b.index);
-        if (best.length > k) best.pop();
-      }
+      scores[i] = score;
     }
-    return best.map(({ index }) => this.ids[index]!);
+    return topPositions(scores, k, -Infinity).map((index) => this.ids[index]!);
   }
 }
 
@@ -195,10 +262,14 @@ function params(chat_id: string): ChatParams {
     chat_id,
     chat_name: chat_id,
     signal: new AbortController().signal,
-    chunk_size: 500,
-    chunk_overlap: 250,
-    num_tokens: 1024,
+    chunk_size: CHUNK_SIZE,
+    chunk_overlap: DEFAULT_CHUNK_OVERLAP,
+    num_tokens: DEFAULT_NUM_TOKENS,
   };
+}
+
+function median(samples: number[]): number {
+  return [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
 }
 
 function spread(samples: number[]): string {
@@ -254,10 +325,13 @@ for (const size of SIZES) {
 console.log(
   [
     `\nRetrieval, ${navigator.hardwareConcurrency} cores, ${Deno.build.target}, ` +
-    `embedder ${embedder.id}, chunk_size 500, chunk_overlap 250\n`,
-    "| storage | chunks | indexing (chunks/s) | retrieve p50 / p99 (ms) | " +
-    "chat of 1% p50 / p99 (ms) | exact scan p50 / p99 (ms) | recall@10 of the vector arm |",
-    "|---|---|---|---|---|---|---|",
+    `embedder ${embedder.id}, chunk_size ${CHUNK_SIZE}, chunk_overlap ${DEFAULT_CHUNK_OVERLAP}; ` +
+    `reference: a bare FTS5 query of the chat's chunks alone + an exact scan of its vectors\n`,
+    "| storage | chunks | indexing (chunks/s) | first retrieve, storage opened anew (ms) | " +
+    "retrieve p50 / p99 (ms) | reference p50 / p99 (ms) | ratio | " +
+    "chat of 1%: retrieve p50 / p99 (ms) | reference p50 / p99 (ms) | ratio | " +
+    "recall@10 of the vector arm (all / 1%) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
   ].join("\n"),
 );
@@ -267,11 +341,13 @@ for (const run of runs) {
   const group = `${run.chunks} chunks`;
   if (run === runs.find((other) => other.chunks === run.chunks)) {
     Deno.bench({
-      name: `exact scan (reference), ${group}`,
+      name: `FTS5 query and exact scan (reference), ${group}`,
       group,
       baseline: true,
       async fn() {
-        await run.reference.top(run.queries[next++ % QUERIES]!, 10);
+        const query = run.queries[next++ % QUERIES]!;
+        await run.reference.all.search(query, RANKED);
+        await run.reference.all.nearest(query, RANKED);
       },
     });
   }

@@ -1,36 +1,42 @@
 /**
- * The indexes of the LibSQL source storage in a libSQL database: chunks with
- * an FTS5 full-text index (BM25) and their vectors in `F32_BLOB` columns.
+ * The indexes of the LibSQL source storage in a libSQL database: chunks, their
+ * vectors in `F32_BLOB` columns, and an FTS5 table of the chunks' text, which
+ * search no longer reads (it is kept up to date so that an earlier svc can
+ * still use the database).
  *
- * Vector search is an exact scan over the chat's own chunks, not the
- * `libsql_vector_idx` ANN index, on purpose. Measured on 2 cores with 512-dim
- * hash vectors (bench/retrieval_bench.ts has the scan's numbers):
- * - retrieval is always restricted to the chat's documents, and
- *   `vector_top_k` searches the whole index and cannot filter first. With
- *   10,000 vectors of which a chat owns 10%, the chat's top 10 taken from
- *   `vector_top_k` had a recall of 0.08 with k = 10 and 0.30 with k = 100;
- *   the exact scan of the chat's 1,000 vectors took 3 ms.
- * - the ANN graph makes inserts 100 times slower (250 against 26,000 rows per
- *   second at 10,000 rows), and indexing is what a user waits for after an
- *   upload: a 400-chunk PDF would take 1.6 s more.
- * - a chat's chunks are usually few (a 100-page PDF is about 400 chunks with
- *   the default settings); even a chat of 100,000 chunks is scanned in about
- *   130 ms with memory-mapped reads, small beside an answer.
- * The scan is exact, so the vector arm's recall is 1 by construction. Should
- * chats of millions of chunks matter, an ANN index per chat (or per large
- * document) is the way, not one over the whole database.
- *
- * The full-text arm is one FTS5 table for all chats: a query reads the
- * postings of its words across the database and keeps the chat's chunks, so
- * its cost grows with the database rather than the chat (about 50 ms for a
- * chat of 1,000 chunks in a database of 100,000; restricting FTS5 by rowid
- * ranges was measured and did not help).
+ * A search ranks the chat's chunks, and only those, in memory: what it needs
+ * of each index is read once (the chunks' texts and vectors) and kept, within
+ * a budget (`searchMemory`), as compact postings and 8-bit vector codes
+ * (`_term_postings.ts`, `_vector_codes.ts`); an index added by this process is
+ * kept from the start.
+ * - The full-text arm is FTS5's BM25 with FTS5's tokenizer, computed over the
+ *   chat's chunks alone: the chat's own term statistics, so another user's
+ *   documents change nothing of its ranking, and a cost that grows with the
+ *   chat, not the database. The FTS5 table over the whole database read every
+ *   chunk holding a query's word, anyone's, and took 500 ms for a chat of
+ *   100,000 chunks.
+ * - The vector arm scans the codes on the query's heaviest dimensions, then
+ *   ranks its best candidates (twice the chunks it gives) exactly by their
+ *   stored vectors, as `vector_distance_cos` would, ties to the lower id.
+ *   Not the `libsql_vector_idx` ANN index: it searches the whole database and
+ *   cannot keep to a chat's documents first (a chat owning 10% of 10,000
+ *   vectors got a recall of 0.08 of its top 10 from `vector_top_k`), and its
+ *   graph made inserts 100 times slower.
+ * `bench/retrieval_bench.ts` measures both arms against a bare FTS5 query and
+ * an exact scan of the same chunks.
  * @module
  */
 import type { Client, InStatement, InValue } from "@libsql/client";
-import { contentWords } from "../embeddings/_words.ts";
 import { reclaimSpace } from "../sqlite_space.ts";
 import { abandoned, newBuilder, runBuild } from "./_builders.ts";
+import {
+  type MemoryIndex,
+  memoryIndex,
+  nearestExactly,
+  type Place,
+  searchMemory,
+} from "./_memory_search.ts";
+import { SearchCache } from "./_search_cache.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -44,7 +50,10 @@ import {
 // Rows per write; between them other requests get their turn.
 const BATCH_ROWS = 200;
 const SCHEMA_VERSION = "1";
-const MAX_QUERY_TERMS = 32;
+// Indexes read from the database at a time, when a search first needs them.
+const LOADED_INDEXES = 16;
+/** The default budget of memory for searching, in bytes: a chat of about 150,000 chunks. */
+export const DEFAULT_SEARCH_MEMORY = 512 * 1024 * 1024;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -105,6 +114,13 @@ export interface LibSQLBackendOptions {
    * @default {false}
    */
   reclaimSpace?: boolean;
+  /**
+   * The bytes of memory that searching may keep of the indexes (postings and
+   * vector codes, about 3 kB a chunk); what a chat needs beyond it is read
+   * again at each search.
+   * @default {DEFAULT_SEARCH_MEMORY}
+   */
+  searchMemory?: number;
 }
 
 /**
@@ -117,10 +133,12 @@ export class LibSQLBackend implements IndexBackend {
   readonly #client: Client;
   readonly #reclaimSpace: boolean;
   readonly #vectorTables = new Set<number>();
+  readonly #memory: SearchCache<Searchable>;
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
     this.#reclaimSpace = options.reclaimSpace ?? false;
+    this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY);
   }
 
   /** Creates the tables the database lacks and removes abandoned builds. */
@@ -180,6 +198,7 @@ export class LibSQLBackend implements IndexBackend {
       },
     ], "write");
     const id = Number(created!.rows[0]!.id);
+    const ids: number[] = [];
     try {
       for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
         const statements: InStatement[] = [];
@@ -201,13 +220,14 @@ export class LibSQLBackend implements IndexBackend {
           sql: `UPDATE rag_builds SET heartbeat = ? WHERE index_id = ?`,
           args: [Date.now(), id],
         });
-        await this.#client.batch(statements, "write");
+        const results = await this.#client.batch(statements, "write");
+        for (let i = 0; i < end - start; i++) ids.push(Number(results[2 * i]!.lastInsertRowid));
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
       const earlier = await this.#linkedIndex(link);
-      await this.#client.batch([
+      const [completed] = await this.#client.batch([
         {
           sql: `UPDATE rag_indexes SET key = pending_key WHERE id = ?
             AND NOT EXISTS (SELECT 1 FROM rag_indexes WHERE key = ?)`,
@@ -218,6 +238,12 @@ export class LibSQLBackend implements IndexBackend {
         ...await this.#removeIndex(id, index.dimension, "abandoned"),
         ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
       ], "write");
+      if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
+        // Ready for the chat's first question, which would read it all back otherwise.
+        const texts = index.chunks.map((chunk) => chunk.text);
+        const entry = await searchable(ids, texts, index.vectors, index.dimension);
+        this.#memory.set(cacheKey(now, id, index.dimension), entry);
+      }
     } catch (error) {
       // When this fails too (a full disk), the rows go at the next sweep.
       await this.#client.batch(await this.#removeIndex(id, index.dimension, "abandoned"), "write")
@@ -253,47 +279,115 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
+    if (keys.length === 0) return [[], []];
     const found = await this.#client.execute({
-      sql: `SELECT id, key FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
+      sql: `SELECT id, key, created_at FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
       args: [...keys],
     });
-    const keyOf = new Map(found.rows.map((row) => [Number(row.id), String(row.key)]));
-    if (keyOf.size === 0) return [[], []];
-    const ids = [...keyOf.keys()];
-    const columns = `c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens`;
-
-    const terms = queryTerms(query.text);
+    const stored = found.rows.map((row) => ({
+      id: Number(row.id),
+      key: String(row.key),
+      createdAt: Number(row.created_at),
+    }));
+    if (stored.length === 0) return [[], []];
+    const dimension = query.vector.length;
+    const vectors = await this.#hasVectors(dimension);
     query.signal?.throwIfAborted();
-    const text = terms.length === 0 ? { rows: [] } : await this.#client.execute({
-      sql: `SELECT ${columns} FROM rag_chunks_fts JOIN rag_chunks c ON c.id = rag_chunks_fts.rowid
-        WHERE rag_chunks_fts MATCH ? AND c.index_id IN (${marks(ids.length)})
-        ORDER BY bm25(rag_chunks_fts), c.id LIMIT ?`,
-      // Each word quoted, so that nothing in a prompt reads as FTS5 syntax.
-      args: [terms.map((term) => `"${term}"`).join(" OR "), ...ids, query.limit],
-    });
+    // In the order of their chunks' ids, the order FTS5 broke ties in.
+    const indexes = (await this.#searchable(stored, dimension, vectors))
+      .sort((a, b) => (a.ids[0] ?? 0) - (b.ids[0] ?? 0));
 
     query.signal?.throwIfAborted();
-    const table = `rag_vectors_${query.vector.length}`;
-    const vector = await this.#hasVectors(query.vector.length)
-      ? await this.#client.execute({
-        sql: `WITH top AS (
-            SELECT chunk_id, vector_distance_cos(embedding, ?) AS distance FROM ${table}
-            WHERE index_id IN (${marks(ids.length)}) ORDER BY distance, chunk_id LIMIT ?
-          )
-          SELECT ${columns} FROM top JOIN rag_chunks c ON c.id = top.chunk_id
-          ORDER BY top.distance, c.id`,
-        args: [vectorBytes(query.vector), ...ids, query.limit],
-      })
-      : { rows: [] };
+    const { text, candidates } = searchMemory(indexes, query);
+    const idOf = ({ index, chunk }: Place) => indexes[index]!.ids[chunk]!;
+    const textIds = text.map(idOf);
+    const vectorIds = vectors ? await this.#nearest(candidates.map(idOf), query) : [];
 
-    const chunkOf = (row: Record<string, unknown>): StoredChunk => ({
-      key: keyOf.get(Number(row.index_id))!,
-      ordinal: Number(row.ordinal),
-      text: String(row.text),
-      pageNumbers: JSON.parse(String(row.page_numbers)),
-      numTokens: Number(row.num_tokens),
+    const wanted = [...new Set([...textIds, ...vectorIds])];
+    const rows = await this.#client.execute({
+      sql: `SELECT id, index_id, ordinal, text, page_numbers, num_tokens FROM rag_chunks
+        WHERE id IN (${marks(wanted.length)})`,
+      args: wanted,
     });
-    return [text.rows.map(chunkOf), vector.rows.map(chunkOf)];
+    const keyOf = new Map(stored.map((index) => [index.id, index.key]));
+    const chunks = new Map(rows.rows.map((row) => [
+      Number(row.id),
+      {
+        key: keyOf.get(Number(row.index_id))!,
+        ordinal: Number(row.ordinal),
+        text: String(row.text),
+        pageNumbers: JSON.parse(String(row.page_numbers)),
+        numTokens: Number(row.num_tokens),
+      } satisfies StoredChunk,
+    ]));
+    // A chunk of an index removed meanwhile (its last chat deleted) is left out.
+    const chunksOf = (ids: number[]) => ids.flatMap((id) => chunks.get(id) ?? []);
+    return [chunksOf(textIds), chunksOf(vectorIds)];
+  }
+
+  /** The ids of the candidates nearest the query's vector, by their stored vectors. */
+  async #nearest(candidates: number[], query: SearchQuery): Promise<number[]> {
+    if (candidates.length === 0) return [];
+    query.signal?.throwIfAborted();
+    const stored = await this.#client.execute({
+      sql: `SELECT chunk_id, embedding FROM rag_vectors_${query.vector.length}
+        WHERE chunk_id IN (${marks(candidates.length)})`,
+      args: candidates,
+    });
+    const vectors = new Map(
+      stored.rows.map((row) => [
+        Number(row.chunk_id),
+        new Float32Array(row.embedding as ArrayBuffer),
+      ]),
+    );
+    return nearestExactly(candidates, (id) => vectors.get(id), query.vector, {
+      limit: query.limit,
+      tie: (a, b) => a - b,
+    });
+  }
+
+  /**
+   * What search reads of the indexes, from memory, the indexes not there yet
+   * read from the database (and kept, within the budget).
+   */
+  async #searchable(
+    stored: readonly { id: number; createdAt: number }[],
+    dimension: number,
+    vectors: boolean,
+  ): Promise<Searchable[]> {
+    const createdAt = new Map(stored.map((index) => [index.id, index.createdAt]));
+    const held = new Map<number, Searchable>();
+    const missing: number[] = [];
+    for (const index of stored) {
+      const entry = this.#memory.get(cacheKey(index.createdAt, index.id, dimension));
+      if (entry) held.set(index.id, entry);
+      else missing.push(index.id);
+    }
+    for (let start = 0; start < missing.length; start += LOADED_INDEXES) {
+      const ids = missing.slice(start, start + LOADED_INDEXES);
+      const { rows } = await this.#client.execute({
+        sql: vectors
+          ? `SELECT c.index_id, c.id, c.text, v.embedding FROM rag_chunks c
+            JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
+            WHERE c.index_id IN (${marks(ids.length)}) ORDER BY c.index_id, c.ordinal`
+          : `SELECT c.index_id, c.id, c.text FROM rag_chunks c
+            WHERE c.index_id IN (${marks(ids.length)}) ORDER BY c.index_id, c.ordinal`,
+        args: ids,
+      });
+      const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
+      for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
+      for (const [id, chunkRows] of byIndex) {
+        const entry = await searchable(
+          chunkRows.map((row) => Number(row.id)),
+          chunkRows.map((row) => String(row.text)),
+          vectors ? chunkRows.map((row) => new Float32Array(row.embedding as ArrayBuffer)) : [],
+          dimension,
+        );
+        held.set(id, entry);
+        this.#memory.set(cacheKey(createdAt.get(id)!, id, dimension), entry);
+      }
+    }
+    return stored.map((index) => held.get(index.id)!);
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -417,20 +511,6 @@ export class LibSQLBackend implements IndexBackend {
   }
 }
 
-/**
- * The words a full-text query looks for. Each word costs a read of its
- * postings across the whole database, so a long prompt (a pasted page) keeps
- * its longest words, which tend to be the rarer and more telling ones.
- */
-function queryTerms(text: string): string[] {
-  const terms = [...new Set(contentWords(text))];
-  if (terms.length <= MAX_QUERY_TERMS) return terms;
-  const longest = new Set(
-    [...terms].sort((a, b) => b.length - a.length).slice(0, MAX_QUERY_TERMS),
-  );
-  return terms.filter((term) => longest.has(term));
-}
-
 function linkStatement(link: IndexLink): InStatement {
   return {
     sql: `INSERT INTO rag_links (chat_id, document_id, index_id)
@@ -438,6 +518,30 @@ function linkStatement(link: IndexLink): InStatement {
       ON CONFLICT (chat_id, document_id) DO UPDATE SET index_id = excluded.index_id`,
     args: [link.chatId, link.documentId, link.key],
   };
+}
+
+/** One index as search keeps it in memory, with its chunks' ids by ordinal. */
+interface Searchable extends MemoryIndex {
+  ids: Float64Array;
+}
+
+/** What search keeps in memory of an index: its chunks' ids, texts and vectors, by ordinal. */
+async function searchable(
+  ids: readonly number[],
+  texts: readonly string[],
+  vectors: readonly Float32Array[],
+  dimension: number,
+): Promise<Searchable> {
+  const idArray = Float64Array.from(ids);
+  return { ...await memoryIndex(texts, vectors, dimension, idArray.byteLength), ids: idArray };
+}
+
+/**
+ * The key of an index in search's memory. An id may be reused once its index
+ * is removed; with its creation time it names one index.
+ */
+function cacheKey(createdAt: number, id: number, dimension: number): string {
+  return `${id}/${createdAt}/${dimension}`;
 }
 
 /** A vector as the bytes of its float32 values, which is how `F32_BLOB` stores it. */

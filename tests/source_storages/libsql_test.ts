@@ -384,3 +384,112 @@ Deno.test("LibSQL gives the space of a deleted chat's indexes back to the disk",
   const after = await onDisk();
   assert.ok(after - empty < (full - empty) / 10, `${after - empty} of ${full - empty} bytes stay`);
 });
+
+Deno.test("LibSQL ranks full text over the chat's documents only: words of other users' documents weigh nothing", async () => {
+  await using root = await tmpLocalRoot();
+  const storage = new LibSQL();
+  const spices = LocalDocument.fromPath(
+    await writeFile(
+      root.path,
+      "spices.md",
+      "# Winter\n\nThe winter loaf holds cardamom, cardamom and cardamom.\n\n" +
+        "# Summer\n\nThe summer loaf holds saffron.\n",
+    ),
+    { id: "spices" },
+  );
+  const params = chatParams("spices", { chunk_size: 20, chunk_overlap: 0 });
+  const textArm = async () => {
+    const { arms } = await storage.rankings([spices], "cardamom or saffron?", params);
+    return arms[0]!.map((source) => source.content);
+  };
+  const alone = await textArm();
+  assert.equal(alone.length, 2, JSON.stringify(alone));
+  assert.match(alone[0]!, /cardamom/);
+
+  // Another user's chat over a document where cardamom is in every paragraph: ranked with
+  // it, cardamom would be a common word and saffron would come first.
+  const cardamom = Array.from({ length: 40 }, (_, i) => `Cardamom note ${i}.`).join("\n\n");
+  const other = LocalDocument.fromPath(await writeFile(root.path, "other.md", cardamom));
+  await storage.store([other], {
+    ...chatParams("other", { chunk_size: 12, chunk_overlap: 0 }),
+    user: "bob",
+  });
+  assert.deepEqual(await textArm(), alone);
+  // A new storage reads the indexes from the database, and ranks the same.
+  assert.deepEqual(
+    (await new LibSQL().rankings([spices], "cardamom or saffron?", params)).arms[0]!
+      .map((source) => source.content),
+    alone,
+  );
+});
+
+Deno.test("LibSQL's vector arm ranks as an exact scan of the chat's stored vectors", async () => {
+  await using root = await tmpLocalRoot();
+  // About 500 chunks over two documents, more than the arm ranks exactly by stored vectors.
+  const documents = await Promise.all(
+    ["a", "b"].map(async (seed) =>
+      LocalDocument.fromPath(await writeFile(root.path, `${seed}.txt`, manyWords(2000, seed)), {
+        id: seed,
+      })
+    ),
+  );
+  const params = chatParams("vectors", { chunk_size: 8, chunk_overlap: 0 });
+  const storage = new LibSQL();
+  await storage.store(documents, params);
+  const client = createClient({ url: `file:${root.path}/libsql/sources.db` });
+  const { rows } = await client.execute(
+    `SELECT i.key, c.ordinal, v.chunk_id, v.embedding FROM rag_vectors_512 v
+      JOIN rag_chunks c ON c.id = v.chunk_id JOIN rag_indexes i ON i.id = c.index_id`,
+  );
+  client.close();
+  assert.ok(rows.length > 400, `${rows.length} chunks`);
+  const embedder = new HashEmbedder();
+  for (const question of ["aword12 aword7", "bword3 bword900 bword41", "nothing at all"]) {
+    const [query] = embedder.embedSync([question]);
+    const exact = rows.map((row) => {
+      const vector = new Float32Array(row.embedding as ArrayBuffer);
+      let dot = 0, norm = 0;
+      vector.forEach((value, i) => (dot += value * query![i]!, norm += value * value));
+      return {
+        id: `${String(row.key).slice(0, 32)}-${row.ordinal}`,
+        chunk: Number(row.chunk_id),
+        distance: 1 - dot / Math.sqrt(norm),
+      };
+    }).sort((a, b) => a.distance - b.distance || a.chunk - b.chunk);
+    const { arms } = await storage.rankings(documents, question, params);
+    const found = arms.at(-1)!.map((source) => source.id);
+    // As many as the arm ranks: the chunks of twice the budget's tokens.
+    assert.equal(found.length, (2 * 1536) / 8);
+    // The same ranking, but for the order of chunks whose distances differ only by rounding.
+    const distance = new Map(exact.map((row) => [row.id, row.distance]));
+    found.forEach((id, i) => {
+      assert.ok(Math.abs(distance.get(id)! - exact[i]!.distance) < 1e-9, `${question}: ${i}`);
+    });
+    assert.equal(new Set(found).size, found.length);
+  }
+});
+
+Deno.test("LibSQL searches the same with too little memory to keep the indexes: it reads them again", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams("small", { chunk_size: 8, chunk_overlap: 2 });
+  await new LibSQL().store([report, guide], params);
+  const url = `file:${root.path}/libsql/sources.db`;
+  const client = createClient({ url });
+  try {
+    const keys = [...(await (await LibSQLBackend.open(client)).links("small")).values()]
+      .map((info) => info.key);
+    const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
+    const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+    const roomy = await (await LibSQLBackend.open(client)).search(keys, query);
+    const tight = await LibSQLBackend.open(client, { searchMemory: 1 });
+    assert.ok(roomy[0]!.length > 0 && roomy[1]!.length > 0);
+    assert.deepEqual(await tight.search(keys, query), roomy);
+    assert.deepEqual(await tight.search(keys, query), roomy);
+    assert.deepEqual(await tight.search([], query), [[], []]);
+    assert.deepEqual(await tight.search(["no-such-index"], query), [[], []]);
+  } finally {
+    client.close();
+  }
+});

@@ -1,0 +1,107 @@
+/**
+ * Searching a chat's indexes in memory, for the storages whose database
+ * cannot rank a chat's chunks alone quickly (LibSQL, LanceDB): each index
+ * kept as FTS5-style postings (`_term_postings.ts`) and 8-bit vector codes
+ * (`_vector_codes.ts`); the full-text arm ranked over the chat's chunks
+ * alone, the vector arm's best candidates by their codes, which the storage
+ * ranks again exactly by their stored vectors ({@linkcode nearestExactly}).
+ * @module
+ */
+import type { SearchQuery } from "../indexing/mod.ts";
+import type { Sized } from "./_search_cache.ts";
+import { rankPostings, TermPostings } from "./_term_postings.ts";
+import { nearestCodes, VectorCodes } from "./_vector_codes.ts";
+
+// How many candidates of the codes the vector arm ranks exactly, per chunk it gives.
+const RERANKED = 2;
+
+/** One index as search keeps it in memory. */
+export interface MemoryIndex extends Sized {
+  terms: TermPostings;
+  codes: VectorCodes;
+}
+
+/**
+ * What search keeps of an index of `texts` and their `vectors` (none when the
+ * index has no vectors of the query's dimension), plus `bytes` more the
+ * caller keeps with it.
+ */
+export async function memoryIndex(
+  texts: readonly string[],
+  vectors: readonly Float32Array[],
+  dimension: number,
+  bytes = 0,
+): Promise<MemoryIndex> {
+  const terms = await TermPostings.build(texts);
+  const codes = VectorCodes.build(vectors, dimension);
+  return { terms, codes, bytes: bytes + terms.bytes + codes.bytes };
+}
+
+/** A chunk of the indexes searched: the index's place in their list, and the chunk's in it. */
+export interface Place {
+  index: number;
+  chunk: number;
+}
+
+/**
+ * The full-text arm's ranking of the indexes' chunks (best `query.limit`),
+ * and the candidates of the vector arm (twice as many, by their codes), to be
+ * ranked by {@linkcode nearestExactly}.
+ */
+export function searchMemory(
+  indexes: readonly MemoryIndex[],
+  query: SearchQuery,
+): { text: Place[]; candidates: Place[] } {
+  const text = rankPostings(indexes.map((index) => index.terms), query.text, query.limit);
+  const candidates = nearestCodes(
+    indexes.map((index) => index.codes),
+    query.vector,
+    RERANKED * query.limit,
+  );
+  return { text: text.map(({ index, chunk }) => ({ index, chunk })), candidates };
+}
+
+/**
+ * The `limit` candidates nearest `query` by the cosine distance of their
+ * stored vectors, as `vector_distance_cos` gives it: nearest first, ties in
+ * the order of `tie`. A candidate without a vector is left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nearestExactly } from "./_memory_search.ts";
+ * const vectors = new Map([[1, Float32Array.of(1, 0)], [2, Float32Array.of(0.6, 0.8)]]);
+ * const nearest = nearestExactly([1, 2, 3], (id) => vectors.get(id), Float32Array.of(0, 1), {
+ *   limit: 5,
+ *   tie: (a, b) => a - b,
+ * });
+ * assert.deepEqual(nearest, [2, 1]);
+ * ```
+ */
+export function nearestExactly<T>(
+  candidates: readonly T[],
+  vectorOf: (candidate: T) => Float32Array | undefined,
+  query: Float32Array,
+  options: { limit: number; tie: (a: T, b: T) => number },
+): T[] {
+  const length = Math.sqrt(query.reduce((sum, value) => sum + value * value, 0));
+  const distances = new Map<T, number>();
+  for (const candidate of candidates) {
+    const vector = vectorOf(candidate);
+    if (vector) distances.set(candidate, cosineDistance(query, length, vector));
+  }
+  return [...distances.keys()]
+    .sort((a, b) => distances.get(a)! - distances.get(b)! || options.tie(a, b))
+    .slice(0, options.limit);
+}
+
+/** The cosine distance of a query of length `length` to a vector. */
+function cosineDistance(query: Float32Array, length: number, vector: Float32Array): number {
+  let dot = 0;
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) {
+    dot += query[i]! * vector[i]!;
+    norm += vector[i]! * vector[i]!;
+  }
+  return length === 0 || norm === 0 ? 1 : 1 - dot / (length * Math.sqrt(norm));
+}

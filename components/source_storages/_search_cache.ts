@@ -1,0 +1,74 @@
+/**
+ * What a storage keeps in memory of its indexes to search them, the least
+ * recently used dropped first once a budget of bytes is spent. An index is
+ * immutable once stored, so an entry stays true until its index is removed,
+ * and then is no longer asked for.
+ * @module
+ */
+
+/** Something kept in a {@linkcode SearchCache}, with what it costs. */
+export interface Sized {
+  /** The bytes it takes in memory. */
+  readonly bytes: number;
+}
+
+/**
+ * Entries by key, within a budget of bytes. The entries a search is using stay
+ * alive while it holds them, whatever the cache drops.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SearchCache } from "./_search_cache.ts";
+ * const cache = new SearchCache<{ bytes: number }>(100);
+ * cache.set("a", { bytes: 60 });
+ * cache.set("b", { bytes: 60 });
+ * assert.equal(cache.get("a"), undefined);
+ * assert.equal(cache.get("b")?.bytes, 60);
+ * ```
+ */
+export class SearchCache<T extends Sized> {
+  /** The most bytes the entries take together (one entry larger than that is kept alone). */
+  readonly budget: number;
+  readonly #entries = new Map<string, T>();
+  #bytes = 0;
+
+  constructor(budget: number) {
+    this.budget = budget;
+  }
+
+  /** The bytes of the entries kept. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The entry under `key`, now the most recently used; undefined when not kept. */
+  get(key: string): T | undefined {
+    const entry = this.#entries.get(key);
+    if (entry) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /** Keeps `entry` under `key`, dropping the least recently used beyond the budget. */
+  set(key: string, entry: T): void {
+    this.delete(key);
+    this.#entries.set(key, entry);
+    this.#bytes += entry.bytes;
+    for (const [oldest, kept] of this.#entries) {
+      if (this.#bytes <= this.budget || oldest === key) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= kept.bytes;
+    }
+  }
+
+  /** Drops the entry under `key`, if any. */
+  delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * SQLite FTS5's BM25, as svc's LibSQL storage ranked with it (the `porter
+ * unicode61 remove_diacritics 2` tokenizer, FTS5's `bm25()` with its
+ * constants), computed in memory over compact postings. The postings of one
+ * stored document are a few typed arrays, with terms as 53-bit hashes of
+ * their stems, so a chat of 100,000 chunks takes about 2 kB a chunk rather
+ * than a map entry per term and document.
+ *
+ * A search ranks the chunks of the indexes it is given, and only those, as
+ * one table: the number of chunks, their mean length and each term's document
+ * frequency are those of the chat's documents, so what other chats and users
+ * stored changes nothing of a chat's ranking (one FTS5 table for the whole
+ * database counted them all).
+ * @module
+ */
+import { queryTerms } from "./_bm25.ts";
+import { porterStem } from "./_porter.ts";
+import { indexAt, startsOf, topPositions } from "./_positions.ts";
+
+// FTS5's bm25() constants.
+const K1 = 1.2;
+const B = 0.75;
+// A posting is the chunk's position times COUNTS plus the term's count in it.
+// A count past COUNTS - 1 (one word 4,096 times in a chunk) is taken as that:
+// BM25 has long stopped growing with the count by then.
+const COUNT_BITS = 12;
+const COUNTS = 2 ** COUNT_BITS;
+const MAX_CHUNKS = Math.floor(2 ** 32 / COUNTS);
+// Chunks tokenized between two turns of the event loop.
+const SLICE = 200;
+// As FTS5's unicode61 tokenizer with remove_diacritics: letters and digits,
+// lower case, without diacritics.
+const TOKEN = /[\p{L}\p{N}]+/gu;
+const MARK = /\p{M}/gu;
+const NON_ASCII = /[^\t\n\r -~]/;
+
+/** The postings of one document's chunks: which chunk holds which term, how often. */
+export class TermPostings {
+  /** The number of chunks. */
+  readonly size: number;
+  /** The number of terms of all chunks together. */
+  readonly totalLength: number;
+  /** The bytes the postings take in memory. */
+  readonly bytes: number;
+  // Term hashes, ascending; the postings of keys[t] are postings[starts[t]..starts[t + 1]].
+  readonly #keys: Float64Array;
+  readonly #starts: Uint32Array;
+  readonly #postings: Uint32Array;
+  readonly #lengths: Uint32Array;
+
+  private constructor(
+    keys: Float64Array,
+    starts: Uint32Array,
+    postings: Uint32Array,
+    lengths: Uint32Array,
+  ) {
+    this.size = lengths.length;
+    this.totalLength = lengths.reduce((sum, length) => sum + length, 0);
+    this.bytes = keys.byteLength + starts.byteLength + postings.byteLength + lengths.byteLength;
+    this.#keys = keys;
+    this.#starts = starts;
+    this.#postings = postings;
+    this.#lengths = lengths;
+  }
+
+  /**
+   * The postings of `texts`, text `i` being chunk `i`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { rankPostings, TermPostings } from "./_term_postings.ts";
+   * const postings = await TermPostings.build(["The secret is Svc!", "Rye bread", "Sourdough"]);
+   * assert.deepEqual(rankPostings([postings], "What is the secret?", 10).map((hit) => hit.chunk), [0]);
+   * ```
+   *
+   * @throws {RangeError} for more chunks than a posting can number
+   */
+  static async build(texts: readonly string[]): Promise<TermPostings> {
+    if (texts.length > MAX_CHUNKS) {
+      throw new RangeError(
+        `Cannot index ${texts.length} chunks of one document: at most ${MAX_CHUNKS}`,
+      );
+    }
+    const lengths = new Uint32Array(texts.length);
+    const lists = new Map<number, number[]>();
+    const stems = new Map<string, number>();
+    for (const [chunk, text] of texts.entries()) {
+      // Other work gets its turn between slices of a large document.
+      if (chunk > 0 && chunk % SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      const counts = new Map<number, number>();
+      for (const token of tokens(text)) {
+        let key = stems.get(token);
+        if (key === undefined) stems.set(token, key = termKey(porterStem(token)));
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        lengths[chunk]!++;
+      }
+      for (const [key, count] of counts) {
+        let list = lists.get(key);
+        if (!list) lists.set(key, list = []);
+        list.push(chunk * COUNTS + Math.min(count, COUNTS - 1));
+      }
+    }
+    const keys = Float64Array.from(lists.keys()).sort();
+    const starts = new Uint32Array(keys.length + 1);
+    let total = 0;
+    keys.forEach((key, t) => {
+      starts[t] = total;
+      total += lists.get(key)!.length;
+    });
+    starts[keys.length] = total;
+    const postings = new Uint32Array(total);
+    keys.forEach((key, t) => postings.set(lists.get(key)!, starts[t]));
+    return new TermPostings(keys, starts, postings, lengths);
+  }
+
+  /** Where the postings of a term lie in {@linkcode TermPostings.postingsOf}'s array; empty when none. */
+  range(key: number): [number, number] {
+    const keys = this.#keys;
+    let low = 0;
+    let high = keys.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (keys[middle]! < key) low = middle + 1;
+      else high = middle;
+    }
+    return low < keys.length && keys[low] === key
+      ? [this.#starts[low]!, this.#starts[low + 1]!]
+      : [0, 0];
+  }
+
+  /** Every posting: chunk times 4096 plus count, grouped by term. */
+  get postingsOf(): Uint32Array {
+    return this.#postings;
+  }
+
+  /** The number of terms of each chunk. */
+  get lengths(): Uint32Array {
+    return this.#lengths;
+  }
+}
+
+/** A chunk found by {@linkcode rankPostings}: its index in the list given, and its own. */
+export interface PostingHit {
+  index: number;
+  chunk: number;
+  score: number;
+}
+
+/**
+ * The best `limit` chunks of the given postings for a query, best first,
+ * ranked as one FTS5 table of only those chunks would rank them for the
+ * query's words (`queryTerms()`) OR-ed. Chunks without a query term are left
+ * out; ties go to the earlier index, then the earlier chunk.
+ */
+export function rankPostings(
+  indexes: readonly TermPostings[],
+  query: string,
+  limit: number,
+): PostingHit[] {
+  const starts = startsOf(indexes);
+  const size = starts[indexes.length]!;
+  if (size === 0) return [];
+  const meanLength = indexes.reduce((sum, index) => sum + index.totalLength, 0) / size || 1;
+  const scores = new Float64Array(size);
+  // Each word is a phrase of its own: two words of one stem count it twice, as in FTS5.
+  for (const term of queryTerms(query)) {
+    const key = termKey(porterStem(term));
+    const ranges = indexes.map((index) => index.range(key));
+    const frequency = ranges.reduce((sum, [from, to]) => sum + to - from, 0);
+    if (frequency === 0) continue;
+    // FTS5 keeps a word in more than half the chunks a little above nothing.
+    const idf = Math.max(1e-6, Math.log((size - frequency + 0.5) / (frequency + 0.5)));
+    const lengthWeight = B / meanLength;
+    ranges.forEach(([from, to], i) => {
+      const { postingsOf: postings, lengths } = indexes[i]!;
+      const offset = starts[i]!;
+      for (let p = from; p < to; p++) {
+        const posting = postings[p]!;
+        const chunk = posting >>> COUNT_BITS;
+        const count = posting & (COUNTS - 1);
+        const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
+        scores[offset + chunk]! += (idf * count * (K1 + 1)) / (count + norm);
+      }
+    });
+  }
+  return topPositions(scores, limit).map((position) => {
+    const index = indexAt(starts, position);
+    return { index, chunk: position - starts[index]!, score: scores[position]! };
+  });
+}
+
+/** The tokens of a text as FTS5's unicode61 tokenizer cuts them (before stemming). */
+function tokens(text: string): string[] {
+  const plain = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARK, "") : text;
+  return plain.toLowerCase().match(TOKEN) ?? [];
+}
+
+/**
+ * A term as a 53-bit number: two 32-bit FNV-1a hashes of its UTF-16 code
+ * units with different primes, so that two terms of a vocabulary share one
+ * about once in 2^53 / (vocabulary size)^2.
+ */
+function termKey(term: string): number {
+  let low = 0x811c9dc5;
+  let high = 0x9dc5811c;
+  for (let i = 0; i < term.length; i++) {
+    const unit = term.charCodeAt(i);
+    low = Math.imul(low ^ unit, 0x01000193);
+    high = Math.imul(high ^ unit, 0x01000f93);
+  }
+  high ^= high >>> 15;
+  high = Math.imul(high, 0x85ebca6b);
+  high ^= high >>> 13;
+  return (high & 0x1fffff) * 2 ** 32 + (low >>> 0);
+}

@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { indexAt, topPositions } from "../../components/source_storages/_positions.ts";
+
+Deno.test("topPositions() gives the best k positions as a full sort would, ties to the lower position", () => {
+  let seed = 1;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (const size of [0, 1, 7, 100, 1000]) {
+    // Rounded, so that there are ties.
+    const scores = Float64Array.from({ length: size }, () => Math.round(random() * 20) / 4);
+    const sorted = [...scores.keys()].filter((i) => scores[i]! > 0)
+      .sort((a, b) => scores[b]! - scores[a]! || a - b);
+    for (const k of [0, 1, 10, 2000]) {
+      assert.deepEqual(topPositions(scores, k), sorted.slice(0, k), `${size}, ${k}`);
+    }
+  }
+});
+
+Deno.test("topPositions() keeps only scores above the floor", () => {
+  const scores = Float64Array.of(-1, 0, -Infinity, 2);
+  assert.deepEqual(topPositions(scores, 10), [3]);
+  assert.deepEqual(topPositions(scores, 10, -Infinity), [3, 1, 0]);
+});
+
+Deno.test("indexAt() finds the list that holds a position, past empty lists", () => {
+  const starts = Uint32Array.of(0, 2, 2, 2, 5);
+  assert.deepEqual([0, 1, 2, 3, 4].map((position) => indexAt(starts, position)), [0, 0, 3, 3, 3]);
+});

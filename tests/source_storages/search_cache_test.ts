@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { SearchCache } from "../../components/source_storages/_search_cache.ts";
+
+Deno.test("SearchCache drops the least recently used entries beyond its budget", () => {
+  const cache = new SearchCache<{ bytes: number }>(100);
+  cache.set("a", { bytes: 40 });
+  cache.set("b", { bytes: 40 });
+  assert.equal(cache.get("a")?.bytes, 40); // now the most recent
+  cache.set("c", { bytes: 40 });
+  assert.equal(cache.get("b"), undefined);
+  assert.ok(cache.get("a") && cache.get("c"));
+  assert.equal(cache.bytes, 80);
+});
+
+Deno.test("SearchCache keeps an entry larger than its budget alone, and replaces an entry under the same key", () => {
+  const cache = new SearchCache<{ bytes: number }>(100);
+  cache.set("a", { bytes: 10 });
+  cache.set("big", { bytes: 500 });
+  assert.equal(cache.get("a"), undefined);
+  assert.equal(cache.bytes, 500);
+  cache.set("big", { bytes: 20 });
+  assert.equal(cache.bytes, 20);
+  cache.delete("big");
+  cache.delete("missing");
+  assert.equal(cache.bytes, 0);
+});

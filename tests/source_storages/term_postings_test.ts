@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { createClient } from "@libsql/client";
+import { queryTerms } from "../../components/source_storages/_bm25.ts";
+import { rankPostings, TermPostings } from "../../components/source_storages/_term_postings.ts";
+import { FIXTURES } from "../test_utils.ts";
+import { LABELLED } from "./_helpers.ts";
+
+const BAKERY = [
+  "The bakery opens at six.",
+  "The winter loaf holds cardamom, and cardamom is its secret.",
+  "Cardamom once.",
+  "Rye bread and the bakery.",
+];
+
+Deno.test("rankPostings() ranks as an FTS5 table of the same chunks: the same chunks, order and scores", async () => {
+  // Paragraphs of a real README and of the fixtures, asked the labelled set's questions.
+  const paragraphs = [
+    await Deno.readTextFile(`${FIXTURES}labelled/commander.md`),
+    await Deno.readTextFile(`${FIXTURES}guide.md`),
+    BAKERY.join("\n\n"),
+  ].flatMap((text) => text.split(/\n\s*\n/)).filter((paragraph) => paragraph.trim() !== "");
+  const questions = [
+    ...JSON.parse(await Deno.readTextFile(`${FIXTURES}labelled/questions.json`)),
+    ...LABELLED,
+  ].map((labelled: { question: string }) => labelled.question);
+  const client = createClient({ url: ":memory:" });
+  try {
+    await client.execute(
+      `CREATE VIRTUAL TABLE chunks USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')`,
+    );
+    await client.batch(
+      paragraphs.map((text) => ({ sql: `INSERT INTO chunks (text) VALUES (?)`, args: [text] })),
+      "write",
+    );
+    const half = Math.floor(paragraphs.length / 2);
+    const postings = [paragraphs.slice(0, half), paragraphs.slice(half)]
+      .map((texts) => TermPostings.build(texts));
+    const built = await Promise.all(postings);
+    for (const question of [...questions, "running runs ran", "Crème brûlée? café!"]) {
+      const terms = queryTerms(question);
+      const { rows } = terms.length === 0 ? { rows: [] } : await client.execute({
+        sql: `SELECT rowid, bm25(chunks) AS score FROM chunks WHERE chunks MATCH ?
+          ORDER BY score, rowid LIMIT 20`,
+        args: [terms.map((term) => `"${term}"`).join(" OR ")],
+      });
+      const found = rankPostings(built, question, 20);
+      assert.deepEqual(
+        found.map(({ index, chunk }) => index * half + chunk + 1),
+        rows.map((row) => Number(row.rowid)),
+        question,
+      );
+      found.forEach((hit, i) => {
+        assert.ok(Math.abs(hit.score + Number(rows[i]!.score)) < 1e-9, question);
+      });
+    }
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("rankPostings() ranks only the chunks it is given: other documents' words weigh nothing", async () => {
+  const chat = await TermPostings.build([
+    "The winter loaf holds cardamom, cardamom and more cardamom.",
+    "The summer loaf holds saffron.",
+  ]);
+  const alone = rankPostings([chat], "cardamom saffron", 10);
+  assert.deepEqual(alone.map((hit) => hit.chunk), [0, 1]);
+  // Ranked with another document full of cardamom, cardamom is common and saffron wins.
+  const other = await TermPostings.build(Array.from({ length: 50 }, () => "cardamom everywhere"));
+  const together = rankPostings([chat, other], "cardamom saffron", 3);
+  assert.deepEqual(together[0], { index: 0, chunk: 1, score: together[0]!.score });
+  assert.deepEqual(rankPostings([chat], "cardamom saffron", 10), alone);
+});
+
+Deno.test("TermPostings counts chunks, terms and its bytes; rankPostings() leaves out chunks without a query word", async () => {
+  const postings = await TermPostings.build(BAKERY);
+  assert.equal(postings.size, 4);
+  // Every word counts in a chunk's length, as in FTS5, the common ones too.
+  assert.equal(postings.totalLength, 5 + 10 + 2 + 5);
+  assert.ok(postings.bytes > 0);
+  assert.deepEqual(rankPostings([postings], "bakery", 10).map((hit) => hit.chunk), [0, 3]);
+  assert.deepEqual(rankPostings([postings], "the", 10), []);
+  assert.deepEqual(rankPostings([], "bakery", 10), []);
+  assert.deepEqual(rankPostings([await TermPostings.build([])], "bakery", 10), []);
+});

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { nearestCodes, VectorCodes } from "../../components/source_storages/_vector_codes.ts";
+
+function randomVectors(count: number, dimension: number, seed: number): Float32Array[] {
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
+  return Array.from({ length: count }, () => Float32Array.from({ length: dimension }, random));
+}
+
+function exactTop(vectors: Float32Array[], query: Float32Array, k: number): number[] {
+  const cosine = (v: Float32Array) => {
+    let dot = 0, norm = 0;
+    v.forEach((x, i) => (dot += x * query[i]!, norm += x * x));
+    return dot / Math.sqrt(norm);
+  };
+  const scores = vectors.map(cosine);
+  return [...scores.keys()].sort((a, b) => scores[b]! - scores[a]!).slice(0, k);
+}
+
+Deno.test("nearestCodes() finds the exact scan's nearest among its candidates, over several documents", () => {
+  for (const dimension of [8, 64, 200]) {
+    const vectors = randomVectors(600, dimension, dimension);
+    const parts = [vectors.slice(0, 250), vectors.slice(250, 250), vectors.slice(250)];
+    const codes = parts.map((part) => VectorCodes.build(part, dimension));
+    for (const [q, query] of randomVectors(20, dimension, 7 * dimension).entries()) {
+      // A sparse query too, as the hash embedder makes for a short question.
+      if (q % 2) query.forEach((_, i) => i % 5 && (query[i] = 0));
+      const found = nearestCodes(codes, query, 30).map(({ index, chunk }) =>
+        chunk + (index === 0 ? 0 : 250)
+      );
+      assert.equal(found.length, 30);
+      for (const nearest of exactTop(vectors, query, 10)) {
+        assert.ok(found.includes(nearest), `${dimension} dimensions, query ${q}`);
+      }
+    }
+  }
+});
+
+Deno.test("nearestCodes() gives nothing for no vectors, and a zero vector is nearest nothing", () => {
+  assert.deepEqual(nearestCodes([], Float32Array.of(1, 0), 5), []);
+  assert.deepEqual(nearestCodes([VectorCodes.build([], 2)], Float32Array.of(1, 0), 5), []);
+  const codes = VectorCodes.build([Float32Array.of(0, 0), Float32Array.of(-1, 0)], 2);
+  assert.deepEqual(nearestCodes([codes], Float32Array.of(1, 0), 1), [{ index: 0, chunk: 0 }]);
+  assert.deepEqual(nearestCodes([codes], Float32Array.of(1, 0), 0), []);
+  assert.equal(codes.size, 2);
+  assert.equal(codes.bytes, 4 + 2 * 4);
+});
