@@ -1,11 +1,11 @@
 /**
- * Reading a PDF's pages on several workers at once: each opens the document and reads one run of
- * its pages, and sends back their text items, packed, for the calling thread to lay out, since
- * the running headers and footers are found across all pages.
+ * Reading a PDF's pages on several threads at once: the calling thread and each worker open the
+ * document and read one run of its pages, the workers sending back their text items, packed, for
+ * the calling thread to lay out, since the running headers and footers are found across all pages.
  * @module
  */
 import type { PdfTextItem } from "./_pdf_layout.ts";
-import type { PdfPart, PdfPartItems } from "./_pdfjs.ts";
+import { type PdfPart, type PdfPartItems, readPdfItems } from "./_pdfjs.ts";
 
 /** What a worker is asked: the document, and which part of its pages to read. */
 export interface PdfPartJob extends PdfPart {
@@ -68,7 +68,7 @@ export function unpackPart({ strings, numbers, counts }: PackedPart): PdfTextIte
 
 /** Options of {@linkcode readPdfItemsSplit}. */
 export interface SplitOptions {
-  /** How many workers read the pages. */
+  /** How many runs the pages are read in: the first on the calling thread, each other on a worker. */
   parts: number;
   /**
    * The main module of the workers.
@@ -78,9 +78,10 @@ export interface SplitOptions {
 }
 
 /**
- * Reads the text items of every page of a PDF on `parts` workers, each started for this document
- * and ended when it is read or fails. Rejects with the first error of a worker, an `Error` of the
- * same name and message as pdfjs's, or with the error that ended a worker.
+ * Reads the text items of every page of a PDF in `parts` runs: the first on the calling thread,
+ * which would otherwise wait, and each other on a worker started for this document and ended when
+ * it is read or fails. Rejects with the first error, pdfjs's own on the calling thread, an `Error`
+ * of the same name and message as pdfjs's from a worker, or the error that ended a worker.
  */
 export async function readPdfItemsSplit(
   bytes: Uint8Array,
@@ -89,6 +90,7 @@ export async function readPdfItemsSplit(
   const workers: Worker[] = [];
   try {
     const replies = await Promise.all(Array.from({ length: parts }, (_, part) => {
+      if (part === 0) return readPdfItems(bytes, { part, parts }).then(packPart);
       const worker = main
         ? new Worker(main, { type: "module" })
         : new Worker(new URL("./_pdf_worker.ts", import.meta.url), { type: "module" });

@@ -37,10 +37,11 @@ export const pdfHandler: DocumentHandler = {
 /** Options of {@linkcode readPdfPages}. */
 export interface ReadPdfOptions {
   /**
-   * How many workers read the pages, each one run of them, each started for this document and
-   * ended with it; 0 reads them on the calling thread. Each worker loads pdfjs and opens the
-   * document again, so a split costs more processor time and memory in all, and is quicker only
-   * for a long document on cores that would otherwise be idle (`bench/pdf_bench.ts` measures it).
+   * How many workers read the pages beside the calling thread, each one run of them, each started
+   * for this document and ended with it; 0 reads them all on the calling thread. Each worker loads
+   * pdfjs and opens the document again, so a split costs more processor time and memory in all,
+   * and is quicker only for a long document on cores that would otherwise be idle
+   * (`bench/pdf_bench.ts` measures it).
    * @default {0}
    */
   workers?: number;
@@ -55,7 +56,7 @@ export interface ReadPdfOptions {
  * import assert from "node:assert/strict";
  * import { readPdfPages } from "./pdf.ts";
  * const bytes = await Deno.readFile("tests/fixtures/report.pdf");
- * const pages = await readPdfPages(bytes, "report.pdf", { workers: 2 });
+ * const pages = await readPdfPages(bytes, "report.pdf", { workers: 1 });
  * assert.deepEqual(pages, await readPdfPages(bytes, "report.pdf", { workers: 0 }));
  * ```
  */
@@ -78,7 +79,7 @@ export async function readPdfPages(
   const { workers = 0 } = options;
   try {
     const items = workers > 0
-      ? await readPdfItemsSplit(bytes, { parts: workers })
+      ? await readPdfItemsSplit(bytes, { parts: workers + 1 })
       : (await readPdfItems(bytes)).pages;
     return pageTexts(items).map((text, i) => ({ text, number: i + 1 }));
   } catch (error) {
