@@ -10,7 +10,9 @@
  * asks about) and the text of the chunks stored on it (a chunk over two pages
  * counts for both; a document without pages is one page), read from the
  * index backend once per set of indexes and kept in memory, within a bound:
- * indexes never change under their key, so nothing kept goes stale.
+ * indexes never change under their key, so nothing kept goes stale. A set of
+ * indexes too large to read and index in about a second (more than
+ * `maxSetChars` characters, some 3,000 passages) is searched without its pages.
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
@@ -24,10 +26,18 @@ export interface PageSearchOptions {
    * @default {32 * 1024 * 1024}
    */
   maxChars?: number;
+  /**
+   * The most characters of page text of one set of indexes: a larger set is
+   * ranked without its pages.
+   * @default {4 * 1024 * 1024}
+   */
+  maxSetChars?: number;
 }
 
 /** How many pages deep a page ranking goes: far past any budget's sources. */
 const PAGE_DEPTH = 200;
+/** Characters of page text indexed between two turns of the event loop: a few milliseconds. */
+const YIELD_CHARS = 64 * 1024;
 /** The most words of a question searched for: a follow-up carries the questions before it. */
 const MAX_QUERY_WORDS = 64;
 
@@ -38,7 +48,8 @@ export interface Index {
 }
 
 interface Pages {
-  database: DatabaseSync;
+  /** None when the set was too large to index. */
+  database?: DatabaseSync;
   chars: number;
 }
 
@@ -65,12 +76,14 @@ interface Pages {
  */
 export class PageSearch {
   readonly #maxChars: number;
+  readonly #maxSetChars: number;
   // Most recently used last.
   readonly #sets = new Map<string, Promise<Pages>>();
   readonly #chars = new Map<string, number>();
 
   constructor(options: PageSearchOptions = {}) {
     this.#maxChars = options.maxChars ?? 32 * 1024 * 1024;
+    this.#maxSetChars = options.maxSetChars ?? 4 * 1024 * 1024;
   }
 
   /**
@@ -90,8 +103,9 @@ export class PageSearch {
     const sorted = [...indexes].sort((a, b) =>
       a.key.localeCompare(b.key) || a.name.localeCompare(b.name)
     );
-    const pages = await this.#pages(sorted, load);
-    const rows = pages.database.prepare(
+    const { database } = await this.#pages(sorted, load);
+    if (!database) return ranks;
+    const rows = database.prepare(
       "SELECT page FROM pages WHERE pages MATCH ? ORDER BY bm25(pages), rowid LIMIT ?",
     ).all(words.map((word) => `"${word}"`).join(" OR "), PAGE_DEPTH);
     rows.forEach((row, rank) => ranks.set(String(row.page), rank));
@@ -101,7 +115,7 @@ export class PageSearch {
   /** Closes every page database kept. */
   close(): void {
     for (const pages of this.#sets.values()) {
-      pages.then(({ database }) => database.close(), () => {});
+      pages.then(({ database }) => database?.close(), () => {});
     }
     this.#sets.clear();
     this.#chars.clear();
@@ -116,7 +130,7 @@ export class PageSearch {
     if (pages) {
       this.#sets.delete(id);
     } else {
-      pages = build(indexes, load);
+      pages = build(indexes, load, this.#maxSetChars);
       // A failed read is not kept: the next question reads again.
       pages.then((built) => this.#kept(id, built.chars), () => this.#forget(id));
     }
@@ -138,7 +152,7 @@ export class PageSearch {
     const pages = this.#sets.get(id);
     this.#sets.delete(id);
     this.#chars.delete(id);
-    pages?.then(({ database }) => database.close(), () => {});
+    pages?.then(({ database }) => database?.close(), () => {});
   }
 }
 
@@ -185,12 +199,17 @@ export function rankByPages<T extends Pick<StoredChunk, "key" | "pageNumbers">>(
 async function build(
   indexes: readonly Index[],
   load: (key: string) => Promise<readonly StoredChunk[]>,
+  maxChars: number,
 ): Promise<Pages> {
   const texts = new Map<string, string[]>();
+  let chars = 0;
   for (const { key, name } of indexes) {
     // "semver-guide.pptx" as "semver guide"
     const title = name.replace(/\.[^.]*$/, "").replace(/[-_.]+/g, " ");
     for (const chunk of await load(key)) {
+      chars += chunk.text.length;
+      // Kept, so that the next question does not read it all again.
+      if (chars > maxChars) return { chars: 0 };
       for (const id of pageIdsOf(chunk)) {
         let parts = texts.get(id);
         if (!parts) texts.set(id, parts = [title]);
@@ -204,12 +223,16 @@ async function build(
       "CREATE VIRTUAL TABLE pages USING fts5(text, page UNINDEXED, tokenize = 'porter unicode61')",
     );
     const insert = database.prepare("INSERT INTO pages (text, page) VALUES (?, ?)");
-    let chars = 0;
     database.exec("BEGIN");
+    let since = 0;
     for (const [id, parts] of texts) {
       const text = parts.join("\n\n");
-      chars += text.length;
       insert.run(text, id);
+      // Other requests get their turn between slices of a large set.
+      if ((since += text.length) > YIELD_CHARS) {
+        since = 0;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
     }
     database.exec("COMMIT");
     return { database, chars };

@@ -80,7 +80,7 @@ Deno.test("pages are read once per set of indexes, and again once dropped past t
   kept.close();
 
   // Room for one set only: searching another drops the first.
-  const small = new PageSearch({ maxChars: 150 });
+  const small = new PageSearch({ maxChars: 100 });
   const counted = loader({ kitchen: KITCHEN, other: [chunk("other", 0, [1], "bread")] });
   await small.rank(kitchen, "bread", counted.load);
   await small.rank([{ key: "other", name: "o.pdf" }], "bread", counted.load);
@@ -111,4 +111,18 @@ Deno.test("a question without words, or words no page holds, ranks no page", asy
   // Words that read as FTS5 syntax are searched as words.
   assert.equal((await search.rank(kitchen, 'NEAR(cake) OR "pie" *', load)).size, 0);
   search.close();
+});
+
+Deno.test("a set of indexes too large to index soon is ranked without its pages, and read once", async () => {
+  const search = new PageSearch({ maxSetChars: 60 });
+  const { load, reads } = loader({ kitchen: KITCHEN });
+  const kitchen = [{ key: "kitchen", name: "k.pdf" }];
+  assert.equal((await search.rank(kitchen, "freeze bread", load)).size, 0);
+  assert.equal((await search.rank(kitchen, "fish", load)).size, 0);
+  assert.deepEqual(reads, ["kitchen"]);
+  // Within the bound, the same pages are ranked.
+  const roomy = new PageSearch({ maxSetChars: 1000 });
+  assert.equal((await roomy.rank(kitchen, "freeze bread", load)).size, 2);
+  search.close();
+  roomy.close();
 });
