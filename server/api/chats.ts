@@ -116,7 +116,9 @@ export function chatRoutes(): Hono<ApiEnv> {
     const { documents } = await jsonBody(c, ChatDocuments);
     const record = await deps.database.getChat(user, c.req.param("id"));
     const chat = await coreChat(deps, user, record);
-    const rows = await deps.database.getDocuments(user, documents.map((d) => d.id));
+    const stored = await deps.database.getDocuments(user, documents.map((d) => d.id));
+    // An upload another replica received is read from this replica's copy.
+    const rows = await deps.database.localFiles?.(stored) ?? stored;
     const added = rows.map((row) => new (deps.document ?? LocalDocument)(row));
     return await runPrepare(c, async (options) => {
       // Only the new documents are stored; the chat's links to them are kept once they all are.
