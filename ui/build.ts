@@ -7,7 +7,7 @@
  * and the style sheet; a module the app imports with `import()` (the PDF
  * view, with pdf.js) is a chunk of its own, loaded when it is first used,
  * and pdf.js's worker is a file of its own, which that chunk finds by the
- * name the build gives it (`SVC_PDF_WORKER`).
+ * name the build gives it (`PDF_WORKER_FILE`).
  *
  * Run it after changing `ui/`: `deno task build:ui`. A test rebuilds in
  * memory and fails when the committed module is stale.
@@ -70,7 +70,7 @@ export async function buildUi(): Promise<UiBuild> {
       chunkNames: "chunk-[hash]",
       splitting: true,
       metafile: true,
-      define: { SVC_PDF_WORKER: JSON.stringify(worker.name) },
+      define: { PDF_WORKER_FILE: JSON.stringify(worker.name) },
       jsx: "automatic",
       jsxImportSource: "preact",
     });
@@ -140,6 +140,16 @@ function staticImports(metafile: esbuild.Metafile, name: string): string[] {
   return [...found];
 }
 
+/**
+ * A bundle's text as a string literal of the generated module. The
+ * bundle's own `import.meta` (pdf.js has some) is data there, not the
+ * module's code, so it is written with its dot escaped: the checks that scan
+ * the program's code for `import.meta` then do not take it for the module's.
+ */
+function dataString(text: string): string {
+  return JSON.stringify(text).replaceAll("import.meta", "import\\u002emeta");
+}
+
 /** The source of `server/ui_assets.ts` for a build. */
 export function assetsModule(build: UiBuild): string {
   const assets = build.assets.map((asset) =>
@@ -147,7 +157,7 @@ export function assetsModule(build: UiBuild): string {
       "  {",
       `    name: ${JSON.stringify(asset.name)},`,
       `    contentType: ${JSON.stringify(asset.contentType)},`,
-      `    body: ${JSON.stringify(asset.body)},`,
+      `    body: ${dataString(asset.body)},`,
       "  },",
     ].join("\n")
   );

@@ -3,16 +3,16 @@
  * source's passage is marked. pdf.js is large, so this module is loaded only
  * when a PDF is opened: the build makes it a chunk of its own, and pdf.js's
  * worker a file of its own next to it, which the build names in
- * `SVC_PDF_WORKER`.
+ * `PDF_WORKER_FILE`.
  * @module
  */
 import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy, TextLayer } from "pdfjs-dist";
 import { findPassage } from "./passage.ts";
 
 /** The file name of pdf.js's worker, next to this chunk; set by the build. */
-declare const SVC_PDF_WORKER: string;
+declare const PDF_WORKER_FILE: string;
 
-GlobalWorkerOptions.workerSrc = new URL(SVC_PDF_WORKER, import.meta.url).href;
+GlobalWorkerOptions.workerSrc = new URL(PDF_WORKER_FILE, import.meta.url).href;
 
 /** An open PDF, and how to close it (which ends its work in the worker). */
 export interface PdfDocument {

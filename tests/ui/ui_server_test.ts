@@ -51,7 +51,11 @@ Deno.test("the UI server answers /health", async () => {
 });
 
 Deno.test("the UI server serves each hashed asset for good, gzipped when asked", async () => {
-  assert.equal(UI_ASSETS.length, 2);
+  // The entry script, the style sheet, the chunks loaded on demand, and pdf.js's worker.
+  const names = UI_ASSETS.map((asset) => asset.name);
+  assert.ok(names.includes(UI_ENTRY.script) && names.includes(UI_ENTRY.style));
+  assert.ok(names.some((name) => /^chunk-[A-Z0-9]+\.js$/.test(name)), "chunks");
+  assert.ok(names.some((name) => /^pdf\.worker-[A-Z0-9]+\.js$/.test(name)), "the worker");
   for (const asset of UI_ASSETS) {
     const response = await app.request(`${ASSETS_PATH}${asset.name}`);
     assert.equal(response.status, 200);
