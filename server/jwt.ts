@@ -6,7 +6,7 @@
  * expired.
  * @module
  */
-import { errors, jwtVerify, SignJWT } from "jose";
+import { errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
 import { SvcError } from "../components/core/errors.ts";
 
 /** The shortest signing secret svc takes, in bytes: HS256's own key size. */
@@ -82,6 +82,11 @@ export interface VerifyJwtOptions<Claim extends string> {
  * audience of `options.kind`, with an expiry that has not come at
  * `options.now`, and each of `options.claims` a string.
  *
+ * A token whose signature, type and audience were checked once is not checked again while it is
+ * among the last {@linkcode VERIFIED_TOKENS} checked with the same key: a bearer sends the same
+ * token with every request, and checking its signature cost more than the rest of authenticating
+ * it. Its expiry and claims are read again every time.
+ *
  * @throws {SvcError} 401 `The <name> has expired: <whenExpired>` for an
  * expired token, else `The <name> is not valid`
  */
@@ -91,13 +96,10 @@ export async function verifyJwt<Claim extends string>(
   options: VerifyJwtOptions<Claim>,
 ): Promise<Record<Claim, string>> {
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: ["HS256"],
-      typ: options.kind.type,
-      audience: options.kind.audience,
-      currentDate: options.now,
-      requiredClaims: ["exp", "aud"],
-    });
+    const payload = await verifiedPayload(token, key, options);
+    if (typeof payload.exp !== "number" || payload.exp * 1000 <= options.now.getTime()) {
+      throw new errors.JWTExpired('"exp" claim timestamp check failed', payload, "exp");
+    }
     const missing = options.claims.filter((claim) => typeof payload[claim] !== "string");
     if (missing.length > 0) throw new Error(`the token lacks ${missing.join(" and ")}`);
     return Object.fromEntries(options.claims.map((claim) => [claim, payload[claim]])) as Record<
@@ -110,4 +112,36 @@ export async function verifyJwt<Claim extends string>(
       : "is not valid";
     throw new SvcError(`The ${options.name} ${reason}`, { status: 401, cause: error });
   }
+}
+
+/** How many tokens whose signature was checked are remembered, per key. */
+export const VERIFIED_TOKENS = 1024;
+
+/** The payloads of the tokens checked with each key, by type, audience and token. */
+const verified = new WeakMap<Uint8Array, Map<string, JWTPayload>>();
+
+/**
+ * The payload of a token whose signature, type and audience are right; its expiry is left to the
+ * caller. Remembered once checked, the oldest forgotten first.
+ */
+async function verifiedPayload(
+  token: string,
+  key: Uint8Array,
+  { kind, now }: { kind: TokenKind; now: Date },
+): Promise<JWTPayload> {
+  let tokens = verified.get(key);
+  if (!tokens) verified.set(key, tokens = new Map());
+  const id = `${kind.type}\n${kind.audience}\n${token}`;
+  const known = tokens.get(id);
+  if (known) return known;
+  const { payload } = await jwtVerify(token, key, {
+    algorithms: ["HS256"],
+    typ: kind.type,
+    audience: kind.audience,
+    currentDate: now,
+    requiredClaims: ["exp", "aud"],
+  });
+  tokens.set(id, payload);
+  if (tokens.size > VERIFIED_TOKENS) tokens.delete(tokens.keys().next().value!);
+  return payload;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import { SvcError } from "../../components/core/errors.ts";
-import { hmacKey, signJwt, verifyJwt } from "../../server/jwt.ts";
+import { hmacKey, signJwt, VERIFIED_TOKENS, verifyJwt } from "../../server/jwt.ts";
 
 const key = hmacKey("k".repeat(32));
 const issued = new Date("2026-01-01T00:00:00Z");
@@ -80,4 +80,44 @@ Deno.test("hmacKey() refuses a secret shorter than 32 bytes, naming it", () => {
   );
   // Bytes, not characters: 16 two-byte characters make 32 bytes.
   assert.equal(hmacKey("é".repeat(16)).length, 32);
+});
+
+Deno.test("verifyJwt() refuses a token it checked before once it expires, and with another key or kind", async () => {
+  const token = await signJwt({ user: "ada" }, key, sign);
+  assert.deepEqual(await verifyJwt(token, key, { ...options, now: later(1) }), { user: "ada" });
+  assert.deepEqual(await verifyJwt(token, key, { ...options, now: later(2) }), { user: "ada" });
+  await assert.rejects(
+    verifyJwt(token, key, { ...options, now: later(61) }),
+    refused("The test token has expired: ask again"),
+  );
+  await assert.rejects(
+    verifyJwt(token, hmacKey("o".repeat(32)), { ...options, now: later(1) }),
+    refused("The test token is not valid"),
+  );
+  await assert.rejects(
+    verifyJwt(token, key, { ...options, kind: { ...kind, audience: "other" }, now: later(1) }),
+    refused("The test token is not valid"),
+  );
+  await assert.rejects(
+    verifyJwt(token, key, { ...options, claims: ["user", "sid"], now: later(1) }),
+    refused("The test token is not valid"),
+  );
+});
+
+Deno.test("verifyJwt() remembers at most VERIFIED_TOKENS tokens, the oldest forgotten first", async () => {
+  const tokens = [];
+  for (let i = 0; i <= VERIFIED_TOKENS; i++) {
+    tokens.push(await signJwt({ user: `user${i}` }, key, sign));
+  }
+  for (const [i, token] of tokens.entries()) {
+    assert.deepEqual(await verifyJwt(token, key, { ...options, now: later(1) }), {
+      user: `user${i}`,
+    });
+  }
+  // Each is still checked as a whole, remembered or not.
+  for (const [i, token] of tokens.entries()) {
+    assert.deepEqual(await verifyJwt(token, key, { ...options, now: later(3) }), {
+      user: `user${i}`,
+    });
+  }
 });
