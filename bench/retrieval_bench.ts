@@ -1,7 +1,7 @@
 /**
- * Retrieval at scale: LibSQL (svc's BM25 and vector codes in memory, the best
- * candidates ranked exactly by the stored vectors, fused) and LanceDB (its
- * full-text index and an exact vector scan, fused) next to references that do
+ * Retrieval at scale: LibSQL and LanceDB (each searching the chat's chunks in
+ * memory: BM25 postings and vector codes, the codes' best candidates ranked
+ * exactly by the stored vectors, the arms fused) next to references that do
  * the least of the same job, measured in the same run on the same chunks.
  *
  * For each size it writes synthetic documents (Zipf-distributed pseudo-words)
@@ -56,9 +56,10 @@ const embedder = new HashEmbedder();
  * it stored.
  */
 const STORAGES: Record<string, (folder: string) => IndexedSourceStorage> = {
-  // svc's BM25 and vector codes in memory (see _libsql_backend.ts).
+  // FTS5's BM25 and vector codes in memory (see _libsql_backend.ts).
   LibSQL: (folder) => new LibSQL({ embedder, url: `file:${folder}/libsql/sources.db` }),
-  // Full-text index and an exact vector scan; no ANN index (see _lancedb_backend.ts).
+  // svc's BM25 and vector codes in memory (see _lancedb_backend.ts); a new LanceDB shares the
+  // process's open folder, and what it keeps in memory.
   LanceDB: (folder) => new LanceDB({ embedder, path: `${folder}/lancedb` }),
 };
 

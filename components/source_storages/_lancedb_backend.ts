@@ -4,17 +4,21 @@
  * index) and `chunks_<dimension>` (text, pages and vector of each chunk, with
  * a full-text index on the text and a B-tree on the index key).
  *
- * Both arms are LanceDB's own: its full-text search (BM25, with stemming and
- * stop words) and an exact vector scan, each restricted to the chat's indexes
- * by a `key IN (...)` prefilter that the B-tree answers.
+ * A search ranks the chat's chunks, and only those, in memory
+ * (`_memory_search.ts`): what it needs of each index (the chunks' texts and
+ * vectors) is read once and kept, within a budget, as svc's BM25 postings and
+ * 8-bit vector codes. The full-text arm is svc's own BM25, as Chroma's:
+ * LanceDB's full-text search, with its own words, ranked the repository's
+ * labelled set worse (MRR 0.62 against 0.72), and its term statistics are the
+ * whole table's. The vector arm ranks the codes' best candidates exactly by
+ * their stored vectors; LanceDB's exact scan of a chat's vectors took 350 ms
+ * for 100,000 of them.
  *
  * No ANN (IVF-PQ) index, on purpose. Measured on 2 cores, 100,000 vectors of
  * 512 dimensions: training one took 120 to 145 s, which is no wait to put
- * behind an upload; the exact scan of a chat of 1% of them took 7 ms and of
- * all of them about 400 ms; and an ANN index over all chats answers a chat's
- * query from the partitions nearest the query, which mostly hold other chats'
- * chunks (see `_libsql_backend.ts` for the same finding with libSQL). So the
- * vector arm is exact: its recall is 1.
+ * behind an upload; and an ANN index over all chats answers a chat's query
+ * from the partitions nearest the query, which mostly hold other chats'
+ * chunks (see `_libsql_backend.ts` for the same finding with libSQL).
  *
  * LanceDB has no transactions: the writes of one process go one at a time
  * (`SerialBackend`, which also keeps the links), which makes storing an index
@@ -24,8 +28,15 @@
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import { bm25Search } from "./_bm25.ts";
-import { Bm25Cache } from "./_bm25_cache.ts";
+import {
+  type MemoryIndex,
+  memoryIndex,
+  nearestExactly,
+  type Place,
+  searchMemory,
+} from "./_memory_search.ts";
+import { DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
+import { SVC_BM25 } from "./_term_postings.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -53,6 +64,8 @@ const WRITES_PER_COMPACTION = 32;
 // any search, so that none loses its files midway.
 const KEEP_VERSIONS_MS = 60_000;
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
+// Indexes read from the table at a time, when a search first needs them.
+const LOADED_INDEXES = 16;
 
 /** The tables of an open LanceDB folder. */
 export class LanceDBBackend extends SerialBackend {
@@ -60,7 +73,7 @@ export class LanceDBBackend extends SerialBackend {
   readonly #modules: LanceModules;
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
-  readonly #bm25 = new Bm25Cache();
+  readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY);
 
   private constructor(db: Lance.Connection, modules: LanceModules) {
     super();
@@ -104,43 +117,83 @@ export class LanceDBBackend extends SerialBackend {
     // Made by the first index of its dimension: none yet, nothing to find.
     if (!this.#tables.has(name) && !(await this.#db.tableNames()).includes(name)) return [[], []];
     const chunks = await this.#table(name);
-    const filter = `key IN (${keys.map(literal).join(", ")})`;
 
-    // svc's own BM25, as Chroma's: LanceDB's full-text search, with its own words, ranked
-    // the repository's labelled set worse (MRR 0.62 against 0.72 of the same BM25 as LibSQL's).
     query.signal?.throwIfAborted();
-    const indexes = await Promise.all(
-      keys.map((key) => this.#bm25.get(key, () => this.#texts(key))),
+    const indexes = await this.#searchable(chunks, keys, query.vector.length);
+    const { text, candidates } = searchMemory(indexes, query);
+    const placeOf = ({ index, chunk }: Place) => ({
+      key: keys[index]!,
+      ordinal: indexes[index]!.ordinals[chunk]!,
+    });
+    query.signal?.throwIfAborted();
+    const rows = await this.#rowsAt(chunks, [...text, ...candidates].map(placeOf));
+    const rowAt = (place: ChunkPlace) => rows.get(`${place.ordinal}/${place.key}`);
+    const nearest = nearestExactly(
+      candidates.map(placeOf),
+      (place) => rowAt(place)?.vector.toArray(),
+      query.vector,
+      // Ties in the order of the chunks, so that a search gives the same on every run.
+      { limit: query.limit, tie: (a, b) => a.key.localeCompare(b.key) || a.ordinal - b.ordinal },
     );
-    const hits = bm25Search(indexes, query.text, query.limit);
-    const ordinals = new Map<string, number[]>();
-    for (const hit of hits) {
-      const key = keys[hit.index]!;
-      ordinals.set(key, [...ordinals.get(key) ?? [], hit.text]);
-    }
-    const found = new Map<string, Row>();
-    for (const [key, wanted] of ordinals) {
-      const rows = await chunks.query()
-        .where(`key = ${literal(key)} AND ordinal IN (${wanted.join(", ")})`)
-        .select(CHUNK_COLUMNS).toArray();
-      for (const row of rows) found.set(`${key}-${row.ordinal}`, row);
-    }
-    const text = hits.map((hit) => found.get(`${keys[hit.index]}-${hit.text}`))
-      .filter((row) => row !== undefined);
-    query.signal?.throwIfAborted();
-    const vector = await chunks.vectorSearch(query.vector).distanceType("cosine")
-      .where(filter).limit(query.limit).select([...CHUNK_COLUMNS, "_distance"]).toArray();
-
-    // Ties in the order of the chunks, so that a search gives the same on every run.
-    const byPlace = (a: Row, b: Row) =>
-      String(a.key).localeCompare(String(b.key)) || Number(a.ordinal) - Number(b.ordinal);
-    vector.sort((a, b) => Number(a._distance) - Number(b._distance) || byPlace(a, b));
-    return [text.map(chunkOf), vector.map(chunkOf)];
+    // A chunk of an index removed meanwhile (its last chat deleted) is left out.
+    const chunksAt = (places: ChunkPlace[]) => places.flatMap((place) => rowAt(place) ?? []);
+    return [chunksAt(text.map(placeOf)).map(chunkOf), chunksAt(nearest).map(chunkOf)];
   }
 
-  /** The texts of an index's chunks, by ordinal. */
-  async #texts(key: string): Promise<string[]> {
-    return (await this.chunks(key)).map((chunk) => chunk.text);
+  /**
+   * What search reads of the indexes under `keys`, from memory, the indexes
+   * not there yet read from the table (and kept, within the budget). An index
+   * not found has no chunks, and is not kept.
+   */
+  async #searchable(
+    chunks: Lance.Table,
+    keys: readonly string[],
+    dimension: number,
+  ): Promise<Searchable[]> {
+    const held = new Map<string, Searchable>();
+    const missing = [...new Set(keys)].filter((key) => {
+      const entry = this.#memory.get(`${dimension}/${key}`);
+      if (entry) held.set(key, entry);
+      return !entry;
+    });
+    for (let start = 0; start < missing.length; start += LOADED_INDEXES) {
+      const group = missing.slice(start, start + LOADED_INDEXES);
+      const rows = await chunks.query().where(`key IN (${group.map(literal).join(", ")})`)
+        .select(["key", "ordinal", "text", "vector"]).toArray();
+      for (const key of group) {
+        const own = rows.filter((row) => row.key === key)
+          .sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
+        const ordinals = Uint32Array.from(own, (row) => Number(row.ordinal));
+        const entry = {
+          ...await memoryIndex({
+            texts: own.map((row) => String(row.text)),
+            vectors: own.map((row) => row.vector.toArray() as Float32Array),
+            dimension,
+            flavour: SVC_BM25,
+            bytes: ordinals.byteLength,
+          }),
+          ordinals,
+        };
+        held.set(key, entry);
+        if (own.length > 0) this.#memory.set(`${dimension}/${key}`, entry);
+      }
+    }
+    return keys.map((key) => held.get(key)!);
+  }
+
+  /** The rows of the chunks at `places`, with their vectors, by ordinal and key. */
+  async #rowsAt(chunks: Lance.Table, places: readonly ChunkPlace[]): Promise<Map<string, Row>> {
+    const ordinals = new Map<string, Set<number>>();
+    for (const { key, ordinal } of places) {
+      if (!ordinals.has(key)) ordinals.set(key, new Set());
+      ordinals.get(key)!.add(ordinal);
+    }
+    if (ordinals.size === 0) return new Map();
+    const where = [...ordinals].map(([key, wanted]) =>
+      `(key = ${literal(key)} AND ordinal IN (${[...wanted].join(", ")}))`
+    ).join(" OR ");
+    const rows = await chunks.query().where(where).select([...CHUNK_COLUMNS, "vector"]).toArray();
+    return new Map(rows.map((row) => [`${row.ordinal}/${row.key}`, row]));
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -321,6 +374,17 @@ export class LanceDBBackend extends SerialBackend {
 
 // deno-lint-ignore no-explicit-any
 type Row = Record<string, any>;
+
+/** Where a chunk is: its index's key and its ordinal. */
+interface ChunkPlace {
+  key: string;
+  ordinal: number;
+}
+
+/** One index as search keeps it in memory, with its chunks' ordinals. */
+interface Searchable extends MemoryIndex {
+  ordinals: Uint32Array;
+}
 
 /** A string as an SQL literal of LanceDB's filters (DataFusion: quotes doubled). */
 function literal(value: string): string {

@@ -36,7 +36,8 @@ import {
   type Place,
   searchMemory,
 } from "./_memory_search.ts";
-import { SearchCache } from "./_search_cache.ts";
+import { DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
+import { FTS5 } from "./_term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -52,8 +53,6 @@ const BATCH_ROWS = 200;
 const SCHEMA_VERSION = "1";
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
-/** The default budget of memory for searching, in bytes: a chat of about 150,000 chunks. */
-export const DEFAULT_SEARCH_MEMORY = 512 * 1024 * 1024;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -533,7 +532,11 @@ async function searchable(
   dimension: number,
 ): Promise<Searchable> {
   const idArray = Float64Array.from(ids);
-  return { ...await memoryIndex(texts, vectors, dimension, idArray.byteLength), ids: idArray };
+  const bytes = idArray.byteLength;
+  return {
+    ...await memoryIndex({ texts, vectors, dimension, flavour: FTS5, bytes }),
+    ids: idArray,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Searching a chat's indexes in memory, for the storages whose database
  * cannot rank a chat's chunks alone quickly (LibSQL, LanceDB): each index
- * kept as FTS5-style postings (`_term_postings.ts`) and 8-bit vector codes
+ * kept as BM25 postings (`_term_postings.ts`) and 8-bit vector codes
  * (`_vector_codes.ts`); the full-text arm ranked over the chat's chunks
  * alone, the vector arm's best candidates by their codes, which the storage
  * ranks again exactly by their stored vectors ({@linkcode nearestExactly}).
@@ -9,7 +9,7 @@
  */
 import type { SearchQuery } from "../indexing/mod.ts";
 import type { Sized } from "./_search_cache.ts";
-import { rankPostings, TermPostings } from "./_term_postings.ts";
+import { type Bm25Flavour, rankPostings, TermPostings } from "./_term_postings.ts";
 import { nearestCodes, VectorCodes } from "./_vector_codes.ts";
 
 // How many candidates of the codes the vector arm ranks exactly, per chunk it gives.
@@ -21,18 +21,26 @@ export interface MemoryIndex extends Sized {
   codes: VectorCodes;
 }
 
-/**
- * What search keeps of an index of `texts` and their `vectors` (none when the
- * index has no vectors of the query's dimension), plus `bytes` more the
- * caller keeps with it.
- */
-export async function memoryIndex(
-  texts: readonly string[],
-  vectors: readonly Float32Array[],
-  dimension: number,
-  bytes = 0,
-): Promise<MemoryIndex> {
-  const terms = await TermPostings.build(texts);
+/** What goes into a {@linkcode MemoryIndex}. */
+export interface MemoryIndexOptions {
+  /** The texts of the chunks. */
+  texts: readonly string[];
+  /** Their vectors, none when the index has no vectors of the query's dimension. */
+  vectors: readonly Float32Array[];
+  dimension: number;
+  /** How the full-text arm reads and ranks. */
+  flavour: Bm25Flavour;
+  /**
+   * The bytes of what the caller keeps with it.
+   * @default {0}
+   */
+  bytes?: number;
+}
+
+/** What search keeps of an index. */
+export async function memoryIndex(options: MemoryIndexOptions): Promise<MemoryIndex> {
+  const { texts, vectors, dimension, flavour, bytes = 0 } = options;
+  const terms = await TermPostings.build(texts, flavour);
   const codes = VectorCodes.build(vectors, dimension);
   return { terms, codes, bytes: bytes + terms.bytes + codes.bytes };
 }

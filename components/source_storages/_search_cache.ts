@@ -6,6 +6,12 @@
  * @module
  */
 
+/**
+ * The default budget of a storage's memory for searching, in bytes: about a
+ * chat of 150,000 chunks.
+ */
+export const DEFAULT_SEARCH_MEMORY = 512 * 1024 * 1024;
+
 /** Something kept in a {@linkcode SearchCache}, with what it costs. */
 export interface Sized {
   /** The bytes it takes in memory. */

@@ -1,23 +1,26 @@
 /**
- * SQLite FTS5's BM25, as svc's LibSQL storage ranked with it (the `porter
- * unicode61 remove_diacritics 2` tokenizer, FTS5's `bm25()` with its
- * constants), computed in memory over compact postings. The postings of one
- * stored document are a few typed arrays, with terms as 53-bit hashes of
- * their stems, so a chat of 100,000 chunks takes about 2 kB a chunk rather
- * than a map entry per term and document.
+ * BM25 computed in memory over compact postings, in one of two flavours:
+ * SQLite FTS5's (`FTS5`: the `porter unicode61 remove_diacritics 2`
+ * tokenizer and FTS5's `bm25()`, as the LibSQL storage ranked with an FTS5
+ * table) and svc's own (`SVC_BM25`: the words and stems of `_bm25.ts`, as
+ * `bm25Search()` ranks). The postings of one stored document are a few typed
+ * arrays, with terms as 53-bit hashes of their stems, so a chat of 100,000
+ * chunks takes about 2 kB a chunk rather than a map entry per term and
+ * document.
  *
  * A search ranks the chunks of the indexes it is given, and only those, as
- * one table: the number of chunks, their mean length and each term's document
- * frequency are those of the chat's documents, so what other chats and users
- * stored changes nothing of a chat's ranking (one FTS5 table for the whole
- * database counted them all).
+ * one collection: the number of chunks, their mean length and each term's
+ * document frequency are those of the chat's documents, so what other chats
+ * and users stored changes nothing of a chat's ranking (one FTS5 table for the
+ * whole database counted them all).
  * @module
  */
+import { contentWords, stem } from "../embeddings/_words.ts";
 import { queryTerms } from "./_bm25.ts";
 import { porterStem } from "./_porter.ts";
 import { indexAt, startsOf, topPositions } from "./_positions.ts";
 
-// FTS5's bm25() constants.
+// The usual constants (Robertson and Zaragoza, 2009), FTS5's and `_bm25.ts`'s.
 const K1 = 1.2;
 const B = 0.75;
 // A posting is the chunk's position times COUNTS plus the term's count in it.
@@ -34,6 +37,41 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 const MARK = /\p{M}/gu;
 const NON_ASCII = /[^\t\n\r -~]/;
 
+/** How a BM25 reads texts and queries, and weighs a term. */
+export interface Bm25Flavour {
+  /** The words of a text, each counting in its length, before stemming. */
+  words(text: string): string[];
+  /** A word's term. */
+  stem(word: string): string;
+  /** The terms a query looks for; a term given twice counts twice. */
+  queryTerms(query: string): string[];
+  /** The weight of a term held by `frequency` of `size` chunks. */
+  idf(size: number, frequency: number): number;
+}
+
+/**
+ * SQLite FTS5's BM25 with the `porter unicode61 remove_diacritics 2`
+ * tokenizer, for svc's query words (`queryTerms()`) OR-ed, each word a phrase.
+ */
+export const FTS5: Bm25Flavour = {
+  words: (text) => {
+    const plain = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARK, "") : text;
+    return plain.toLowerCase().match(TOKEN) ?? [];
+  },
+  stem: porterStem,
+  queryTerms: (query) => queryTerms(query).map(porterStem),
+  // FTS5 keeps a word in more than half the chunks a little above nothing.
+  idf: (size, frequency) => Math.max(1e-6, Math.log((size - frequency + 0.5) / (frequency + 0.5))),
+};
+
+/** svc's own BM25, as `bm25Search()` ranks: content words, light stems. */
+export const SVC_BM25: Bm25Flavour = {
+  words: contentWords,
+  stem,
+  queryTerms: (query) => [...new Set(queryTerms(query).map(stem))],
+  idf: (size, frequency) => Math.log(1 + (size - frequency + 0.5) / (frequency + 0.5)),
+};
+
 /** The postings of one document's chunks: which chunk holds which term, how often. */
 export class TermPostings {
   /** The number of chunks. */
@@ -42,6 +80,8 @@ export class TermPostings {
   readonly totalLength: number;
   /** The bytes the postings take in memory. */
   readonly bytes: number;
+  /** How it reads texts and queries. */
+  readonly flavour: Bm25Flavour;
   // Term hashes, ascending; the postings of keys[t] are postings[starts[t]..starts[t + 1]].
   readonly #keys: Float64Array;
   readonly #starts: Uint32Array;
@@ -49,11 +89,13 @@ export class TermPostings {
   readonly #lengths: Uint32Array;
 
   private constructor(
+    flavour: Bm25Flavour,
     keys: Float64Array,
     starts: Uint32Array,
     postings: Uint32Array,
     lengths: Uint32Array,
   ) {
+    this.flavour = flavour;
     this.size = lengths.length;
     this.totalLength = lengths.reduce((sum, length) => sum + length, 0);
     this.bytes = keys.byteLength + starts.byteLength + postings.byteLength + lengths.byteLength;
@@ -64,19 +106,24 @@ export class TermPostings {
   }
 
   /**
-   * The postings of `texts`, text `i` being chunk `i`.
+   * The postings of `texts`, text `i` being chunk `i`, read as `flavour`
+   * (FTS5's unless given) reads them.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { rankPostings, TermPostings } from "./_term_postings.ts";
-   * const postings = await TermPostings.build(["The secret is Svc!", "Rye bread", "Sourdough"]);
+   * import { FTS5, rankPostings, TermPostings } from "./_term_postings.ts";
+   * const texts = ["The secret is Svc!", "Rye bread", "Sourdough"];
+   * const postings = await TermPostings.build(texts, FTS5);
    * assert.deepEqual(rankPostings([postings], "What is the secret?", 10).map((hit) => hit.chunk), [0]);
    * ```
    *
    * @throws {RangeError} for more chunks than a posting can number
    */
-  static async build(texts: readonly string[]): Promise<TermPostings> {
+  static async build(
+    texts: readonly string[],
+    flavour: Bm25Flavour = FTS5,
+  ): Promise<TermPostings> {
     if (texts.length > MAX_CHUNKS) {
       throw new RangeError(
         `Cannot index ${texts.length} chunks of one document: at most ${MAX_CHUNKS}`,
@@ -89,9 +136,9 @@ export class TermPostings {
       // Other work gets its turn between slices of a large document.
       if (chunk > 0 && chunk % SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
       const counts = new Map<number, number>();
-      for (const token of tokens(text)) {
-        let key = stems.get(token);
-        if (key === undefined) stems.set(token, key = termKey(porterStem(token)));
+      for (const word of flavour.words(text)) {
+        let key = stems.get(word);
+        if (key === undefined) stems.set(word, key = termKey(flavour.stem(word)));
         counts.set(key, (counts.get(key) ?? 0) + 1);
         lengths[chunk]!++;
       }
@@ -111,7 +158,7 @@ export class TermPostings {
     starts[keys.length] = total;
     const postings = new Uint32Array(total);
     keys.forEach((key, t) => postings.set(lists.get(key)!, starts[t]));
-    return new TermPostings(keys, starts, postings, lengths);
+    return new TermPostings(flavour, keys, starts, postings, lengths);
   }
 
   /** Where the postings of a term lie in {@linkcode TermPostings.postingsOf}'s array; empty when none. */
@@ -148,10 +195,10 @@ export interface PostingHit {
 }
 
 /**
- * The best `limit` chunks of the given postings for a query, best first,
- * ranked as one FTS5 table of only those chunks would rank them for the
- * query's words (`queryTerms()`) OR-ed. Chunks without a query term are left
- * out; ties go to the earlier index, then the earlier chunk.
+ * The best `limit` chunks of the given postings (all of one flavour) for a
+ * query, best first, ranked as one collection of only those chunks. Chunks
+ * without a query term are left out; ties go to the earlier index, then the
+ * earlier chunk.
  */
 export function rankPostings(
   indexes: readonly TermPostings[],
@@ -162,15 +209,14 @@ export function rankPostings(
   const size = starts[indexes.length]!;
   if (size === 0) return [];
   const meanLength = indexes.reduce((sum, index) => sum + index.totalLength, 0) / size || 1;
+  const flavour = indexes[0]!.flavour;
   const scores = new Float64Array(size);
-  // Each word is a phrase of its own: two words of one stem count it twice, as in FTS5.
-  for (const term of queryTerms(query)) {
-    const key = termKey(porterStem(term));
+  for (const term of flavour.queryTerms(query)) {
+    const key = termKey(term);
     const ranges = indexes.map((index) => index.range(key));
     const frequency = ranges.reduce((sum, [from, to]) => sum + to - from, 0);
     if (frequency === 0) continue;
-    // FTS5 keeps a word in more than half the chunks a little above nothing.
-    const idf = Math.max(1e-6, Math.log((size - frequency + 0.5) / (frequency + 0.5)));
+    const idf = flavour.idf(size, frequency);
     const lengthWeight = B / meanLength;
     ranges.forEach(([from, to], i) => {
       const { postingsOf: postings, lengths } = indexes[i]!;
@@ -188,12 +234,6 @@ export function rankPostings(
     const index = indexAt(starts, position);
     return { index, chunk: position - starts[index]!, score: scores[position]! };
   });
-}
-
-/** The tokens of a text as FTS5's unicode61 tokenizer cuts them (before stemming). */
-function tokens(text: string): string[] {
-  const plain = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARK, "") : text;
-  return plain.toLowerCase().match(TOKEN) ?? [];
 }
 
 /**

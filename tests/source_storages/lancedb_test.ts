@@ -6,6 +6,7 @@ import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
+import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
 
 /** Row counts of the storage's tables in the local root's LanceDB folder. */
 async function counts(root: string): Promise<Record<string, number>> {
@@ -89,4 +90,40 @@ Deno.test("LanceDB says when it cannot open its folder", async () => {
       error instanceof SvcError && error.status === 503 &&
       error.message.startsWith(`Cannot open the LanceDB folder "${path}": `),
   );
+});
+
+Deno.test("LanceDB's vector arm ranks as an exact scan of the chat's stored vectors", async () => {
+  await using root = await tmpLocalRoot();
+  const words = (seed: string) =>
+    Array.from({ length: 2000 }, (_, i) => `${seed}word${i % 997}`).join(" ");
+  const documents = await Promise.all(
+    ["a", "b"].map(async (seed) =>
+      LocalDocument.fromPath(await writeFile(root.path, `${seed}.txt`, words(seed)), { id: seed })
+    ),
+  );
+  const params = chatParams("vectors", { chunk_size: 8, chunk_overlap: 0 });
+  const storage = new LanceDB();
+  await storage.store(documents, params);
+  const db = await lancedb.connect(`${root.path}/lancedb`);
+  const rows = await (await db.openTable("chunks_512")).query()
+    .select(["key", "ordinal", "vector"]).toArray();
+  db.close();
+  assert.ok(rows.length > 1000, `${rows.length} chunks`);
+  // Ties in the order of the chunks: by key, then ordinal.
+  const byPlace = [...rows].sort((a, b) =>
+    String(a.key).localeCompare(String(b.key)) || a.ordinal - b.ordinal
+  );
+  const stored = byPlace.map((row, tie) => ({
+    id: `${String(row.key).slice(0, 32)}-${row.ordinal}`,
+    tie,
+    vector: row.vector.toArray() as Float32Array,
+  }));
+  for (const question of ["aword12 aword7", "bword3 bword900 bword41", "nothing at all"]) {
+    await assertVectorArmExact(storage, { documents, params }, question, stored);
+  }
+});
+
+Deno.test("LanceDB ranks full text over the chat's documents only: words of other users' documents weigh nothing", async () => {
+  await using root = await tmpLocalRoot();
+  await assertTextArmKeepsToChat(root.path, new LanceDB());
 });

@@ -12,6 +12,7 @@ import { denoArgs, spawn } from "../_process.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture, PDF_QUESTIONS } from "./_helpers.ts";
 import { recordCalls, watchWorkers } from "./_threads.ts";
+import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
 
 /** Row counts of the storage's tables in the local root's database. */
 function counts(root: string): Promise<Record<string, number>> {
@@ -387,45 +388,12 @@ Deno.test("LibSQL gives the space of a deleted chat's indexes back to the disk",
 
 Deno.test("LibSQL ranks full text over the chat's documents only: words of other users' documents weigh nothing", async () => {
   await using root = await tmpLocalRoot();
-  const storage = new LibSQL();
-  const spices = LocalDocument.fromPath(
-    await writeFile(
-      root.path,
-      "spices.md",
-      "# Winter\n\nThe winter loaf holds cardamom, cardamom and cardamom.\n\n" +
-        "# Summer\n\nThe summer loaf holds saffron.\n",
-    ),
-    { id: "spices" },
-  );
-  const params = chatParams("spices", { chunk_size: 20, chunk_overlap: 0 });
-  const textArm = async () => {
-    const { arms } = await storage.rankings([spices], "cardamom or saffron?", params);
-    return arms[0]!.map((source) => source.content);
-  };
-  const alone = await textArm();
-  assert.equal(alone.length, 2, JSON.stringify(alone));
-  assert.match(alone[0]!, /cardamom/);
-
-  // Another user's chat over a document where cardamom is in every paragraph: ranked with
-  // it, cardamom would be a common word and saffron would come first.
-  const cardamom = Array.from({ length: 40 }, (_, i) => `Cardamom note ${i}.`).join("\n\n");
-  const other = LocalDocument.fromPath(await writeFile(root.path, "other.md", cardamom));
-  await storage.store([other], {
-    ...chatParams("other", { chunk_size: 12, chunk_overlap: 0 }),
-    user: "bob",
-  });
-  assert.deepEqual(await textArm(), alone);
-  // A new storage reads the indexes from the database, and ranks the same.
-  assert.deepEqual(
-    (await new LibSQL().rankings([spices], "cardamom or saffron?", params)).arms[0]!
-      .map((source) => source.content),
-    alone,
-  );
+  await assertTextArmKeepsToChat(root.path, new LibSQL(), new LibSQL());
 });
 
 Deno.test("LibSQL's vector arm ranks as an exact scan of the chat's stored vectors", async () => {
   await using root = await tmpLocalRoot();
-  // About 500 chunks over two documents, more than the arm ranks exactly by stored vectors.
+  // About 1,800 chunks over two documents, more than the arm ranks exactly by stored vectors.
   const documents = await Promise.all(
     ["a", "b"].map(async (seed) =>
       LocalDocument.fromPath(await writeFile(root.path, `${seed}.txt`, manyWords(2000, seed)), {
@@ -442,30 +410,14 @@ Deno.test("LibSQL's vector arm ranks as an exact scan of the chat's stored vecto
       JOIN rag_chunks c ON c.id = v.chunk_id JOIN rag_indexes i ON i.id = c.index_id`,
   );
   client.close();
-  assert.ok(rows.length > 400, `${rows.length} chunks`);
-  const embedder = new HashEmbedder();
+  assert.ok(rows.length > 1000, `${rows.length} chunks`);
+  const stored = rows.map((row) => ({
+    id: `${String(row.key).slice(0, 32)}-${row.ordinal}`,
+    tie: Number(row.chunk_id),
+    vector: new Float32Array(row.embedding as ArrayBuffer),
+  }));
   for (const question of ["aword12 aword7", "bword3 bword900 bword41", "nothing at all"]) {
-    const [query] = embedder.embedSync([question]);
-    const exact = rows.map((row) => {
-      const vector = new Float32Array(row.embedding as ArrayBuffer);
-      let dot = 0, norm = 0;
-      vector.forEach((value, i) => (dot += value * query![i]!, norm += value * value));
-      return {
-        id: `${String(row.key).slice(0, 32)}-${row.ordinal}`,
-        chunk: Number(row.chunk_id),
-        distance: 1 - dot / Math.sqrt(norm),
-      };
-    }).sort((a, b) => a.distance - b.distance || a.chunk - b.chunk);
-    const { arms } = await storage.rankings(documents, question, params);
-    const found = arms.at(-1)!.map((source) => source.id);
-    // As many as the arm ranks: the chunks of twice the budget's tokens.
-    assert.equal(found.length, (2 * 1536) / 8);
-    // The same ranking, but for the order of chunks whose distances differ only by rounding.
-    const distance = new Map(exact.map((row) => [row.id, row.distance]));
-    found.forEach((id, i) => {
-      assert.ok(Math.abs(distance.get(id)! - exact[i]!.distance) < 1e-9, `${question}: ${i}`);
-    });
-    assert.equal(new Set(found).size, found.length);
+    await assertVectorArmExact(storage, { documents, params }, question, stored);
   }
 });
 

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
-import { queryTerms } from "../../components/source_storages/_bm25.ts";
-import { rankPostings, TermPostings } from "../../components/source_storages/_term_postings.ts";
+import { Bm25Index, bm25Search, queryTerms } from "../../components/source_storages/_bm25.ts";
+import {
+  FTS5,
+  rankPostings,
+  SVC_BM25,
+  TermPostings,
+} from "../../components/source_storages/_term_postings.ts";
 import { FIXTURES } from "../test_utils.ts";
 import { LABELLED } from "./_helpers.ts";
 
@@ -34,7 +39,7 @@ Deno.test("rankPostings() ranks as an FTS5 table of the same chunks: the same ch
     );
     const half = Math.floor(paragraphs.length / 2);
     const postings = [paragraphs.slice(0, half), paragraphs.slice(half)]
-      .map((texts) => TermPostings.build(texts));
+      .map((texts) => TermPostings.build(texts, FTS5));
     const built = await Promise.all(postings);
     for (const question of [...questions, "running runs ran", "Crème brûlée? café!"]) {
       const terms = queryTerms(question);
@@ -58,22 +63,44 @@ Deno.test("rankPostings() ranks as an FTS5 table of the same chunks: the same ch
   }
 });
 
-Deno.test("rankPostings() ranks only the chunks it is given: other documents' words weigh nothing", async () => {
-  const chat = await TermPostings.build([
-    "The winter loaf holds cardamom, cardamom and more cardamom.",
-    "The summer loaf holds saffron.",
-  ]);
-  const alone = rankPostings([chat], "cardamom saffron", 10);
-  assert.deepEqual(alone.map((hit) => hit.chunk), [0, 1]);
-  // Ranked with another document full of cardamom, cardamom is common and saffron wins.
-  const other = await TermPostings.build(Array.from({ length: 50 }, () => "cardamom everywhere"));
-  const together = rankPostings([chat, other], "cardamom saffron", 3);
-  assert.deepEqual(together[0], { index: 0, chunk: 1, score: together[0]!.score });
-  assert.deepEqual(rankPostings([chat], "cardamom saffron", 10), alone);
+Deno.test("rankPostings() ranks as bm25Search() with svc's flavour: the same chunks, order and scores", async () => {
+  const texts = [...BAKERY, ...LABELLED.map((labelled) => labelled.question)];
+  const halves = [texts.slice(0, 9), texts.slice(9)];
+  const postings = await Promise.all(halves.map((half) => TermPostings.build(half, SVC_BM25)));
+  const indexes = halves.map((half) => Bm25Index.build(half));
+  for (const query of ["cardamom bakery", ...LABELLED.map((labelled) => labelled.question)]) {
+    const found = rankPostings(postings, query, 10);
+    const expected = bm25Search(indexes, query, 10);
+    assert.deepEqual(
+      found.map(({ index, chunk }) => [index, chunk]),
+      expected.map(({ index, text }) => [index, text]),
+      query,
+    );
+    found.forEach((hit, i) => assert.ok(Math.abs(hit.score - expected[i]!.score) < 1e-9, query));
+  }
 });
 
+for (const [name, flavour] of [["FTS5", FTS5], ["svc", SVC_BM25]] as const) {
+  Deno.test(`rankPostings() ranks only the chunks it is given, in ${name}'s flavour: other documents' words weigh nothing`, async () => {
+    const chat = await TermPostings.build([
+      "The winter loaf holds cardamom, cardamom and more cardamom.",
+      "The summer loaf holds saffron.",
+    ], flavour);
+    const alone = rankPostings([chat], "cardamom saffron", 10);
+    assert.deepEqual(alone.map((hit) => hit.chunk), [0, 1]);
+    // Ranked with another document full of cardamom, cardamom is common and saffron wins.
+    const other = await TermPostings.build(
+      Array.from({ length: 50 }, () => "cardamom everywhere"),
+      flavour,
+    );
+    const together = rankPostings([chat, other], "cardamom saffron", 3);
+    assert.deepEqual(together[0], { index: 0, chunk: 1, score: together[0]!.score });
+    assert.deepEqual(rankPostings([chat], "cardamom saffron", 10), alone);
+  });
+}
+
 Deno.test("TermPostings counts chunks, terms and its bytes; rankPostings() leaves out chunks without a query word", async () => {
-  const postings = await TermPostings.build(BAKERY);
+  const postings = await TermPostings.build(BAKERY, FTS5);
   assert.equal(postings.size, 4);
   // Every word counts in a chunk's length, as in FTS5, the common ones too.
   assert.equal(postings.totalLength, 5 + 10 + 2 + 5);
@@ -81,5 +108,5 @@ Deno.test("TermPostings counts chunks, terms and its bytes; rankPostings() leave
   assert.deepEqual(rankPostings([postings], "bakery", 10).map((hit) => hit.chunk), [0, 3]);
   assert.deepEqual(rankPostings([postings], "the", 10), []);
   assert.deepEqual(rankPostings([], "bakery", 10), []);
-  assert.deepEqual(rankPostings([await TermPostings.build([])], "bakery", 10), []);
+  assert.deepEqual(rankPostings([await TermPostings.build([], FTS5)], "bakery", 10), []);
 });
