@@ -20,6 +20,7 @@ import { builtinClassPaths as allClassPaths, loadClass } from "../components/cla
 import { exposedDemo } from "../server/auth/exposure.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
+import { shareApiDatabase } from "../server/database/url.ts";
 import { type CommandContext, configOption } from "./context.ts";
 
 /** A family of components, as `svc check` and `svc init` show it. */
@@ -224,6 +225,8 @@ async function report(
   config: Config,
   env: CommandContext["env"],
 ): Promise<{ text: string; unavailable: string[] }> {
+  // The Postgres storage's requirements name the API's database when it is PostgreSQL.
+  shareApiDatabase(config.api.databaseUrl);
   const families = await Promise.all(FAMILIES.map(async (family) => {
     const selected = family.selected(config);
     const builtins = builtinClassPaths(family);

@@ -17,6 +17,7 @@ import { CLASS_PATHS, loadClass } from "../components/class_paths.ts";
 import { Authentication } from "./auth/authentication.ts";
 import "./auth/registry.ts";
 import type { Config } from "./config.ts";
+import { shareApiDatabase } from "./database/url.ts";
 
 /** The server's components. */
 export interface ServerComponents {
@@ -48,6 +49,8 @@ export async function loadComponents(
   config: Config,
   options: LoadComponentsOptions = {},
 ): Promise<ServerComponents> {
+  // Before any component is made: the Postgres storage uses the API's database when it is one.
+  shareApiDatabase(config.api.databaseUrl);
   const rag = new Rag(CLASS_PATHS);
   const load = async <T extends Component>(paths: string[], family: Family<T>, noun: string) => {
     const loaded: T[] = [];

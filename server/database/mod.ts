@@ -36,7 +36,7 @@ export type { Database } from "./interface.ts";
 export type { RecordedSize } from "./documents.ts";
 export { MIGRATIONS } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";
-export { parseDatabaseUrl } from "./url.ts";
+export { parseDatabaseUrl, shareApiDatabase } from "./url.ts";
 export type { DatabaseLocation, ParseDatabaseUrlOptions } from "./url.ts";
 export type {
   ChatMetadata,

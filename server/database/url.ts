@@ -5,6 +5,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
+import { setApiPostgresUrl } from "../../components/core/api_database.ts";
 
 /** Where a `database_url` points. */
 export type DatabaseLocation =
@@ -76,6 +77,27 @@ export function parseDatabaseUrl(
     return { kind: "postgres", url };
   }
   throw refused(url, `the scheme ${quote(scheme)} is not supported; use ${FORMS}`);
+}
+
+/**
+ * Tells the components that keep their data in PostgreSQL (the Postgres
+ * storage) the API's database when `databaseUrl` is a PostgreSQL one, so
+ * that they use it when nothing names another; any other URL unsets it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { apiPostgresUrl } from "../../components/core/api_database.ts";
+ * import { shareApiDatabase } from "./url.ts";
+ * shareApiDatabase("postgresql://svc@db.internal/svc");
+ * assert.equal(apiPostgresUrl(), "postgresql://svc@db.internal/svc");
+ * shareApiDatabase("sqlite:///svc.db");
+ * assert.equal(apiPostgresUrl(), undefined);
+ * ```
+ */
+export function shareApiDatabase(databaseUrl: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(databaseUrl)?.[1]?.toLowerCase() ?? "";
+  setApiPostgresUrl(POSTGRES_SCHEMES.includes(scheme) ? databaseUrl : undefined);
 }
 
 function parseSqliteUrl(url: string, base: string): DatabaseLocation {

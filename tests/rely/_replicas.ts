@@ -33,8 +33,8 @@ export const NO_SECRETS: Record<string, string> = {
 
 /**
  * Starts one replica with its configuration and local root in `dir`, the
- * assistant `Test/Numbered` and the source storage `Test/SlowStorage`, and
- * waits until `/health` answers.
+ * assistant `Test/Numbered` and the source storages `Test/SlowStorage` and
+ * `Postgres` (in the replicas' database), and waits until `/health` answers.
  */
 export async function startReplica(dir: string, options: StartReplicaOptions): Promise<Svc> {
   const port = options.port ?? freePort();
@@ -45,7 +45,7 @@ export async function startReplica(dir: string, options: StartReplicaOptions): P
     config,
     [
       'local_root = "root"',
-      'source_storages = ["./slow.ts#SlowStorage"]',
+      'source_storages = ["./slow.ts#SlowStorage", "svc.source_storages.Postgres"]',
       'assistants = ["./slow.ts#Slow"]',
       "[api]",
       'hostname = "127.0.0.1"',

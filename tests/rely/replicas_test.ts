@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { postgresTest } from "../_postgres.ts";
+import { connect, postgresTest, type Sql } from "../_postgres.ts";
 import { tmpDir } from "../test_utils.ts";
 import { numbered } from "./_components.ts";
 import { startReplicaSet } from "./_replicas.ts";
@@ -47,6 +47,15 @@ async function threeReplicas(dir: string, databaseUrl: string) {
   } catch (error) {
     await set[Symbol.asyncDispose]();
     throw error;
+  }
+}
+
+async function withClient(url: string, work: (sql: Sql) => Promise<void>): Promise<void> {
+  const sql = await connect(url);
+  try {
+    await work(sql);
+  } finally {
+    await sql.end();
   }
 }
 
@@ -175,5 +184,46 @@ postgresTest(
     ]);
     assert.equal(new Set(after.messages.map((m: Json) => m.id)).size, 4, "no message twice");
     assert.equal((await onC.call("GET", "/chats")).length, 1);
+  },
+);
+
+postgresTest(
+  "a chat on the Postgres storage, prepared on two replicas at once, is indexed once and answered on a third",
+  async (database) => {
+    await using dir = await tmpDir();
+    const { set, a, b, c, onA, onB, onC } = await threeReplicas(dir.path, database.url);
+    await using _replicas = set;
+    const registered = await onA.call("POST", "/document", { name: "notes.md" });
+    const document = await uploadTo(b.base, registered, NOTES);
+    const chat = await onC.call("POST", "/chats", {
+      name: "indexed",
+      source_storage: "Postgres",
+      assistant: "Test/Numbered",
+      params: { chunks: 3, delay_ms: 1 },
+      documents: [document],
+    });
+    // Prepared on A and on C at once: one prepares it, the other is told it is prepared.
+    const statuses = await Promise.all([a, c].map(async (replica) => {
+      const response = await onA.at(replica.base).request("POST", `/chats/${chat.id}/prepare`);
+      await response.body?.cancel();
+      return response.status;
+    }));
+    assert.deepEqual(statuses.sort(), [200, 400]);
+    const prepared = await onB.call("GET", `/chats/${chat.id}`);
+    assert.deepEqual(prepared.messages.map((m: Json) => m.role), ["system"]);
+
+    const answer = [];
+    for await (const line of lines(await onB.ask(chat.id, "what do the replicas share?"))) {
+      answer.push(line);
+    }
+    const sources = answer[0].sources;
+    assert.ok(sources.length > 0, "the answer has sources from the shared index");
+    assert.ok(sources.every((s: Json) => s.document.id === document.id));
+    assert.match(sources.map((s: Json) => s.content).join(" "), /replicas share this/);
+    // One index of the document, whichever replicas stored it.
+    await withClient(database.url, async (sql) => {
+      const [indexes] = await sql`SELECT count(*) AS n FROM rag_indexes`;
+      assert.equal(Number(indexes!.n), 1, "in the API's database");
+    });
   },
 );
