@@ -44,6 +44,11 @@ export function DocumentView(props: {
   const [count, setCount] = useState<number | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const go = (to: number) => setPage((now) => Math.min(Math.max(1, to), count ?? now));
+  // A location past the document's end (a source of an older upload) opens at its last page.
+  const counted = (pages: number) => {
+    setCount(pages);
+    setPage((now) => Math.max(1, Math.min(now, pages)));
+  };
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
@@ -103,11 +108,11 @@ export function DocumentView(props: {
             <PdfView
               {...props}
               page={page}
-              onCount={setCount}
+              onCount={counted}
               onError={setError}
             />
           )
-          : <TextView {...props} page={page} onCount={setCount} onError={setError} />}
+          : <TextView {...props} page={page} onCount={counted} onError={setError} />}
         <p class="document-hint">
           <kbd>←</kbd> <kbd>→</kbd> step through the pages, <kbd>Esc</kbd> closes
         </p>
