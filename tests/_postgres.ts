@@ -321,6 +321,8 @@ async function startServer(
       "-c synchronous_commit=off",
       "-c full_page_writes=off",
       "-c max_connections=200",
+      // Test files run their clusters side by side: each keeps little in memory.
+      "-c shared_buffers=32MB",
     ].join(" ");
     const seconds = String(DEADLINE / 1000);
     const started = await pgRun(bin, "pg_ctl", [
