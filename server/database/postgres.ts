@@ -183,11 +183,12 @@ export class PostgresDatabase implements Database {
    * file already, 404 for a missing or another user's document.
    */
   keepFile(user: string, id: string, path: string): Promise<void> {
-    return this.#write(user, async (tx) => {
-      const userSeq = await lockUser(tx, user, false);
-      const [row] = userSeq === undefined
-        ? []
-        : await tx`SELECT seq FROM documents WHERE id = ${id} AND user_seq = ${userSeq}`;
+    // Neither in the user's queue nor under the user's lock: a large file takes a while to go
+    // in, and the user's other writes need not wait for it. Its document's row is locked, so
+    // that the document cannot go meanwhile.
+    return this.#write(undefined, async (tx) => {
+      const [row] = await tx`SELECT d.seq FROM documents d JOIN users u ON u.seq = d.user_seq
+        WHERE d.id = ${id} AND u.name = ${user} FOR UPDATE OF d`;
       if (row === undefined) throw noDocuments([id]);
       await keepFile(tx, Number(row.seq), id, path);
     });
