@@ -120,6 +120,20 @@ postgresTest(
     const refused = await other.at(a.base).request("GET", "/chats");
     assert.equal(refused.status, 401);
     await refused.body?.cancel();
+
+    // An API key made on one replica works on every other until it is revoked on any.
+    const key = await onA.call("POST", "/api-keys", { name: "script" });
+    const withKey = (base: string) =>
+      fetch(`${base}/chats`, { headers: { authorization: `Bearer ${key.key}` } });
+    const used = await withKey(b.base);
+    assert.equal(used.status, 200);
+    await used.body?.cancel();
+    assert.equal(await onC.call("DELETE", `/api-keys/${key.id}`), null);
+    for (const replica of [a, b]) {
+      const revoked = await withKey(replica.base);
+      assert.equal(revoked.status, 401, "a revoked key is refused everywhere at once");
+      await revoked.body?.cancel();
+    }
   },
 );
 
