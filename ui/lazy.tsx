@@ -10,8 +10,8 @@ import { Icon } from "./Icons.tsx";
 
 /**
  * A component that loads `load`'s component when it is first rendered (and
- * renders nothing until then; the failure in words if its chunk cannot be
- * loaded), then renders it with its props.
+ * renders nothing until then; the failure in words, over the page, if its
+ * chunk cannot be loaded), then renders it with its props.
  */
 export function lazy<P extends object>(
   load: () => Promise<ComponentType<P>>,
@@ -34,9 +34,10 @@ export function lazy<P extends object>(
     if (component) return h(component, props);
     if (!error) return null;
     return (
-      <p class="notice" role="alert">
-        <Icon name="alert" /> This part of svc cannot be loaded:{" "}
-        {error}. Reload the page to try again
+      <p class="notice lazy-failure" role="alert" title={error}>
+        <Icon name="alert" />{" "}
+        This part of svc cannot be loaded from the server. Check the connection, then reload the
+        page
       </p>
     );
   };
