@@ -18,7 +18,8 @@ import type {
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { closePostgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, run } from "../_process.ts";
-import { findPostgres, postgresRequired, sharedCluster } from "../_postgres.ts";
+import { sharedCluster } from "../_postgres.ts";
+import { skipPostgres } from "./_pgvector.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { type ChromaServer, startChroma } from "./_chroma.ts";
 import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
@@ -341,11 +342,7 @@ function nothing(): AsyncDisposable {
 function postgresSetup(options: { vector: boolean; label: string }): Setup {
   return {
     label: options.label,
-    ignore: () => {
-      if (postgresRequired()) return false;
-      const bin = findPostgres();
-      return bin === undefined || (options.vector && !vectorInstalled(bin));
-    },
+    ignore: () => skipPostgres(options),
     async start() {
       const cluster = await sharedCluster();
       const database = await cluster.database({ vector: options.vector });
@@ -362,15 +359,4 @@ function postgresSetup(options: { vector: boolean; label: string }): Setup {
       ...options.vector ? { exactScanMax: 0 } : {},
     }),
   };
-}
-
-/** Whether Debian's PostgreSQL of `bin` (`/usr/lib/postgresql/15/bin`) has pgvector installed. */
-function vectorInstalled(bin: string): boolean {
-  const version = bin.split("/").at(-2);
-  try {
-    Deno.statSync(`/usr/share/postgresql/${version}/extension/vector.control`);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,0 +1,421 @@
+import assert from "node:assert/strict";
+import { apiPostgresUrl, setApiPostgresUrl } from "../../components/core/api_database.ts";
+import { LocalDocument } from "../../components/core/document.ts";
+import { SvcError } from "../../components/core/errors.ts";
+import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import type { NewIndex } from "../../components/indexing/mod.ts";
+import { PostgresBackend } from "../../components/source_storages/_postgres_backend.ts";
+import { closePostgres, Postgres } from "../../components/source_storages/postgres.ts";
+import { denoArgs, spawn } from "../_process.ts";
+import {
+  connect,
+  type PostgresCluster,
+  type PostgresDatabase,
+  postgresTest,
+  type Sql,
+} from "../_postgres.ts";
+import { tmpLocalRoot, writeFile } from "../test_utils.ts";
+import { chatParams, copiedFixture } from "./_helpers.ts";
+import { skipPostgres } from "./_pgvector.ts";
+
+/**
+ * A test on a fresh database, with pgvector or without; the connections the
+ * storage opened to it are closed at the end.
+ */
+function test(
+  name: string,
+  options: { vector: boolean },
+  fn: (database: PostgresDatabase, cluster: PostgresCluster) => Promise<void>,
+): void {
+  postgresTest(name, async (database, cluster) => {
+    try {
+      await fn(database, cluster);
+    } finally {
+      await closePostgres(database.url);
+    }
+  }, { vector: options.vector, ignore: skipPostgres(options) });
+}
+
+/** Runs `fn` with a client of the database, ended after it. */
+async function query<T>(url: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const sql = await connect(url);
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+interface Counts {
+  indexes: number;
+  chunks: number;
+  postings: number;
+  vectors: number;
+  links: number;
+}
+
+/** The number of rows of each of the storage's tables. */
+function counts(url: string): Promise<Counts> {
+  return query(url, async (sql) => {
+    const [row] = await sql`SELECT
+      (SELECT count(*) FROM rag_indexes)::int AS indexes,
+      (SELECT count(*) FROM rag_chunks)::int AS chunks,
+      (SELECT count(*) FROM rag_postings)::int AS postings,
+      (SELECT count(*) FROM rag_vectors_512)::int AS vectors,
+      (SELECT count(*) FROM rag_links)::int AS links`;
+    return { ...row } as Counts;
+  });
+}
+
+/** Waits until `check` holds, polling; fails naming `what` after two minutes. */
+async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Waited two minutes for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A script that stores a document for a chat with a new process's Postgres storage. */
+function storeScript(url: string, document: LocalDocument, chatId: string, params = {}): string {
+  const module = new URL("../../components/mod.ts", import.meta.url).href;
+  const storages = new URL("../../components/source_storages/mod.ts", import.meta.url).href;
+  return `
+    import { LocalDocument } from ${JSON.stringify(module)};
+    import { Postgres } from ${JSON.stringify(storages)};
+    const document = LocalDocument.fromPath(${JSON.stringify(document.path)}, {
+      id: ${JSON.stringify(document.id)},
+    });
+    await new Postgres({ url: ${JSON.stringify(url)} }).store([document], {
+      user: "ada", chat_id: ${JSON.stringify(chatId)}, chat_name: "x",
+      signal: new AbortController().signal, ...${JSON.stringify(params)},
+    });
+  `;
+}
+
+test(
+  "Postgres stores a document once when two processes store it at the same time",
+  { vector: false },
+  async (database) => {
+    await using root = await tmpLocalRoot();
+    const report = await copiedFixture(root.path, "report.pdf");
+    // Creates the tables, that of vectors too.
+    const guide = await copiedFixture(root.path, "guide.md");
+    await new Postgres({ url: database.url }).store([guide], chatParams("guide"));
+    await query(database.url, async (sql) => {
+      const { children } = await sql.begin(async (tx) => {
+        // No index can be added while this holds: the first process waits here
+        // holding the lock of the index's key, and the second for that lock.
+        await tx`LOCK TABLE rag_indexes IN SHARE MODE`;
+        const children = ["first", "second"].map((chat) =>
+          spawn(Deno.execPath(), denoArgs("eval", storeScript(database.url, report, chat)))
+        );
+        let waiting = "";
+        try {
+          await waitFor("both processes to wait", async () => {
+            // pg_locks, not pg_stat_activity, which a transaction reads once.
+            const locks = await tx`SELECT locktype FROM pg_locks WHERE NOT granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              ORDER BY locktype`;
+            waiting = locks.map((row) => row.locktype).join();
+            return waiting === "advisory,relation";
+          });
+        } catch (error) {
+          for (const child of children) await child[Symbol.asyncDispose]();
+          throw new Error(
+            `${(error as Error).message}; waiting: ${waiting}; the processes wrote: ` +
+              children.map((child) => child.stderr()).join("\n"),
+          );
+        }
+        return { children };
+      });
+      for (const child of children) {
+        const ended = await child.ended;
+        assert.equal(ended.code, 0, ended.stderr);
+      }
+    });
+    // One index of the report besides the guide's, complete, that both chats link to.
+    assert.equal((await counts(database.url)).indexes, 2);
+    const linked = await query(database.url, (sql) =>
+      sql`SELECT l.chat_id, i.id, i.chunk_count,
+        (SELECT count(*) FROM rag_chunks c WHERE c.index_id = i.id)::int AS chunks,
+        (SELECT count(*) FROM rag_vectors_512 v WHERE v.index_id = i.id)::int AS vectors
+      FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id
+      WHERE l.chat_id <> 'guide' ORDER BY l.chat_id`);
+    assert.deepEqual(linked.map((row) => row.chat_id), ["first", "second"]);
+    assert.equal(linked[0]!.id, linked[1]!.id);
+    assert.equal(linked[0]!.chunks, linked[0]!.chunk_count);
+    assert.equal(linked[0]!.vectors, linked[0]!.chunk_count);
+    const storage = new Postgres({ url: database.url });
+    for (const chat of ["first", "second"]) {
+      const sources = await storage.retrieve([report], "winter loaf", chatParams(chat));
+      assert.match(sources[0]!.content, /winter loaf/);
+    }
+  },
+);
+
+test(
+  "Postgres leaves nothing of a store killed midway, and stores the document again",
+  { vector: true },
+  async (database) => {
+    await using root = await tmpLocalRoot();
+    // Thousands of small chunks, so that writing them takes a while.
+    const words = ["loaf", "rye", "crumb", "oven", "flour", "starter", "crust", "proof"];
+    const paragraphs = Array.from(
+      { length: 3000 },
+      (_, i) => `Paragraph ${i}: the ${words[i % 8]} and the ${words[(i * 3) % 8]} of batch ${i}.`,
+    );
+    const path = await writeFile(root.path, "long.md", paragraphs.join("\n\n"));
+    const long = LocalDocument.fromPath(path, { id: "long" });
+    const params = { chunk_size: 16, chunk_overlap: 0 };
+    await new Postgres({ url: database.url }).delete(chatParams("none"));
+    await query(database.url, async (sql) => {
+      await using child = spawn(
+        Deno.execPath(),
+        denoArgs("eval", storeScript(database.url, long, "killed", params)),
+      );
+      let ended = false;
+      child.ended.finally(() => ended = true).catch(() => {});
+      await waitFor("the store to write its rows", async () => {
+        const writing = await sql`SELECT 1 FROM pg_stat_activity
+          WHERE datname = ${database.name} AND application_name = 'svc'
+            AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO rag_%'`;
+        if (writing.length === 0 && ended) {
+          throw new Error(`The store ended before it was killed: ${child.stderr()}`);
+        }
+        return writing.length > 0;
+      });
+      await child.stop("SIGKILL");
+      await waitFor("the killed process's sessions to end", async () => {
+        const sessions = await sql`SELECT 1 FROM pg_stat_activity
+          WHERE datname = ${database.name} AND application_name = 'svc'`;
+        return sessions.length === 0;
+      });
+    });
+    assert.deepEqual(await counts(database.url), {
+      indexes: 0,
+      chunks: 0,
+      postings: 0,
+      vectors: 0,
+      links: 0,
+    });
+
+    const storage = new Postgres({ url: database.url });
+    const sources = await storage.retrieve(
+      [long],
+      "batch 2999",
+      chatParams("again", params),
+    );
+    assert.match(sources[0]!.content, /batch 2999\b/);
+    const stored = await counts(database.url);
+    assert.equal(stored.indexes, 1);
+    assert.ok(stored.chunks >= 3000, `${stored.chunks} chunks`);
+  },
+);
+
+/** A deterministic vector of `dimension` values in [-0.5, 0.5). */
+function randomVectors(count: number, dimension: number, seed: number): Float32Array[] {
+  let state = seed;
+  const next = () => (state = (state * 16807) % 2147483647) / 2147483647 - 0.5;
+  return Array.from({ length: count }, () => Float32Array.from({ length: dimension }, next));
+}
+
+/** An index of `count` chunks with random vectors, linked to the chat of the same name. */
+function randomIndex(key: string, count: number, dimension: number, seed: number): NewIndex {
+  const chunks = Array.from({ length: count }, (_, i) => ({
+    text: `chunk ${i} of ${key}`,
+    pageNumbers: [1],
+    numTokens: 4,
+  }));
+  return {
+    key,
+    contentHash: key,
+    chunkSize: 500,
+    chunkOverlap: 100,
+    embedder: "test",
+    dimension,
+    chunks,
+    vectors: randomVectors(count, dimension, seed),
+  } as unknown as NewIndex;
+}
+
+test(
+  "Postgres searches a large chat through pgvector's HNSW index, finding the chat's chunks only",
+  { vector: true },
+  async (database) => {
+    const dimension = 16;
+    const idxScans = (sql: Sql) =>
+      sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes
+        WHERE indexrelname = ${`rag_vectors_${dimension}_hnsw`}`;
+    const before = await query(database.url, async (sql) => {
+      const hnsw = await PostgresBackend.open(sql, { exactScanMax: 0 });
+      assert.equal(hnsw.pgvector, true);
+      for (let i = 0; i < 4; i++) {
+        const key = `k${i}`;
+        await hnsw.add(randomIndex(key, 300, dimension, i + 1), {
+          chatId: key,
+          documentId: "d",
+          key,
+        });
+      }
+      await sql`ANALYZE`;
+      return (await idxScans(sql))[0]!.scans;
+    });
+    const results = await query(database.url, async (sql) => {
+      const hnsw = await PostgresBackend.open(sql, { exactScanMax: 0 });
+      const exact = await PostgresBackend.open(sql, { exactScanMax: Infinity });
+      const found = [];
+      for (const vector of randomVectors(5, dimension, 99)) {
+        const search = { text: "", vector, limit: 50 };
+        const [, approximate] = await hnsw.search(["k1", "k2"], search);
+        const [, exactly] = await exact.search(["k1", "k2"], search);
+        found.push({ approximate: approximate!, exactly: exactly! });
+      }
+      return found;
+    });
+    for (const { approximate, exactly } of results) {
+      const ids = (chunks: typeof approximate) => chunks.map((c) => `${c.key}-${c.ordinal}`);
+      assert.equal(approximate.length, 50);
+      assert.ok(approximate.every((chunk) => chunk.key === "k1" || chunk.key === "k2"));
+      const recall = ids(approximate).filter((id) => ids(exactly).includes(id)).length / 50;
+      assert.ok(recall >= 0.9, `recall ${recall}`);
+    }
+    // Statistics reach pg_stat_user_indexes once the searching sessions end.
+    await waitFor("the index's scans to be counted", async () => {
+      const [after] = await query(database.url, idxScans);
+      return after!.scans > before;
+    });
+  },
+);
+
+test(
+  "Postgres without pgvector keeps vectors as arrays and ranks them exactly by cosine",
+  { vector: false },
+  async (database) => {
+    const dimension = 8;
+    const vectors = randomVectors(200, dimension, 5);
+    const [question] = randomVectors(1, dimension, 77);
+    const found = await query(database.url, async (sql) => {
+      const backend = await PostgresBackend.open(sql);
+      assert.equal(backend.pgvector, false);
+      await backend.add(
+        { ...randomIndex("k", 200, dimension, 5), vectors },
+        { chatId: "c", documentId: "d", key: "k" },
+      );
+      await backend.add(randomIndex("other", 50, dimension, 6), {
+        chatId: "o",
+        documentId: "d",
+        key: "other",
+      });
+      const [column] = await sql`SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+        WHERE attrelid = 'rag_vectors_8'::regclass AND attname = 'embedding'`;
+      assert.equal(column!.type, "real[]");
+      const [, ranked] = await backend.search(["k"], { text: "", vector: question!, limit: 10 });
+      return ranked!;
+    });
+    const cosine = (a: Float32Array, b: Float32Array) =>
+      a.reduce((sum, x, i) => sum + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
+    const expected = vectors.map((vector, ordinal) => ({
+      ordinal,
+      score: cosine(vector, question!),
+    }))
+      .sort((a, b) => b.score - a.score).slice(0, 10).map((each) => each.ordinal);
+    assert.deepEqual(found.map((chunk) => chunk.ordinal), expected);
+    assert.ok(found.every((chunk) => chunk.key === "k"));
+  },
+);
+
+test(
+  "Postgres uses SVC_POSTGRES_URL, else the API's database, and says when it has neither",
+  { vector: false },
+  async (database) => {
+    await using root = await tmpLocalRoot();
+    const guide = await copiedFixture(root.path, "guide.md");
+    const previous = apiPostgresUrl();
+    try {
+      setApiPostgresUrl(undefined);
+      await assert.rejects(
+        async () => await new Postgres().retrieve([guide], "start", chatParams("x")),
+        (error) =>
+          error instanceof SvcError && error.status === 503 &&
+          /has no database: set SVC_POSTGRES_URL/.test(error.message),
+      );
+      const [, missing] = Postgres.requirements;
+      assert.equal(missing!.name, "SVC_POSTGRES_URL");
+
+      setApiPostgresUrl(database.url);
+      const sources = await new Postgres().retrieve([guide], "start", chatParams("api"));
+      assert.ok(sources.length > 0);
+      const [pkg, server] = Postgres.requirements;
+      assert.equal(pkg!.name, "postgres");
+      assert.equal(await pkg!.isAvailable(), true);
+      assert.equal(server!.name, `PostgreSQL at "${database.url.replace("postgres@", "")}"`);
+      assert.equal(await server!.isAvailable(), true);
+
+      setApiPostgresUrl("postgresql://nobody@127.0.0.1:9/none");
+      Deno.env.set("SVC_POSTGRES_URL", database.url);
+      try {
+        const again = await new Postgres().retrieve([guide], "start", chatParams("env"));
+        assert.deepEqual(again.map((source) => source.content), sources.map((s) => s.content));
+      } finally {
+        Deno.env.delete("SVC_POSTGRES_URL");
+      }
+      const [, gone] = Postgres.requirements;
+      assert.equal(await gone!.isAvailable(), false);
+    } finally {
+      setApiPostgresUrl(previous);
+    }
+    assert.equal((await counts(database.url)).links, 2);
+  },
+);
+
+test(
+  "Postgres names its database without the password, and refuses another kind of URL",
+  { vector: false },
+  async () => {
+    await using root = await tmpLocalRoot();
+    const guide = await copiedFixture(root.path, "guide.md");
+    const hidden = new Postgres({
+      url: "postgresql://ada:hunter2@127.0.0.1:9/svc?sslmode=disable",
+    });
+    await assert.rejects(
+      async () => await hidden.retrieve([guide], "start", chatParams("x")),
+      (error) => {
+        assert.ok(error instanceof SvcError && error.status === 503);
+        assert.ok(
+          error.message.startsWith(
+            `Cannot open the Postgres database "postgresql://127.0.0.1:9/svc": `,
+          ),
+          error.message,
+        );
+        assert.ok(!/hunter2|sslmode|ada:/.test(error.message), error.message);
+        return true;
+      },
+    );
+    await assert.rejects(
+      async () =>
+        await new Postgres({ url: "mysql://127.0.0.1/svc" }).retrieve(
+          [guide],
+          "x",
+          chatParams("x"),
+        ),
+      /Cannot open the Postgres database "mysql:\/\/127\.0\.0\.1\/svc": it is not a postgresql:\/\/ URL/,
+    );
+  },
+);
+
+test(
+  "Postgres refuses tables of another version of svc",
+  { vector: false },
+  async (database) => {
+    await using root = await tmpLocalRoot();
+    const guide = await copiedFixture(root.path, "guide.md");
+    await new Postgres({ url: database.url }).delete(chatParams("none"));
+    await closePostgres(database.url);
+    await query(database.url, (sql) => sql`UPDATE rag_meta SET value = '99' WHERE name = 'schema'`);
+    await assert.rejects(
+      async () => await new Postgres({ url: database.url }).retrieve([guide], "x", chatParams("x")),
+      /its rag_\* tables have schema version 99, and this svc knows 1/,
+    );
+  },
+);
