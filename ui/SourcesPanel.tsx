@@ -26,7 +26,7 @@ export function SourcesPanel(props: {
     summary?.scrollIntoView({ block: "nearest" });
     // After the panel has taken the focus for its close button.
     requestAnimationFrame(() => summary?.focus());
-  }, [focus]);
+  }, [focus, props.sources]);
   return (
     <SidePanel id="sources" title="Sources" onClose={props.onClose}>
       <p class="panel-intro">
