@@ -13,8 +13,8 @@ const MAX_MARKER = 40;
 /** A whole marker: numbers separated by commas (or semicolons) and spaces. */
 const MARKER = /^\[\s*\d{1,3}(?:\s*[,;]\s*\d{1,3})*\s*\]$/;
 
-/** What may follow `[` in a marker that is not closed yet. */
-const OPEN_MARKER = /^\[[\d\s,;]*$/;
+/** `[` and what may follow it in a marker, closed or not yet: read from a `[`, it stops early. */
+const MARKER_START = /\[[\d\s,;]*(\])?/y;
 
 /**
  * Reads the citations of an answer chunk by chunk.
@@ -45,7 +45,7 @@ export class Citations {
     return [...this.#cited];
   }
 
-  /** Reads the next chunk of the answer. */
+  /** Reads the next chunk of the answer, in one pass over it. */
   read(chunk: string): void {
     const text = this.#pending + chunk;
     this.#pending = "";
@@ -53,16 +53,18 @@ export class Citations {
     while (true) {
       const open = text.indexOf("[", from);
       if (open < 0) return;
-      const close = text.indexOf("]", open + 1);
-      const candidate = close < 0 ? text.slice(open) : text.slice(open, close + 1);
-      if (close < 0) {
+      MARKER_START.lastIndex = open;
+      const [start, closed] = MARKER_START.exec(text)!;
+      const end = open + start.length;
+      if (closed) {
+        if (MARKER.test(start)) {
+          for (const number of start.match(/\d+/g)!) this.#cite(Number(number));
+        }
+        from = end;
+      } else if (end === text.length) {
         // The rest may be a marker that the next chunk closes.
-        if (OPEN_MARKER.test(candidate) && candidate.length < MAX_MARKER) this.#pending = candidate;
+        if (start.length < MAX_MARKER) this.#pending = start;
         return;
-      }
-      if (MARKER.test(candidate)) {
-        for (const number of candidate.match(/\d+/g)!) this.#cite(Number(number));
-        from = close + 1;
       } else {
         from = open + 1;
       }

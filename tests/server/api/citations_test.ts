@@ -108,3 +108,9 @@ Deno.test("the citations of an answer are stored with it and returned by every r
     "citations",
   ]);
 });
+
+Deno.test("Citations finds the markers among brackets that close nothing or hold other things", () => {
+  const citations = new Citations(2);
+  citations.read("[ ".repeat(1000) + "[1] [[2]] [a [2] ]");
+  assert.deepEqual(citations.cited, [1, 2]);
+});
