@@ -226,17 +226,18 @@ Deno.test("a client that leaves a streamed answer ends the provider's call, befo
     );
   }
 
-  // The prompts were kept; no answer was stored as complete, and the chat goes on.
+  // The prompts were kept, each with its answer as far as it was written, marked stopped: no
+  // answer was stored as complete, and the chat goes on.
   const stored = await client.call("GET", `/chats/${chat.id}`);
-  const asked = stored.messages.filter((message: { role: string }) => message.role === "user");
+  type Stored = { role: string; content: string; status?: string };
+  const asked = stored.messages.filter((message: Stored) => message.role === "user");
   assert.deepEqual(
-    asked.map((message: { content: string }) => message.content),
+    asked.map((message: Stored) => message.content),
     STAGES.map((stage) => `Leaving ${stage}?`),
   );
-  assert.equal(
-    stored.messages.filter((message: { role: string }) => message.role === "assistant").length,
-    0,
-  );
+  const answers = stored.messages.filter((message: Stored) => message.role === "assistant");
+  assert.deepEqual(answers.map((message: Stored) => message.status), STAGES.map(() => "stopped"));
+  assert.equal(answers.at(-1).content, "First", "the answer as far as the client had it");
   assert.equal(provider.calls.length, STAGES.length, "no call was made again");
   assert.deepEqual(failures(svc), []);
   assert.equal((await fetch(`${svc.base}/health`)).status, 200);
