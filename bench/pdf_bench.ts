@@ -1,31 +1,22 @@
 /**
  * Reading a long PDF against poppler's `pdftotext` on the same file in the same run: ten copies of
- * the labelled set's TeX manual `clsguide.pdf` (330 pages), joined by `pdfunite` into a temporary
- * folder. Each run is a process of its own, timed from start to end, whose peak memory is the
+ * the labelled set's TeX manual `clsguide.pdf` (330 pages, `_long_pdf.ts`). Each run is a process of its own, timed from start to end, whose peak memory is the
  * high-water mark of its resident set (`VmHWM`): svc's own from `/proc/self/status`, workers
  * included, and pdftotext's sampled from its `/proc/<pid>/status` while it runs. After the
  * benches, a table gives the medians and the ratios to pdftotext.
  * @module
  */
+import { LONG_PDF_PAGES, longPdf } from "./_long_pdf.ts";
 
 const RUNS = 5;
 const REPOSITORY = new URL("../", import.meta.url).pathname;
-const MANUAL = `${REPOSITORY}tests/fixtures/labelled/clsguide.pdf`;
 
 interface Sample {
   ms: number;
   peakBytes: number;
 }
 
-const folder = await Deno.makeTempDir({ prefix: "svc-pdf-bench-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
-const document = `${folder}/clsguide-x10.pdf`;
-const joined = await new Deno.Command("pdfunite", {
-  args: [...Array(10).fill(MANUAL), document],
-  stdout: "null",
-  stderr: "piped",
-}).output().catch((error: Error) => ({ success: false, stderr: error.message }));
-if (!joined.success) throw new Error(`pdfunite (poppler-utils) failed: ${joined.stderr}`);
+const document = await longPdf();
 
 /** Runs a command to its end: its wall time, and its peak memory sampled every few milliseconds. */
 async function sampled(command: string, args: string[]): Promise<Sample & { stdout: string }> {
@@ -63,7 +54,7 @@ async function svc(workers: number): Promise<Sample> {
     String(workers),
   ]);
   const { pages, peakBytes } = JSON.parse(stdout);
-  if (pages !== 330) throw new Error(`svc read ${pages} pages, not 330`);
+  if (pages !== LONG_PDF_PAGES) throw new Error(`svc read ${pages} pages, not ${LONG_PDF_PAGES}`);
   return { ms, peakBytes };
 }
 

@@ -1,0 +1,25 @@
+/**
+ * The long PDF of the benchmarks: ten copies of the labelled set's TeX manual `clsguide.pdf`
+ * (330 pages), joined by poppler's `pdfunite` into a temporary folder removed when the process
+ * ends.
+ * @module
+ */
+
+/** How many pages the long PDF has. */
+export const LONG_PDF_PAGES = 330;
+
+const MANUAL = new URL("../tests/fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
+
+/** Makes the long PDF and returns its path. */
+export async function longPdf(): Promise<string> {
+  const folder = await Deno.makeTempDir({ prefix: "svc-long-pdf-" });
+  globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+  const path = `${folder}/clsguide-x10.pdf`;
+  const joined = await new Deno.Command("pdfunite", {
+    args: [...Array(10).fill(MANUAL), path],
+    stdout: "null",
+    stderr: "piped",
+  }).output().catch((error: Error) => ({ success: false, stderr: error.message }));
+  if (!joined.success) throw new Error(`pdfunite (poppler-utils) failed: ${joined.stderr}`);
+  return path;
+}
