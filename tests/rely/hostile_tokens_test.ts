@@ -206,6 +206,7 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
   await api.as("bob");
   const { document } = await api.upload("a.md", "# A\n");
   const { document: unused } = await api.upload("b.md", "# B\n");
+  const { document: added } = await api.upload("c.md", "# C\n");
   const chat = await (await api.call("POST", "/chats", chatBody(document))).json();
   const { key } = await (await api.call("POST", "/api-keys", { name: "every route" })).json();
   const spare = await (await api.call("POST", "/api-keys", { name: "spare" })).json();
@@ -219,16 +220,20 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
     "POST /document": { name: "c.md" },
     "POST /chats": chatBody(document),
     "POST /chats/{id}/answer": { prompt: "What is in A?" },
+    "PATCH /chats/{id}": { name: "Renamed with a key" },
+    "POST /chats/{id}/documents": { documents: [added] },
+    "POST /chats/{id}/regenerate": {},
     "POST /api-keys": { name: "made by a key" },
     "POST /v1/chat/completions": {
       model: chat.id,
       messages: [{ role: "user", content: "What is in A?" }],
     },
   };
-  // Deletions last, so that every other route still finds what it names.
-  const routes = (await bearerRoutes(api)).sort((a, b) =>
-    Number(a.method === "DELETE") - Number(b.method === "DELETE")
-  );
+  // Deletions last, so that every other route still finds what it names, and regenerating after
+  // answering, which it needs.
+  const order = ({ method, path }: { method: string; path: string }) =>
+    method === "DELETE" ? 2 : path.endsWith("/regenerate") ? 1 : 0;
+  const routes = (await bearerRoutes(api)).sort((a, b) => order(a) - order(b));
   assert.ok(routes.length >= 14, `${routes.length} protected routes`);
   for (const { method, path } of routes) {
     const route = `${method} ${path}`;
