@@ -13,6 +13,7 @@ import type { Requirement } from "../../../components/core/requirements.ts";
 import { OpenAIEmbedder } from "../../../components/embeddings/openai.ts";
 import { Chroma } from "../../../components/source_storages/chroma.ts";
 import { LibSQL } from "../../../components/source_storages/libsql.ts";
+import { Postgres } from "../../../components/source_storages/postgres.ts";
 import { closedUrl } from "../../assistants/_fake_server.ts";
 import {
   configured,
@@ -113,6 +114,21 @@ Deno.test("the REST API names an unreachable Chroma server without its password 
   const storage = new AnyChroma({ url: withSecrets({ url }, url).url! });
   await using api = await testApi({ sourceStorages: [storage] });
   const seen = await askThrough(api, { sourceStorage: "Chroma" });
+  assert.ok(seen.statuses.includes(503), `a 503: ${seen.statuses}`);
+  assertNoSecrets(seen, new URL(url).host);
+});
+
+Deno.test("the REST API names an unreachable PostgreSQL database without its password and key", async () => {
+  const url = (await closedUrl()).replace(/^http:/, "postgresql:") + "/svc";
+  // Its requirement checks the database of SVC_POSTGRES_URL, which this test leaves alone.
+  class AnyPostgres extends Postgres {
+    static override get requirements(): readonly Requirement[] {
+      return [];
+    }
+  }
+  const storage = new AnyPostgres({ url: withSecrets({ url }, url).url! });
+  await using api = await testApi({ sourceStorages: [storage] });
+  const seen = await askThrough(api, { sourceStorage: "Postgres" });
   assert.ok(seen.statuses.includes(503), `a 503: ${seen.statuses}`);
   assertNoSecrets(seen, new URL(url).host);
 });
