@@ -15,7 +15,7 @@ import type { Database } from "./interface.ts";
 import { migrate } from "./migrations.ts";
 import { openPostgres } from "./postgres_connect.ts";
 import { reason } from "./steps.ts";
-import { DatabaseThread } from "./thread.ts";
+import { databaseThread } from "./thread.ts";
 import { type DatabaseLocation, parseDatabaseUrl } from "./url.ts";
 
 /** Options of {@linkcode openDatabase}. */
@@ -114,7 +114,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
 }
 
 async function openThread(url: string, options: OpenDatabaseOptions): Promise<Database> {
-  const thread = new DatabaseThread();
+  const thread = databaseThread();
   try {
     const name = await thread.call("open", [url, { ...options, thread: false }]) as string;
     return new LibsqlDatabase(thread, { name });

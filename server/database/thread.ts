@@ -62,3 +62,28 @@ export class DatabaseThread {
     this.#calls.clear();
   }
 }
+
+/** A thread started ahead of need, not yet taken. */
+let spare: DatabaseThread | undefined;
+
+/**
+ * Starts a database thread ahead of need, so that it loads its modules (libSQL's client among them)
+ * while the caller loads its own; the next database of a file that opens takes it. Whoever starts
+ * one ends it with {@linkcode endSpareThread} once the database is open or will not be.
+ */
+export function startSpareThread(): void {
+  spare ??= new DatabaseThread();
+}
+
+/** The thread started ahead, else a new one. */
+export function databaseThread(): DatabaseThread {
+  const thread = spare ?? new DatabaseThread();
+  spare = undefined;
+  return thread;
+}
+
+/** Ends the thread started ahead when no database took it, so that it keeps no process alive. */
+export function endSpareThread(): void {
+  spare?.terminate();
+  spare = undefined;
+}

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { openDatabase } from "../../../server/database/mod.ts";
-import { DatabaseThread } from "../../../server/database/thread.ts";
+import {
+  DatabaseThread,
+  databaseThread,
+  endSpareThread,
+  startSpareThread,
+} from "../../../server/database/thread.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { chat, svcError } from "./_helpers.ts";
 
@@ -33,4 +38,33 @@ Deno.test("DatabaseThread refuses calls once stopped, and calls that were waitin
   thread.terminate();
   await assert.rejects(waiting, svcError(503, "The database thread was stopped"));
   await assert.rejects(thread.call("open", []), svcError(503, "The database thread was stopped"));
+});
+
+Deno.test("a database thread started ahead is taken by the next file database, and ended when none is", async () => {
+  await using dir = await tmpDir();
+  startSpareThread();
+  const first = databaseThread();
+  assert.notEqual(databaseThread(), first, "taken once");
+  first.terminate();
+
+  startSpareThread();
+  const database = await openDatabase(`sqlite:///${dir.path}/svc.db`, { localRoot: dir.path });
+  try {
+    await database.addChat("ada", chat("c1", []));
+    // Taken by the database: ending the spare now ends nothing that is in use.
+    endSpareThread();
+    assert.equal((await database.listChats("ada")).length, 1);
+  } finally {
+    await database.close();
+  }
+
+  startSpareThread();
+  endSpareThread();
+  // A new thread, not the one ended.
+  const fresh = databaseThread();
+  try {
+    assert.equal(await fresh.call("open", ["sqlite://", { localRoot: dir.path }]), "sqlite://");
+  } finally {
+    fresh.terminate();
+  }
 });
