@@ -57,6 +57,9 @@ const COMMON: esbuild.BuildOptions = {
   format: "esm",
   target: ["es2022", "chrome120", "firefox121", "safari17"],
   charset: "utf8",
+  // Packages by the path they have in node_modules, not the folder their links lead to, so
+  // that the build is the same wherever the checkout and its node_modules are.
+  preserveSymlinks: true,
   logLevel: "silent",
 };
 
