@@ -17,7 +17,8 @@ interface ServerError {
 /**
  * An `SvcError` for a failure of PostgreSQL: 409 when a constraint refused
  * the data, with a duplicate named as SQLite names it (`UNIQUE constraint
- * failed: messages.id`); 507 when the server's disk is full; 503 when the
+ * failed: messages.id`); 422 for text PostgreSQL cannot store (a NUL
+ * character); 507 when the server's disk is full; 503 when the
  * server cannot be reached, shuts down or refuses more connections, since
  * no request is at fault then; else 500. An `SvcError` passes unchanged.
  *
@@ -45,6 +46,13 @@ export function postgresError(prefix: string, error: unknown): SvcError {
       status: 409,
       cause: error,
     });
+  }
+  if (code === "22021" || code === "22P05") {
+    // PostgreSQL's text holds no NUL character, which SQLite's does.
+    return new SvcError(
+      `${prefix}: the text holds a character the database cannot store (${reason(error)})`,
+      { status: 422, cause: error },
+    );
   }
   if (code.startsWith("23")) {
     return new SvcError(`${prefix}: ${reason(error)}`, { status: 409, cause: error });

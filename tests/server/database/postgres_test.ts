@@ -17,7 +17,7 @@ import {
 } from "../../../server/database/postgres_migrations.ts";
 import { connect, postgresTest, type Sql } from "../../_postgres.ts";
 import { tmpDir } from "../../test_utils.ts";
-import { document, svcError } from "./_helpers.ts";
+import { chat, document, message, svcError } from "./_helpers.ts";
 
 /** The tables that only PostgreSQL keeps. */
 const ONLY = ["document_files", "document_file_sizes", "signing_secrets"];
@@ -196,6 +196,23 @@ postgresTest(
       assert.deepEqual(await Array.fromAsync(Deno.readDir(join(dir.path, "documents"))), []);
       const [local] = await db.localFiles!([stored]);
       assert.equal((await Deno.stat(local!.metadata.path as string)).size, size);
+    } finally {
+      await db.close();
+    }
+  },
+);
+
+postgresTest(
+  "text PostgreSQL cannot store (a NUL character) is refused with 422, saving nothing",
+  async (database) => {
+    const db = await openDatabase(database.url, { localRoot: "/nonexistent" });
+    try {
+      await db.addChat("ada", chat("c1", [], { prepared: true }));
+      await assert.rejects(
+        db.addMessages("ada", "c1", [message("m1"), message("m2", { content: "a\u0000b" })]),
+        svcError(422, /^Cannot save message "m2": the text holds a character the database/),
+      );
+      assert.deepEqual((await db.getChat("ada", "c1")).messages, []);
     } finally {
       await db.close();
     }
