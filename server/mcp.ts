@@ -93,12 +93,17 @@ export async function createMcpServer(deps: McpDeps, user: string): Promise<McpS
   }, async (input: { question: string; chat_id: string }) => {
     const chat = await preparedChat(input.chat_id);
     const asked = messageRecord(new Message(input.question, { role: MessageRole.USER }));
-    let answer: Message;
+    let answer: Message | undefined;
     try {
       answer = await chat.answer(input.question);
     } finally {
-      // Kept whatever becomes of the answer, as the REST API keeps it.
+      // Kept whatever becomes of the answer, as the REST API keeps it; a failed answer too,
+      // marked so, so that the question is never left without one.
       await deps.database.addMessages(user, chat.id, [asked]);
+      if (answer === undefined) {
+        const failed = messageRecord(new Message("", { role: MessageRole.ASSISTANT }));
+        await deps.database.addMessages(user, chat.id, [{ ...failed, status: "failed" }]);
+      }
     }
     await deps.database.addMessages(user, chat.id, [messageRecord(answer)]);
     return json({ answer: answer.content, sources: answer.sources.map(passage) });
