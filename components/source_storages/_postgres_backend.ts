@@ -21,8 +21,13 @@
  * iterative scan, which goes on through the graph until it has found the
  * chat's nearest chunks rather than stopping at chunks of other chats, and
  * when that still finds fewer than asked, the chat is scanned exactly. Without
- * the extension, vectors are `real[]` columns with their norms, and every
- * search is an exact scan of the chat's vectors in SQL.
+ * the extension, vectors are the bytes of their float32 values, and every
+ * search is an exact scan of the chat's vectors in memory: read from the
+ * database at an index's first search and kept, within a budget
+ * (`_search_cache.ts`), since an index never changes. PostgreSQL has no
+ * arithmetic of its own over arrays that is fast enough: a scan in SQL
+ * (`unnest` of `real[]` columns) took 3 s over 10,000 vectors of 512
+ * dimensions.
  *
  * An index is written in one transaction, so that a process that stops midway
  * (a crash, SIGKILL, a lost connection) leaves nothing of it behind. Two
@@ -35,6 +40,8 @@
  */
 import type * as Postgres from "npm:postgres@3.4.9";
 import { B, Bm25Index, K1, queryTerms } from "./_bm25.ts";
+import { nearestExactly, type Place } from "./_memory_search.ts";
+import { DEFAULT_SEARCH_MEMORY, SearchCache, type Sized } from "./_search_cache.ts";
 import { stem } from "../embeddings/_words.ts";
 import {
   type IndexBackend,
@@ -119,8 +126,13 @@ export interface PostgresBackendOptions {
   exactScanMax?: number;
 }
 
-/** How a table of vectors keeps them: pgvector's type (with its schema), or `real[]`. */
+/** How a table of vectors keeps them: pgvector's type (with its schema), or bytes. */
 type VectorKind = { pgvector: string } | { pgvector: undefined };
+
+/** The vectors of an index, one after the other, as a search keeps them in memory. */
+interface HeldVectors extends Sized {
+  values: Float32Array;
+}
 
 /** An index of the chat as a search sees it. */
 interface Found {
@@ -140,6 +152,8 @@ export class PostgresBackend implements IndexBackend {
   // The schema of the vector extension, when the database has it.
   readonly #pgvector: string | undefined;
   readonly #vectorTables = new Map<number, VectorKind>();
+  readonly #held = new SearchCache<HeldVectors>(DEFAULT_SEARCH_MEMORY);
+  readonly #holding = new Map<string, Promise<HeldVectors>>();
 
   private constructor(sql: Sql, pgvector: string | undefined, options: PostgresBackendOptions) {
     this.#sql = sql;
@@ -277,14 +291,21 @@ export class PostgresBackend implements IndexBackend {
     const rank = this.#sql`array_position(${ids}::bigint[], c.index_id), c.ordinal`;
     let rows: Postgres.Row[];
     if (kind.pgvector === undefined) {
-      const norm = Math.hypot(...query.vector);
-      rows = await this.#sql`SELECT ${columns} FROM (
-          SELECT index_id, ordinal,
-            (SELECT sum(a::float8 * b) FROM unnest(embedding, ${[...query.vector]}::real[]) t(a, b))
-              / nullif(norm * ${norm}::float8, 0) AS similarity
-          FROM ${table} WHERE index_id = ANY(${ids}::bigint[])
-        ) v JOIN rag_chunks c USING (index_id, ordinal)
-        ORDER BY v.similarity DESC NULLS LAST, ${rank} LIMIT ${limit}`;
+      const held = await Promise.all(found.map((index) => this.#heldVectors(index, dimension)));
+      const places = held.flatMap((vectors, index) =>
+        Array.from({ length: vectors.values.length / dimension }, (_, chunk) => ({ index, chunk }))
+      );
+      const nearest = nearestExactly(
+        places,
+        ({ index, chunk }: Place) =>
+          held[index]!.values.subarray(chunk * dimension, (chunk + 1) * dimension),
+        query.vector,
+        { limit, tie: (a, b) => a.index - b.index || a.chunk - b.chunk },
+      );
+      rows = await this.#sql`SELECT ${columns}
+        FROM unnest(${nearest.map(({ index }) => found[index]!.id)}::bigint[],
+          ${nearest.map(({ chunk }) => chunk)}::int[]) WITH ORDINALITY AS n(index_id, ordinal, rank)
+        JOIN rag_chunks c USING (index_id, ordinal) ORDER BY n.rank`;
     } else {
       const vector = this.#sql.unsafe(`${kind.pgvector}.vector`);
       const distance = this.#sql.unsafe(`OPERATOR(${kind.pgvector}.<=>)`);
@@ -332,7 +353,7 @@ export class PostgresBackend implements IndexBackend {
     await this.#sql.begin(async (tx) => {
       await lock(tx, SCHEMA_LOCK);
       const column = pgvector === undefined
-        ? `embedding REAL[] NOT NULL, norm REAL NOT NULL`
+        ? `embedding BYTEA NOT NULL`
         : `embedding ${pgvector}.vector(${dimension}) NOT NULL`;
       await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (
         index_id BIGINT NOT NULL REFERENCES rag_indexes (id) ON DELETE CASCADE,
@@ -351,8 +372,33 @@ export class PostgresBackend implements IndexBackend {
   }
 
   /**
+   * An index's vectors, from memory or read from the database (once, however
+   * many searches ask at the same time).
+   */
+  async #heldVectors(index: Found, dimension: number): Promise<HeldVectors> {
+    const known = this.#held.get(index.key);
+    if (known) return known;
+    let holding = this.#holding.get(index.key);
+    if (!holding) {
+      holding = (async () => {
+        const values = new Float32Array(index.chunkCount * dimension);
+        const bytes = new Uint8Array(values.buffer);
+        const rows = await this.#sql`SELECT ordinal, embedding FROM ${
+          this.#sql(vectorTableName(dimension))
+        } WHERE index_id = ${index.id}`;
+        for (const row of rows) bytes.set(row.embedding as Uint8Array, row.ordinal * dimension * 4);
+        const held = { values, bytes: values.byteLength };
+        this.#held.set(index.key, held);
+        return held;
+      })().finally(() => this.#holding.delete(index.key));
+      this.#holding.set(index.key, holding);
+    }
+    return await holding;
+  }
+
+  /**
    * How the table of a dimension keeps its vectors, as it was created (a table
-   * made before pgvector was added keeps `real[]`); undefined when there is none.
+   * made before pgvector was added keeps bytes); undefined when there is none.
    */
   async #vectorKind(dimension: number): Promise<VectorKind | undefined> {
     const known = this.#vectorTables.get(dimension);
@@ -418,18 +464,15 @@ async function writeIndex(
   for (let start = 0; start < index.vectors.length; start += VECTOR_ROWS) {
     const batch = index.vectors.slice(start, start + VECTOR_ROWS);
     const ordinals = batch.map((_, i) => start + i);
-    const texts = batch.map(vectorText);
     if (vectors.kind.pgvector === undefined) {
-      const norms = batch.map((vector) => Math.hypot(...vector));
-      await tx`INSERT INTO ${table} (index_id, ordinal, embedding, norm)
-        SELECT ${id}, o, e::real[], n
-        FROM unnest(${ordinals}::int[], ${texts.map(arrayText)}::text[], ${norms}::real[])
-          AS r(o, e, n)`;
+      await tx`INSERT INTO ${table} (index_id, ordinal, embedding)
+        SELECT ${id}, o, decode(e, 'hex')
+        FROM unnest(${ordinals}::int[], ${batch.map(vectorHex)}::text[]) AS r(o, e)`;
     } else {
       const type = tx.unsafe(`${vectors.kind.pgvector}.vector`);
       await tx`INSERT INTO ${table} (index_id, ordinal, embedding)
         SELECT ${id}, o, e::${type}
-        FROM unnest(${ordinals}::int[], ${texts}::text[]) AS r(o, e)`;
+        FROM unnest(${ordinals}::int[], ${batch.map(vectorText)}::text[]) AS r(o, e)`;
     }
   }
 }
@@ -486,9 +529,14 @@ function vectorText(vector: Float32Array): string {
   return JSON.stringify(Array.from(vector));
 }
 
-/** A vector's text as an array literal: `{0.5,1}`. */
-function arrayText(text: string): string {
-  return `{${text.slice(1, -1)}}`;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/** The bytes of a vector's float32 values (in the machine's order, little-endian), in hex. */
+function vectorHex(vector: Float32Array): string {
+  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+  let hex = "";
+  for (const byte of bytes) hex += HEX[byte];
+  return hex;
 }
 
 function quoteIdentifier(name: string): string {
