@@ -15,7 +15,9 @@
  * indexes only, so its cost grows with the chat, not the database.
  *
  * Vectors: with the `vector` extension (pgvector) in the database, a table
- * per dimension of `vector` columns with an HNSW index (cosine). A chat of up
+ * per dimension of `vector` columns with an HNSW index (cosine), made once
+ * the table holds more than `exactScanMax` vectors, since no chat can need it
+ * before and every vector written into it costs. A chat of up
  * to `exactScanMax` chunks is scanned exactly, which is fast at that size and
  * exact; a larger chat is searched through the HNSW index with pgvector's
  * iterative scan, which goes on through the graph until it has found the
@@ -152,6 +154,8 @@ export class PostgresBackend implements IndexBackend {
   // The schema of the vector extension, when the database has it.
   readonly #pgvector: string | undefined;
   readonly #vectorTables = new Map<number, VectorKind>();
+  // The dimensions whose vectors have their HNSW index.
+  readonly #hnsw = new Set<number>();
   readonly #held = new SearchCache<HeldVectors>(DEFAULT_SEARCH_MEMORY);
   readonly #holding = new Map<string, Promise<HeldVectors>>();
 
@@ -198,13 +202,47 @@ export class PostgresBackend implements IndexBackend {
     const table = await this.#vectorTable(index.dimension);
     const kind = this.#vectorTables.get(index.dimension)!;
     const terms = Bm25Index.build(index.chunks.map((chunk) => chunk.text));
-    await this.#sql.begin(async (tx) => {
+    const indexed = await this.#sql.begin(async (tx) => {
       // Another process storing the same index waits here, then finds it.
       await lock(tx, `svc rag index ${index.key}`);
       const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
-      if (existing === undefined) await writeIndex(tx, index, terms, { table, kind });
+      let indexed = false;
+      if (existing === undefined) {
+        const hnsw = await this.#needsHnsw(tx, index);
+        // Before any row is written, so that no writer holds the table while waiting for this.
+        if (hnsw) await lock(tx, SCHEMA_LOCK);
+        await writeIndex(tx, index, terms, { table, kind });
+        if (hnsw) {
+          await tx.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table}
+            USING hnsw (embedding ${kind.pgvector}.vector_cosine_ops)`);
+          indexed = true;
+        }
+      }
       if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
+      return indexed;
     });
+    if (indexed) this.#hnsw.add(index.dimension);
+  }
+
+  /**
+   * Whether storing `index` is to make the HNSW index of its dimension: with
+   * pgvector, once the vectors of the dimension outnumber `exactScanMax`.
+   * Before, every chat is scanned exactly, and each vector written into the
+   * graph costs (some milliseconds at 512 dimensions); one index made of the
+   * vectors stored costs less than making it one vector at a time.
+   */
+  async #needsHnsw(tx: Transaction, index: NewIndex): Promise<boolean> {
+    const { dimension } = index;
+    if (this.#pgvector === undefined || dimension > HNSW_MAX_DIMENSION) return false;
+    if (this.#hnsw.has(dimension)) return false;
+    const [made] = await tx`SELECT to_regclass(${`${vectorTableName(dimension)}_hnsw`}) AS name`;
+    if (made!.name !== null) {
+      this.#hnsw.add(dimension);
+      return false;
+    }
+    const [stored] = await tx`SELECT coalesce(sum(chunk_count), 0)::float8 AS chunks
+      FROM rag_indexes WHERE dimension = ${dimension}`;
+    return stored!.chunks + index.chunks.length > this.#exactScanMax;
   }
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
@@ -361,10 +399,6 @@ export class PostgresBackend implements IndexBackend {
         ${column},
         PRIMARY KEY (index_id, ordinal)
       )`);
-      if (pgvector !== undefined && dimension <= HNSW_MAX_DIMENSION) {
-        await tx.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table}
-          USING hnsw (embedding ${pgvector}.vector_cosine_ops)`);
-      }
     });
     this.#vectorTables.delete(dimension);
     await this.#vectorKind(dimension);

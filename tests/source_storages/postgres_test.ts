@@ -249,15 +249,19 @@ test(
       sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes
         WHERE indexrelname = ${`rag_vectors_${dimension}_hnsw`}`;
     const before = await query(database.url, async (sql) => {
-      const hnsw = await PostgresBackend.open(sql, { exactScanMax: 0 });
-      assert.equal(hnsw.pgvector, true);
+      // The index is made once the vectors outnumber what a chat would scan exactly.
+      const storing = await PostgresBackend.open(sql, { exactScanMax: 500 });
+      assert.equal(storing.pgvector, true);
+      const made = async () =>
+        (await sql`SELECT to_regclass(${`rag_vectors_${dimension}_hnsw`}) AS name`)[0]!.name;
       for (let i = 0; i < 4; i++) {
         const key = `k${i}`;
-        await hnsw.add(randomIndex(key, 300, dimension, i + 1), {
+        await storing.add(randomIndex(key, 300, dimension, i + 1), {
           chatId: key,
           documentId: "d",
           key,
         });
+        assert.equal(await made() !== null, i > 0, `the index after ${i + 1} documents`);
       }
       await sql`ANALYZE`;
       return (await idxScans(sql))[0]!.scans;
