@@ -3,6 +3,9 @@
  * runs each call on it and answers with its result or its error.
  * @module
  */
+// The client loads with the thread rather than when the database opens, so that a thread started
+// ahead of need (`startSpareThread()`) has it ready by then.
+import "@libsql/client";
 import { SvcError } from "../../components/core/errors.ts";
 import { openDatabase, type OpenDatabaseOptions } from "./connect.ts";
 import type { Database } from "./interface.ts";

@@ -13,7 +13,6 @@ import { useIncrementalVacuum } from "../../components/sqlite_space.ts";
 import { LibsqlDatabase } from "./database.ts";
 import type { Database } from "./interface.ts";
 import { migrate } from "./migrations.ts";
-import { openPostgres } from "./postgres_connect.ts";
 import { reason } from "./steps.ts";
 import { databaseThread } from "./thread.ts";
 import { type DatabaseLocation, parseDatabaseUrl } from "./url.ts";
@@ -70,6 +69,8 @@ const BUSY_TIMEOUT_MS = 5000;
 export async function openDatabase(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const location = parseDatabaseUrl(url, options);
   if (location.kind === "postgres") {
+    // Loaded here: a libSQL database, and its thread, never load PostgreSQL's modules.
+    const { openPostgres } = await import("./postgres_connect.ts");
     return await openPostgres(url, {
       timeout: options.timeout,
       files: join(options.localRoot, "documents"),
