@@ -127,7 +127,7 @@ export class LanceDBBackend extends SerialBackend {
     });
     query.signal?.throwIfAborted();
     const rows = await this.#rowsAt(chunks, [...text, ...candidates].map(placeOf));
-    const rowAt = (place: ChunkPlace) => rows.get(`${place.ordinal}/${place.key}`);
+    const rowAt = (place: ChunkPlace) => rows.get(`${place.key}/${place.ordinal}`);
     const nearest = nearestExactly(
       candidates.map(placeOf),
       (place) => rowAt(place)?.vector.toArray(),
@@ -183,17 +183,17 @@ export class LanceDBBackend extends SerialBackend {
 
   /** The rows of the chunks at `places`, with their vectors, by ordinal and key. */
   async #rowsAt(chunks: Lance.Table, places: readonly ChunkPlace[]): Promise<Map<string, Row>> {
-    const ordinals = new Map<string, Set<number>>();
-    for (const { key, ordinal } of places) {
-      if (!ordinals.has(key)) ordinals.set(key, new Set());
-      ordinals.get(key)!.add(ordinal);
-    }
-    if (ordinals.size === 0) return new Map();
-    const where = [...ordinals].map(([key, wanted]) =>
-      `(key = ${literal(key)} AND ordinal IN (${[...wanted].join(", ")}))`
-    ).join(" OR ");
+    if (places.length === 0) return new Map();
+    const keys = [...new Set(places.map((place) => place.key))];
+    const named = [...new Set(places.map((place) => `${place.key}/${place.ordinal}`))];
+    // The B-tree finds the keys; one list names the chunks (a disjunction of a condition per
+    // document made LanceDB test each of 100,000 rows against it, for 1.5 s).
+    const where = `key IN (${keys.map(literal).join(", ")}) AND ` +
+      `concat(key, '/', CAST(CAST(ordinal AS BIGINT) AS VARCHAR)) IN (${
+        named.map(literal).join(", ")
+      })`;
     const rows = await chunks.query().where(where).select([...CHUNK_COLUMNS, "vector"]).toArray();
-    return new Map(rows.map((row) => [`${row.ordinal}/${row.key}`, row]));
+    return new Map(rows.map((row) => [`${row.key}/${row.ordinal}`, row]));
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
