@@ -20,7 +20,8 @@
  * - recall@10 of each storage's vector arm against the exact scan's top 10,
  *   for both chats.
  *
- * Sizes: env `SVC_BENCH_CHUNKS` (default `10000,100000`). The table is
+ * Sizes: env `SVC_BENCH_CHUNKS` (default `10000,100000`); storages: env
+ * `SVC_BENCH_STORAGES` (default all, e.g. `LibSQL,LanceDB`). The table is
  * printed first; `Deno.bench` then times one query of each kind. Another
  * storage joins by an entry in `STORAGES`: every storage gets the same
  * documents and is held to the same references.
@@ -40,8 +41,11 @@ import { LibSQL } from "../components/source_storages/libsql.ts";
 import { topPositions } from "../components/source_storages/_positions.ts";
 import { queryTerms } from "../components/source_storages/_bm25.ts";
 import { type Client, createClient } from "@libsql/client";
+import * as lancedb from "npm:@lancedb/lancedb@0.31.0";
 
 const SIZES = (Deno.env.get("SVC_BENCH_CHUNKS") ?? "10000,100000").split(",").map(Number);
+const ONLY = Deno.env.get("SVC_BENCH_STORAGES")?.split(",");
+const measured = (name: string) => ONLY === undefined || ONLY.includes(name);
 const QUERIES = 100;
 const CHUNKS_PER_DOCUMENT = 100;
 const CHUNK_SIZE = 500;
@@ -52,8 +56,7 @@ const embedder = new HashEmbedder();
 /**
  * The storages measured, by name, each given its run's folder to keep its
  * data in (the local root changes from run to run, and every run stays
- * queried until the end). LibSQL comes first: the reference reads the vectors
- * it stored.
+ * queried until the end).
  */
 const STORAGES: Record<string, (folder: string) => IndexedSourceStorage> = {
   // FTS5's BM25 and vector codes in memory (see _libsql_backend.ts).
@@ -109,7 +112,7 @@ async function prepare(size: number): Promise<Run[]> {
   };
 
   const stored: { name: string; storage: IndexedSourceStorage; seconds: number }[] = [];
-  for (const [name, make] of Object.entries(STORAGES)) {
+  for (const [name, make] of Object.entries(STORAGES).filter(([name]) => measured(name))) {
     const storage = make(folder);
     const started = performance.now();
     await storage.store(all.documents, all.params);
@@ -119,8 +122,8 @@ async function prepare(size: number): Promise<Run[]> {
   }
 
   const reference = {
-    all: await Reference.load(`${folder}/libsql/sources.db`, "all"),
-    few: await Reference.load(`${folder}/libsql/sources.db`, "few"),
+    all: await Reference.load(folder, "all"),
+    few: await Reference.load(folder, "few"),
   };
   const queries = Array.from({ length: QUERIES }, () => {
     const words = reference.all.text(Math.floor(random() * reference.all.size)).split(/\s+/);
@@ -188,22 +191,14 @@ class Reference {
     private readonly texts: string[],
   ) {}
 
-  /** The chunks and vectors the LibSQL storage stored for a chat. */
-  static async load(path: string, chat: string): Promise<Reference> {
-    const client = createClient({ url: `file:${path}` });
-    const { rows } = await client.execute({
-      sql: `SELECT i.key, c.ordinal, c.text, v.embedding FROM rag_vectors_${embedder.dimension} v
-        JOIN rag_chunks c ON c.id = v.chunk_id JOIN rag_indexes i ON i.id = c.index_id
-        WHERE i.id IN (SELECT index_id FROM rag_links WHERE chat_id = ?)
-        ORDER BY v.chunk_id`,
-      args: [chat],
-    });
-    client.close();
-    const vectors = new Float32Array(rows.length * embedder.dimension);
-    rows.forEach((row, i) => {
-      vectors.set(new Float32Array(row.embedding as ArrayBuffer), i * embedder.dimension);
-    });
-    const texts = rows.map((row) => String(row.text));
+  /**
+   * The chunks and vectors that a storage stored for a chat: LibSQL's when it
+   * is measured, else LanceDB's.
+   */
+  static async load(folder: string, chat: string): Promise<Reference> {
+    const { keys, ordinals, texts, vectors } = measured("LibSQL")
+      ? await libsqlChunks(`${folder}/libsql/sources.db`, chat)
+      : await lancedbChunks(`${folder}/lancedb`, chat);
     // SQLite's full-text search as svc used it before, in a database of its own.
     const fts = createClient({ url: ":memory:" });
     await fts.execute(
@@ -218,8 +213,8 @@ class Reference {
         "write",
       );
     }
-    // The ids LibSQL gives its sources.
-    const ids = rows.map((row) => `${String(row.key).slice(0, 32)}-${row.ordinal}`);
+    // The ids the storages give their sources.
+    const ids = keys.map((key, i) => `${key.slice(0, 32)}-${ordinals[i]}`);
     return new Reference(fts, vectors, ids, texts);
   }
 
@@ -255,6 +250,54 @@ class Reference {
     }
     return topPositions(scores, k, -Infinity).map((index) => this.ids[index]!);
   }
+}
+
+/** A chat's stored chunks: each one's index key, ordinal and text, and the vectors end to end. */
+interface StoredChunks {
+  keys: string[];
+  ordinals: number[];
+  texts: string[];
+  vectors: Float32Array;
+}
+
+async function libsqlChunks(path: string, chat: string): Promise<StoredChunks> {
+  const client = createClient({ url: `file:${path}` });
+  const { rows } = await client.execute({
+    sql: `SELECT i.key, c.ordinal, c.text, v.embedding FROM rag_vectors_${embedder.dimension} v
+      JOIN rag_chunks c ON c.id = v.chunk_id JOIN rag_indexes i ON i.id = c.index_id
+      WHERE i.id IN (SELECT index_id FROM rag_links WHERE chat_id = ?)
+      ORDER BY v.chunk_id`,
+    args: [chat],
+  });
+  client.close();
+  const vectors = new Float32Array(rows.length * embedder.dimension);
+  rows.forEach((row, i) => {
+    vectors.set(new Float32Array(row.embedding as ArrayBuffer), i * embedder.dimension);
+  });
+  return {
+    keys: rows.map((row) => String(row.key)),
+    ordinals: rows.map((row) => Number(row.ordinal)),
+    texts: rows.map((row) => String(row.text)),
+    vectors,
+  };
+}
+
+async function lancedbChunks(path: string, chat: string): Promise<StoredChunks> {
+  const db = await lancedb.connect(path);
+  const links = await (await db.openTable("links")).query().where(`chat_id = '${chat}'`)
+    .toArray();
+  const linked = links.map((link) => `'${link.key}'`).join(", ");
+  const rows = await (await db.openTable(`chunks_${embedder.dimension}`)).query()
+    .where(`key IN (${linked})`).select(["key", "ordinal", "text", "vector"]).toArray();
+  db.close();
+  const vectors = new Float32Array(rows.length * embedder.dimension);
+  rows.forEach((row, i) => vectors.set(row.vector.toArray(), i * embedder.dimension));
+  return {
+    keys: rows.map((row) => String(row.key)),
+    ordinals: rows.map((row) => Number(row.ordinal)),
+    texts: rows.map((row) => String(row.text)),
+    vectors,
+  };
 }
 
 function params(chat_id: string): ChatParams {
