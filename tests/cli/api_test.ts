@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { denoArgs, freePort, MAIN, run } from "../_process.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { run as runCli } from "../../cli/mod.ts";
-import { waitFor } from "../rely/_server.ts";
+import { pause, waitFor } from "../rely/_server.ts";
 import { capture } from "./_io.ts";
 import { loginHeaders, poster, startApi, uploadDocument } from "./_api_process.ts";
 
@@ -107,6 +107,10 @@ Deno.test("svc api refuses the demo sign-in on 0.0.0.0, and serves it with --all
       await response?.body?.cancel();
       return response?.ok || undefined;
     });
+  } catch (error) {
+    // What svc said, or that it has not ended, tells a slow start from a stuck one.
+    const ended = await Promise.race([running.then((code) => `ended with ${code}`), pause(0)]);
+    throw new Error(`${(error as Error).message} (${ended ?? "still running"}): ${io.stderr}`);
   } finally {
     stop.abort();
   }

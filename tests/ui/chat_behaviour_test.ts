@@ -201,7 +201,9 @@ browserTest(
     }, "the stopped answer is stored");
     await page.reload();
     await answers.last().getByText("Stopped. The answer above is incomplete.").waitFor();
-    assert.equal(await answers.last().locator(".markdown").innerText(), partial);
+    // The server may have had a chunk or two more by the time it heard of the stop.
+    const kept = await answers.last().locator(".markdown").innerText();
+    assert.ok(kept.startsWith(partial), `${JSON.stringify(kept)} after ${JSON.stringify(partial)}`);
     assert.deepEqual(await roles(page), ["system", "user", "assistant", "user", "assistant"]);
     await screenshot(page, "44-stopped-after-reload");
 
