@@ -1,8 +1,10 @@
 /**
  * Retrieval at scale: LibSQL and LanceDB (each searching the chat's chunks in
  * memory: BM25 postings and vector codes, the codes' best candidates ranked
- * exactly by the stored vectors, the arms fused) next to references that do
- * the least of the same job, measured in the same run on the same chunks.
+ * exactly by the stored vectors, the arms fused) and Postgres (BM25 and the
+ * vector search in PostgreSQL, with pgvector and without, on a throw-away
+ * cluster when PostgreSQL is installed) next to references that do the least
+ * of the same job, measured in the same run on the same chunks.
  *
  * For each size it writes synthetic documents (Zipf-distributed pseudo-words)
  * of about 100 chunks each with the default settings, stores them in one chat
@@ -22,7 +24,8 @@
  *
  * Sizes: env `SVC_BENCH_CHUNKS` (default `10000,100000`); storages: env
  * `SVC_BENCH_STORAGES` (default all, e.g. `LibSQL,LanceDB`). The table is
- * printed first; `Deno.bench` then times one query of each kind. Another
+ * printed first; `Deno.bench` then times one query of each kind (but
+ * Postgres's, whose cluster is stopped once the table is printed). Another
  * storage joins by an entry in `STORAGES`: every storage gets the same
  * documents and is held to the same references.
  */
@@ -38,6 +41,8 @@ import {
 } from "../components/source_storages/_indexed.ts";
 import { LanceDB } from "../components/source_storages/lancedb.ts";
 import { LibSQL } from "../components/source_storages/libsql.ts";
+import { closePostgres, Postgres } from "../components/source_storages/postgres.ts";
+import { findPostgres, startPostgres } from "../tests/_postgres.ts";
 import { topPositions } from "../components/source_storages/_positions.ts";
 import { queryTerms } from "../components/source_storages/_bm25.ts";
 import { type Client, createClient } from "@libsql/client";
@@ -52,6 +57,9 @@ const CHUNK_SIZE = 500;
 // What each arm of a storage ranks: the limit of `IndexedSourceStorage.rankings()`.
 const RANKED = 100;
 const embedder = new HashEmbedder();
+// The Postgres storage's cluster, when PostgreSQL is installed, and its databases by run folder.
+const postgres = findPostgres() === undefined ? undefined : await startPostgres();
+const databases = new Map<string, string>();
 
 /**
  * The storages measured, by name, each given its run's folder to keep its
@@ -64,6 +72,20 @@ const STORAGES: Record<string, (folder: string) => IndexedSourceStorage> = {
   // svc's BM25 and vector codes in memory (see _lancedb_backend.ts); a new LanceDB shares the
   // process's open folder, and what it keeps in memory.
   LanceDB: (folder) => new LanceDB({ embedder, path: `${folder}/lancedb` }),
+  // BM25 over postings in tables and pgvector's HNSW index beyond 10,000 chunks (_postgres_backend.ts).
+  ...postgres?.vector
+    ? {
+      "Postgres, pgvector": (folder: string) =>
+        new Postgres({ embedder, url: databases.get(`${folder} pgvector`)! }),
+    }
+    : {},
+  // The same, the vectors as bytes scanned exactly in memory.
+  ...postgres
+    ? {
+      "Postgres, no pgvector": (folder: string) =>
+        new Postgres({ embedder, url: databases.get(`${folder} no pgvector`)! }),
+    }
+    : {},
 };
 
 interface Chat {
@@ -111,6 +133,12 @@ async function prepare(size: number): Promise<Run[]> {
     params: params("few"),
   };
 
+  if (postgres) {
+    databases.set(`${folder} no pgvector`, (await postgres.database({ vector: false })).url);
+    if (postgres.vector) {
+      databases.set(`${folder} pgvector`, (await postgres.database({ vector: true })).url);
+    }
+  }
   const stored: { name: string; storage: IndexedSourceStorage; seconds: number }[] = [];
   for (const [name, make] of Object.entries(STORAGES).filter(([name]) => measured(name))) {
     const storage = make(folder);
@@ -379,9 +407,11 @@ console.log(
     ...rows,
   ].join("\n"),
 );
+await closePostgres();
+await postgres?.stop();
 
 let next = 0;
-for (const run of runs) {
+for (const run of runs.filter((run) => !run.name.startsWith("Postgres"))) {
   const group = `${run.chunks} chunks`;
   if (run === runs.find((other) => other.chunks === run.chunks)) {
     Deno.bench({
