@@ -292,30 +292,34 @@ export class PostgresBackend implements IndexBackend {
     const terms = [...new Set(queryTerms(query.text).map(stem))];
     if (terms.length === 0) return [];
     const ids = found.map((index) => index.id);
+    // Each term's weight once, rather than at each of its postings; the texts of the best alone.
     const rows = await this.#sql`WITH
       stats AS (
         SELECT sum(chunk_count)::float8 AS size, sum(term_count)::float8 AS total
         FROM rag_indexes WHERE id = ANY(${ids}::bigint[])
       ),
-      hits AS (
-        SELECT index_id, ordinal, term, count FROM rag_postings
-        WHERE index_id = ANY(${ids}::bigint[]) AND term = ANY(${terms}::text[])
+      weights AS (
+        SELECT p.term, ln(1 + (s.size - count(*) + 0.5) / (count(*) + 0.5)) AS idf
+        FROM rag_postings p CROSS JOIN stats s
+        WHERE p.index_id = ANY(${ids}::bigint[]) AND p.term = ANY(${terms}::text[])
+        GROUP BY p.term, s.size
       ),
-      frequencies AS (SELECT term, count(*)::float8 AS frequency FROM hits GROUP BY term),
       scores AS (
-        SELECT h.index_id, h.ordinal, sum(
-          ln(1 + (s.size - f.frequency + 0.5) / (f.frequency + 0.5)) * h.count * (${K1}::float8 + 1) /
-          (h.count + ${K1}::float8 * (1 - ${B}::float8 + ${B}::float8 * c.num_terms /
+        SELECT p.index_id, p.ordinal, sum(
+          w.idf * p.count * (${K1}::float8 + 1) /
+          (p.count + ${K1}::float8 * (1 - ${B}::float8 + ${B}::float8 * c.num_terms /
             coalesce(nullif(s.total / s.size, 0), 1)))
         ) AS score
-        FROM hits h JOIN frequencies f USING (term)
+        FROM rag_postings p JOIN weights w USING (term)
           JOIN rag_chunks c USING (index_id, ordinal) CROSS JOIN stats s
-        GROUP BY h.index_id, h.ordinal
+        WHERE p.index_id = ANY(${ids}::bigint[]) AND p.term = ANY(${terms}::text[])
+        GROUP BY p.index_id, p.ordinal
+        ORDER BY score DESC, array_position(${ids}::bigint[], p.index_id), p.ordinal
+        LIMIT ${query.limit}
       )
       SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
       FROM scores s JOIN rag_chunks c USING (index_id, ordinal)
-      ORDER BY s.score DESC, array_position(${ids}::bigint[], c.index_id), c.ordinal
-      LIMIT ${query.limit}`;
+      ORDER BY s.score DESC, array_position(${ids}::bigint[], c.index_id), c.ordinal`;
     return rows.map(chunkOf(found));
   }
 
