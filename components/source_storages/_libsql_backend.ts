@@ -115,7 +115,7 @@ export interface LibSQLBackendOptions {
   reclaimSpace?: boolean;
   /**
    * The bytes of memory that searching may keep of the indexes (postings and
-   * vector codes, about 3 kB a chunk); what a chat needs beyond it is read
+   * vector codes, about 2 kB a chunk); what a chat needs beyond it is read
    * again at each search.
    * @default {DEFAULT_SEARCH_MEMORY}
    */
