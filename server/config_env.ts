@@ -73,6 +73,7 @@ export const ENV_VARIABLES: readonly string[] = [
   "SVC_POSTGRES_BIN",
   "SVC_FUZZ_SEED",
   "SVC_BENCH_CHUNKS",
+  "SVC_BENCH_STORAGES",
 ];
 
 /** Every `SVC_` variable svc knows: those of the configuration keys, then {@linkcode ENV_VARIABLES}. */

@@ -36,7 +36,7 @@ import {
   searchMemory,
 } from "./_memory_search.ts";
 import { DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
-import { SVC_BM25 } from "./_term_postings.ts";
+import { OWN_BM25 } from "./_term_postings.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -169,7 +169,7 @@ export class LanceDBBackend extends SerialBackend {
             texts: own.map((row) => String(row.text)),
             vectors: own.map((row) => row.vector.toArray() as Float32Array),
             dimension,
-            flavour: SVC_BM25,
+            flavour: OWN_BM25,
             bytes: ordinals.byteLength,
           }),
           ordinals,

@@ -2,7 +2,7 @@
  * BM25 computed in memory over compact postings, in one of two flavours:
  * SQLite FTS5's (`FTS5`: the `porter unicode61 remove_diacritics 2`
  * tokenizer and FTS5's `bm25()`, as the LibSQL storage ranked with an FTS5
- * table) and svc's own (`SVC_BM25`: the words and stems of `_bm25.ts`, as
+ * table) and svc's own (`OWN_BM25`: the words and stems of `_bm25.ts`, as
  * `bm25Search()` ranks). The postings of one stored document are a few typed
  * arrays, with terms as 53-bit hashes of their stems, so a chat of 100,000
  * chunks takes about 2 kB a chunk rather than a map entry per term and
@@ -65,7 +65,7 @@ export const FTS5: Bm25Flavour = {
 };
 
 /** svc's own BM25, as `bm25Search()` ranks: content words, light stems. */
-export const SVC_BM25: Bm25Flavour = {
+export const OWN_BM25: Bm25Flavour = {
   words: contentWords,
   stem,
   queryTerms: (query) => [...new Set(queryTerms(query).map(stem))],

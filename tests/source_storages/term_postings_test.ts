@@ -3,8 +3,8 @@ import { createClient } from "@libsql/client";
 import { Bm25Index, bm25Search, queryTerms } from "../../components/source_storages/_bm25.ts";
 import {
   FTS5,
+  OWN_BM25,
   rankPostings,
-  SVC_BM25,
   TermPostings,
 } from "../../components/source_storages/_term_postings.ts";
 import { FIXTURES } from "../test_utils.ts";
@@ -66,7 +66,7 @@ Deno.test("rankPostings() ranks as an FTS5 table of the same chunks: the same ch
 Deno.test("rankPostings() ranks as bm25Search() with svc's flavour: the same chunks, order and scores", async () => {
   const texts = [...BAKERY, ...LABELLED.map((labelled) => labelled.question)];
   const halves = [texts.slice(0, 9), texts.slice(9)];
-  const postings = await Promise.all(halves.map((half) => TermPostings.build(half, SVC_BM25)));
+  const postings = await Promise.all(halves.map((half) => TermPostings.build(half, OWN_BM25)));
   const indexes = halves.map((half) => Bm25Index.build(half));
   for (const query of ["cardamom bakery", ...LABELLED.map((labelled) => labelled.question)]) {
     const found = rankPostings(postings, query, 10);
@@ -80,7 +80,7 @@ Deno.test("rankPostings() ranks as bm25Search() with svc's flavour: the same chu
   }
 });
 
-for (const [name, flavour] of [["FTS5", FTS5], ["svc", SVC_BM25]] as const) {
+for (const [name, flavour] of [["FTS5", FTS5], ["svc", OWN_BM25]] as const) {
   Deno.test(`rankPostings() ranks only the chunks it is given, in ${name}'s flavour: other documents' words weigh nothing`, async () => {
     const chat = await TermPostings.build([
       "The winter loaf holds cardamom, cardamom and more cardamom.",
