@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { apiPostgresUrl, setApiPostgresUrl } from "../../components/core/api_database.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import type { NewIndex } from "../../components/indexing/mod.ts";
 import { PostgresBackend } from "../../components/source_storages/_postgres_backend.ts";
 import { closePostgres, Postgres } from "../../components/source_storages/postgres.ts";
