@@ -31,18 +31,61 @@ export interface LoginLimitsOptions {
 }
 
 /**
- * Counts failed logins in a sliding window. The counts live in the process:
- * behind a load balancer each replica counts its own.
+ * Where failed logins are counted: the API's database (every replica then
+ * counts them all), or a process's memory ({@linkcode MemoryLoginFailures}).
+ * Keys are `user:<name>` and `address:<address>`; times are milliseconds.
+ */
+export interface LoginFailureStore {
+  /** The times of a key's failures after `since`, oldest first. */
+  loginFailures(key: string, since: number): Promise<number[]>;
+  /** Counts a failure at `at` for each key; their failures until `before` may go. */
+  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void>;
+  /** Forgets a key's failures. */
+  clearLoginFailures(key: string): Promise<void>;
+}
+
+/** Failed logins in this process's memory, the most recently failed keys kept. */
+export class MemoryLoginFailures implements LoginFailureStore {
+  readonly #failures = new Map<string, number[]>();
+
+  loginFailures(key: string, since: number): Promise<number[]> {
+    return Promise.resolve((this.#failures.get(key) ?? []).filter((time) => time > since));
+  }
+
+  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
+    for (const key of keys) {
+      const recent = (this.#failures.get(key) ?? []).filter((time) => time > before);
+      recent.push(at);
+      // Moved to the end, so that the first key is the one failed longest ago.
+      this.#failures.delete(key);
+      this.#failures.set(key, recent);
+    }
+    while (this.#failures.size > MAX_KEYS) {
+      this.#failures.delete(this.#failures.keys().next().value!);
+    }
+    return Promise.resolve();
+  }
+
+  clearLoginFailures(key: string): Promise<void> {
+    this.#failures.delete(key);
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Counts failed logins in a sliding window, in a {@linkcode LoginFailureStore}:
+ * the process's memory until {@linkcode LoginLimits.countIn} gives it the
+ * API's database.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { LoginLimits } from "./login_limits.ts";
  * const limits = new LoginLimits({ perUser: 2, perAddress: 10, window: 60 });
- * limits.failed("ada", "10.0.0.1");
- * limits.failed("ada", "10.0.0.2");
- * assert.throws(() => limits.check("ada", "10.0.0.3"), /Too many failed logins for "ada"/);
- * limits.check("bob", "10.0.0.1");
+ * await limits.failed("ada", "10.0.0.1");
+ * await limits.failed("ada", "10.0.0.2");
+ * await assert.rejects(limits.check("ada", "10.0.0.3"), /Too many failed logins for "ada"/);
+ * await limits.check("bob", "10.0.0.1");
  * ```
  */
 export class LoginLimits {
@@ -50,7 +93,7 @@ export class LoginLimits {
   readonly perAddress: number;
   readonly window: number;
   readonly #now: () => number;
-  readonly #failures = new Map<string, number[]>();
+  #store: LoginFailureStore = new MemoryLoginFailures();
 
   /** @throws {SvcError} naming a variable whose value is not a positive number */
   constructor(options: LoginLimitsOptions = {}) {
@@ -66,19 +109,25 @@ export class LoginLimits {
     this.#now = options.now ?? Date.now;
   }
 
+  /** Counts the failures in `store` from now on (the API's database, shared by its replicas). */
+  countIn(store: LoginFailureStore): void {
+    this.#store = store;
+  }
+
   /**
    * Lets a login be tried, or refuses it.
    * @throws {RetryLaterError} 429 naming the user or the address, and when to try again
    */
-  check(user: string, address: string | undefined): void {
+  async check(user: string, address: string | undefined): Promise<void> {
     const limits: [string, number, string][] = [
       [`user:${user}`, this.perUser, `for ${quote(user)}`],
     ];
     if (address !== undefined) {
       limits.push([`address:${address}`, this.perAddress, `from the address ${address}`]);
     }
+    const since = this.#now() - this.window * 1000;
     for (const [key, limit, whose] of limits) {
-      const recent = this.#recent(key);
+      const recent = await this.#store.loginFailures(key, since);
       if (recent.length < limit) continue;
       const wait = (recent[recent.length - limit]! + this.window * 1000 - this.#now()) / 1000;
       throw new RetryLaterError(
@@ -90,31 +139,15 @@ export class LoginLimits {
   }
 
   /** Counts a failed login of the user from the address. */
-  failed(user: string, address: string | undefined): void {
+  async failed(user: string, address: string | undefined): Promise<void> {
     const now = this.#now();
-    for (const key of [`user:${user}`, ...(address === undefined ? [] : [`address:${address}`])]) {
-      const recent = this.#recent(key);
-      recent.push(now);
-      // Moved to the end, so that the first key is the one failed longest ago.
-      this.#failures.delete(key);
-      this.#failures.set(key, recent);
-    }
-    while (this.#failures.size > MAX_KEYS) {
-      this.#failures.delete(this.#failures.keys().next().value!);
-    }
+    const keys = [`user:${user}`, ...(address === undefined ? [] : [`address:${address}`])];
+    await this.#store.addLoginFailures(keys, now, now - this.window * 1000);
   }
 
   /** Forgets the user's failures after it logged in; its address's stay. */
-  succeeded(user: string): void {
-    this.#failures.delete(`user:${user}`);
-  }
-
-  /** The failures of a key within the window, oldest first. */
-  #recent(key: string): number[] {
-    const since = this.#now() - this.window * 1000;
-    const recent = (this.#failures.get(key) ?? []).filter((time) => time > since);
-    if (recent.length === 0) this.#failures.delete(key);
-    return recent;
+  async succeeded(user: string): Promise<void> {
+    await this.#store.clearLoginFailures(`user:${user}`);
   }
 }
 

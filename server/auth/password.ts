@@ -37,6 +37,8 @@ export class PasswordAuthentication extends Authentication {
 
   override async setUp(context: AuthenticationContext): Promise<void> {
     super.setUp(context);
+    // Counted in the database, so that replicas behind a load balancer count every failure.
+    this.#limits.countIn(context.database);
     const accounts = await context.database.listAccounts(Math.floor(Date.now() / 1000));
     if (accounts.length === 0) {
       context.warn(
@@ -48,15 +50,15 @@ export class PasswordAuthentication extends Authentication {
 
   override async signIn(request: Request, client: ClientInfo): Promise<string> {
     const { username, password } = await readLoginForm(request);
-    this.#limits.check(username, client.address);
+    await this.#limits.check(username, client.address);
     const hash = await this.context.database.passwordHash(username);
     this.#decoy ??= hashPassword(crypto.randomUUID());
     const good = await verifyPassword(password, hash ?? await this.#decoy) && hash !== undefined;
     if (!good) {
-      this.#limits.failed(username, client.address);
+      await this.#limits.failed(username, client.address);
       throw new SvcError("The username or password is wrong", { status: 401 });
     }
-    this.#limits.succeeded(username);
+    await this.#limits.succeeded(username);
     return username;
   }
 }

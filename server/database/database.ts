@@ -383,6 +383,38 @@ export class LibsqlDatabase implements Database {
     return row === undefined ? undefined : String(row.password_hash);
   }
 
+  async loginFailures(key: string, since: number): Promise<number[]> {
+    if (this.#thread) return this.#forward("loginFailures", key, since);
+    const [found] = await this.#read([{
+      sql: "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at",
+      args: [key, since],
+    }]);
+    return found!.rows.map((row) => Number(row.at));
+  }
+
+  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
+    if (this.#thread) return this.#forward("addLoginFailures", keys, at, before);
+    return this.#write(async (tx) => {
+      for (const key of keys) {
+        await tx.execute({
+          sql: "DELETE FROM login_failures WHERE key = ? AND at <= ?",
+          args: [key, before],
+        });
+        await tx.execute({
+          sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)",
+          args: [key, at],
+        });
+      }
+    });
+  }
+
+  clearLoginFailures(key: string): Promise<void> {
+    if (this.#thread) return this.#forward("clearLoginFailures", key);
+    return this.#write(async (tx) => {
+      await tx.execute({ sql: "DELETE FROM login_failures WHERE key = ?", args: [key] });
+    });
+  }
+
   /** Stores a new session; the sessions that expired by its start go. */
   startSession(session: SessionRecord): Promise<void> {
     if (this.#thread) return this.#forward("startSession", session);

@@ -108,6 +108,12 @@ export interface Database {
   listAccounts(now: number): Promise<AccountRecord[]>;
   /** The hash of a user's password, or `undefined` when the user has no account. */
   passwordHash(user: string): Promise<string | undefined>;
+  /** The times (ms since the epoch) of a key's failed logins after `since`, oldest first. */
+  loginFailures(key: string, since: number): Promise<number[]>;
+  /** Counts a failed login at `at` for each key; their failures until `before` go. */
+  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void>;
+  /** Forgets a key's failed logins. */
+  clearLoginFailures(key: string): Promise<void>;
   /** Stores a new session; the sessions that expired by its start go. */
   startSession(session: SessionRecord): Promise<void>;
   /** The user of a session that is open at `now` (seconds), or `undefined`. */

@@ -149,6 +149,15 @@ export const MIGRATIONS: readonly Migration[] = [
         CHECK (status IS NULL OR status IN ('stopped', 'failed'))`,
     ],
   },
+  {
+    version: 6,
+    statements: [
+      // Failed logins by user ("user:ada") and by address ("address:10.0.0.1"), at milliseconds
+      // since the epoch: in the database, so that every replica counts them all.
+      "CREATE TABLE login_failures (key TEXT NOT NULL, at INTEGER NOT NULL)",
+      "CREATE INDEX login_failures_by_key ON login_failures (key, at)",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

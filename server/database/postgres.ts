@@ -476,6 +476,28 @@ export class PostgresDatabase implements Database {
     return row === undefined ? undefined : String(row.password_hash);
   }
 
+  async loginFailures(key: string, since: number): Promise<number[]> {
+    const rows = await this.#read((sql) =>
+      sql`SELECT at FROM login_failures WHERE key = ${key} AND at > ${since} ORDER BY at`
+    );
+    return rows.map((row) => Number(row.at));
+  }
+
+  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
+    return this.#write(undefined, async (tx) => {
+      for (const key of keys) {
+        await tx`DELETE FROM login_failures WHERE key = ${key} AND at <= ${before}`;
+        await tx`INSERT INTO login_failures (key, at) VALUES (${key}, ${at})`;
+      }
+    });
+  }
+
+  clearLoginFailures(key: string): Promise<void> {
+    return this.#write(undefined, async (tx) => {
+      await tx`DELETE FROM login_failures WHERE key = ${key}`;
+    });
+  }
+
   /** Stores a new session; the sessions that expired by its start go. */
   startSession(session: SessionRecord): Promise<void> {
     return this.#write(session.user, async (tx) => {

@@ -127,6 +127,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         CHECK (status IS NULL OR status IN ('stopped', 'failed'))`,
     ],
   },
+  {
+    version: 6,
+    statements: [
+      "CREATE TABLE login_failures (key TEXT NOT NULL, at BIGINT NOT NULL)",
+      "CREATE INDEX login_failures_by_key ON login_failures (key, at)",
+    ],
+  },
 ];
 
 /**

@@ -81,3 +81,26 @@ Deno.test("POST /token limits failed logins per address, whichever users they na
   );
   assert.equal((await token("grace", "correct horse", "203.0.113.10")).status, 200);
 });
+
+Deno.test("failed logins are counted in the database, so that replicas on one database count them all", async () => {
+  const limits = { perUser: 2, perAddress: 100, window: 60 };
+  await using first = await setUp(new PasswordAuthentication({ limits }));
+  // A second replica: its own PasswordAuthentication, the same database.
+  await using second = await setUp(new PasswordAuthentication({ limits }), {
+    database: first.database,
+  });
+  await first.database.addAccount("grace", await hashPassword("correct horse"), 0);
+  await assert.rejects(first.auth.createToken(login("grace", "guess")), /wrong/);
+  await assert.rejects(second.auth.createToken(login("grace", "guess")), /wrong/);
+  for (const replica of [first, second]) {
+    await assert.rejects(
+      replica.auth.createToken(login("grace", "correct horse")),
+      /Too many failed logins for "grace": 2 in 1 min/,
+    );
+  }
+  assert.deepEqual(
+    (await first.database.loginFailures("user:grace", 0)).length,
+    2,
+    "both failures in the database",
+  );
+});

@@ -33,6 +33,8 @@ Deno.test("migrate() creates the schema of a new database and records its versio
       "chats_by_user",
       "documents",
       "documents_by_user",
+      "login_failures",
+      "login_failures_by_key",
       "message_sources",
       "message_sources_by_source",
       "messages",
