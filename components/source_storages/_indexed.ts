@@ -129,6 +129,8 @@ export interface Rankings {
   arms: Source[][];
   /** The arms fused, with the proximity ranking of their best candidates, before the token budget. */
   fused: Source[];
+  /** The token budget of the chat's parameters (`num_tokens`), checked once with the others. */
+  numTokens: number;
 }
 
 /**
@@ -207,9 +209,9 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     prompt: string,
     params: ChatParams,
   ): Promise<Source[]> {
-    const { fused } = await this.rankings(documents, prompt, params);
+    const { fused, numTokens } = await this.rankings(documents, prompt, params);
     // Repeats are checked against the sources taken only, which the budget keeps few.
-    return fillBudget(fused, settingsOf(params).numTokens, { accept: repeatsNone() });
+    return fillBudget(fused, numTokens, { accept: repeatsNone() });
   }
 
   override async delete(params: ChatParams): Promise<void> {
@@ -256,7 +258,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       }
       if (!documentOf.has(info!.key)) documentOf.set(info!.key, document);
     }
-    if (documentOf.size === 0) return { arms: [], fused: [] };
+    if (documentOf.size === 0) return { arms: [], fused: [], numTokens: settings.numTokens };
 
     // A follow-up is searched for with the questions it follows.
     const text = followUpText(prompt, params.history) ?? prompt;
@@ -302,7 +304,11 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       candidates.slice(0, PAGE_CANDIDATES).map((source) => ({ source, ...chunkOf.get(source)! })),
       pageRanks,
     ).map(({ source }) => source);
-    return { arms, fused: fuseRankings([...arms, closeness, onPages]) };
+    return {
+      arms,
+      fused: fuseRankings([...arms, closeness, onPages]),
+      numTokens: settings.numTokens,
+    };
   }
 
   async #storeOne(

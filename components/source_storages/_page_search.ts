@@ -15,7 +15,7 @@
  * `maxSetChars` characters, some 3,000 passages) is searched without its pages.
  * @module
  */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { StoredChunk } from "../indexing/mod.ts";
 
 /** Options of {@linkcode PageSearch}. */
@@ -50,6 +50,8 @@ export interface Index {
 interface Pages {
   /** None when the set was too large to index. */
   database?: DatabaseSync;
+  /** The search of `database`, prepared once. */
+  search?: StatementSync;
   chars: number;
 }
 
@@ -103,11 +105,9 @@ export class PageSearch {
     const sorted = [...indexes].sort((a, b) =>
       a.key.localeCompare(b.key) || a.name.localeCompare(b.name)
     );
-    const { database } = await this.#pages(sorted, load);
-    if (!database) return ranks;
-    const rows = database.prepare(
-      "SELECT page FROM pages WHERE pages MATCH ? ORDER BY bm25(pages), rowid LIMIT ?",
-    ).all(words.map((word) => `"${word}"`).join(" OR "), PAGE_DEPTH);
+    const { search } = await this.#pages(sorted, load);
+    if (!search) return ranks;
+    const rows = search.all(words.map((word) => `"${word}"`).join(" OR "), PAGE_DEPTH);
     rows.forEach((row, rank) => ranks.set(String(row.page), rank));
     return ranks;
   }
@@ -235,7 +235,10 @@ async function build(
       }
     }
     database.exec("COMMIT");
-    return { database, chars };
+    const search = database.prepare(
+      "SELECT page FROM pages WHERE pages MATCH ? ORDER BY bm25(pages), rowid LIMIT ?",
+    );
+    return { database, search, chars };
   } catch (error) {
     database.close();
     throw error;

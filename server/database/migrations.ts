@@ -154,7 +154,8 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: [
       // Failed logins by user ("user:ada") and by address ("address:10.0.0.1"), at milliseconds
       // since the epoch: in the database, so that every replica counts them all.
-      "CREATE TABLE login_failures (key TEXT NOT NULL, at INTEGER NOT NULL)",
+      // BIGINT, which SQLite reads as INTEGER, so that PostgreSQL runs the same statements.
+      "CREATE TABLE login_failures (key TEXT NOT NULL, at BIGINT NOT NULL)",
       "CREATE INDEX login_failures_by_key ON login_failures (key, at)",
     ],
   },
