@@ -6,10 +6,11 @@
  * source can say where it is.
  * @module
  */
-import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
+import { decode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { Page } from "./core/page.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { pageBlocks, sentences } from "./text_blocks.ts";
+import { countTokens, encodeTokens } from "./token_counts.ts";
 
 /** A passage of one document. */
 export interface Chunk {
@@ -197,7 +198,7 @@ function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
 function split(paragraph: string, limit: number): { text: string; tokens: number }[] {
   const pieces: { text: string; tokens: number }[] = [];
   for (const sentence of sentences(paragraph)) {
-    const tokens = encode(sentence);
+    const tokens = encodeTokens(sentence);
     if (tokens.length <= limit) {
       pieces.push({ text: sentence, tokens: tokens.length });
       continue;
@@ -225,9 +226,5 @@ function tooManyChunks(
   );
 }
 
-/** The number of cl100k tokens of a text. */
-export function countTokens(text: string): number {
-  return encode(text).length;
-}
-
 export { pageNumbersToLocation } from "./page_location.ts";
+export { countTokens } from "./token_counts.ts";

@@ -1,0 +1,123 @@
+/**
+ * cl100k tokens of a text, counted word by word from a cache, with the same
+ * result as encoding the whole text at once.
+ *
+ * cl100k cuts a text into pre-tokens by a regular expression before it merges
+ * bytes, and the pre-tokens never cross the point between a letter and a
+ * following character that is no letter: every pre-token that holds a letter
+ * is letters after at most one other character, so the one that holds the
+ * letter ends there; the expression looks at no character before its
+ * position, so the pre-tokens after that point are those of the rest alone;
+ * and the expression, at every position before it, reads no further than the
+ * end of the run of letters, digits, spaces or other characters it starts in,
+ * plus one character, all of which lie before the letter. So the tokens of
+ * the text are the tokens of its pieces cut at those points, one after the
+ * other. The pieces are mostly words with the space or punctuation before
+ * them, and a document repeats them, so each is encoded once and kept.
+ * @module
+ */
+import { encode } from "gpt-tokenizer/encoding/cl100k_base";
+
+/** Pieces longer than this are encoded each time rather than kept: they seldom repeat. */
+const MAX_KEPT_LENGTH = 64;
+/** The most pieces kept; the cache is dropped whole when full, which is rare and cheap. */
+const MAX_KEPT = 200_000;
+const kept = new Map<string, number[]>();
+
+const LETTER = 1;
+const OTHER = 2;
+const UNSURE = 3;
+/** What each UTF-16 unit is, as far as cutting goes: 0 for not looked up yet. */
+const kinds = new Uint8Array(0x10000);
+const LETTER_PATTERN = /^\p{L}$/u;
+
+function kindOf(unit: number): number {
+  let kind = kinds[unit]!;
+  if (kind === 0) {
+    // Half of a surrogate pair may be half of a letter: no cut is made next to it.
+    if (unit >= 0xd800 && unit <= 0xdfff) kind = UNSURE;
+    else kind = LETTER_PATTERN.test(String.fromCharCode(unit)) ? LETTER : OTHER;
+    kinds[unit] = kind;
+  }
+  return kind;
+}
+
+function tokensOfPiece(piece: string): number[] {
+  let tokens = kept.get(piece);
+  if (tokens === undefined) {
+    tokens = encode(piece);
+    if (piece.length <= MAX_KEPT_LENGTH) {
+      if (kept.size >= MAX_KEPT) kept.clear();
+      kept.set(piece, tokens);
+    }
+  }
+  return tokens;
+}
+
+/**
+ * Calls `visit` with each piece of `text` in order: cut after every letter
+ * that a character other than a letter follows.
+ */
+function eachPiece(text: string, visit: (piece: string) => void): void {
+  let start = 0;
+  let afterLetter = false;
+  for (let i = 0; i < text.length; i++) {
+    const kind = kindOf(text.charCodeAt(i));
+    if (afterLetter && kind === OTHER) {
+      visit(text.slice(start, i));
+      start = i;
+    }
+    afterLetter = kind === LETTER;
+  }
+  if (start < text.length) visit(text.slice(start));
+}
+
+/**
+ * Whether the text may hold a special token (`<|endoftext|>`), which the
+ * tokenizer refuses: such a text is encoded whole, so that it is refused as
+ * before.
+ */
+function maySpecial(text: string): boolean {
+  return text.includes("<|");
+}
+
+/**
+ * The cl100k tokens of a text: the same as `encode()` of `gpt-tokenizer`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { encode } from "gpt-tokenizer/encoding/cl100k_base";
+ * import { encodeTokens } from "./token_counts.ts";
+ * const text = "Bread needs flour. It needs water, 250 ml!\n\n";
+ * assert.deepEqual(encodeTokens(text), encode(text));
+ * ```
+ */
+export function encodeTokens(text: string): number[] {
+  if (maySpecial(text)) return encode(text);
+  const tokens: number[] = [];
+  eachPiece(text, (piece) => {
+    for (const token of tokensOfPiece(piece)) tokens.push(token);
+  });
+  return tokens;
+}
+
+/**
+ * The number of cl100k tokens of a text: the length of `encode()` of
+ * `gpt-tokenizer`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { countTokens } from "./token_counts.ts";
+ * assert.equal(countTokens("Bread needs flour."), 5);
+ * ```
+ */
+export function countTokens(text: string): number {
+  if (maySpecial(text)) return encode(text).length;
+  let count = 0;
+  eachPiece(text, (piece) => {
+    count += tokensOfPiece(piece).length;
+  });
+  return count;
+}
