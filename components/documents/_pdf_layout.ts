@@ -27,31 +27,157 @@ export interface PdfLine {
 }
 
 /**
- * The text of each page of a document, from its text items: see {@linkcode paragraphsOf}. Notes in
- * the margins, left or right of the text block (change notes, for instance), are taken out of the
- * lines they stand beside and follow the page's paragraphs, each a paragraph of its own.
+ * How many pages the layout judges a document from: its text block and body text from the first
+ * ones, and whether a line at the top or bottom of a page is a running header or footer from the
+ * pages around it. A document of this many pages or fewer is judged from all of its pages at once;
+ * a longer one flows through the layout with no more than this many pages held.
+ */
+export const LAYOUT_WINDOW = 64;
+
+/**
+ * The text of each page of a document, from its text items: see {@linkcode PageLayout}, which
+ * this runs over the whole document.
  */
 export function pageTexts(pages: readonly (readonly PdfTextItem[])[]): string[] {
-  const block = textBlock(pages.map((items) => linesOf(items)));
-  const laid = pages.map((items) => {
+  const layout = new PageLayout(pages.length);
+  return [...pages.flatMap((items) => layout.push(items)), ...layout.end()];
+}
+
+/** A page as the layout holds it until its running lines are judged. */
+interface LaidPage {
+  lines: PdfLine[];
+  notes: PdfLine[];
+  /** The lines among its two top and two bottom ones, and their keys. */
+  edges: Set<PdfLine>;
+  keys: Set<string>;
+}
+
+/**
+ * Lays out a document's pages as they come, in order, into the text of each: see
+ * {@linkcode paragraphsOf}. Notes in the margins, left or right of the text block (change notes,
+ * for instance), are taken out of the lines they stand beside and follow the page's paragraphs,
+ * each a paragraph of its own. The text block and the body text's size and spacing are judged from
+ * the first {@linkcode LAYOUT_WINDOW} pages; a line among the two top or bottom ones of a page is
+ * a running header, footer or page number when it repeats, numbers aside, at the top or bottom of
+ * at least three of the `window` pages around it (of both pages of a two-page document). A page's
+ * text is given once the pages after it that judge it have come, so that at most `window` pages
+ * are held; a document of `window` pages or fewer is judged from all of them, as a whole.
+ */
+export class PageLayout {
+  readonly #pageCount: number;
+  readonly #window: number;
+  /** The items of the first pages, until the text block is judged from them. */
+  #head: PdfTextItem[][] | undefined = [];
+  #block: { left: number; right: number } | undefined;
+  #body: BodyMetrics | undefined;
+  /** The pages laid out and not yet given, from the page numbered `#first` (from 0). */
+  #laid: LaidPage[] = [];
+  #first = 0;
+  /** How many pages came, and how many were given. */
+  #received = 0;
+  #given = 0;
+  /** How many pages of the current window hold each key at their edges, and what it spans. */
+  #counts = new Map<string, number>();
+  #from = 0;
+  #to = 0;
+
+  /**
+   * @param pageCount how many pages the document has
+   * @param window how many pages judge a page's running lines, and the text block
+   */
+  constructor(pageCount: number, window: number = LAYOUT_WINDOW) {
+    this.#pageCount = pageCount;
+    this.#window = Math.max(1, window);
+  }
+
+  /** Takes the next page's text items; gives the texts of the pages now judged, in order. */
+  push(items: readonly PdfTextItem[]): string[] {
+    if (this.#received >= this.#pageCount) {
+      throw new Error(`The layout was given more than the document's ${this.#pageCount} pages`);
+    }
+    this.#received++;
+    if (this.#head) {
+      this.#head.push([...items]);
+      if (this.#head.length < Math.min(this.#window, this.#pageCount)) return [];
+      this.#settle();
+    } else {
+      this.#laid.push(this.#lay(items));
+    }
+    return this.#ready();
+  }
+
+  /** Gives the texts of the pages still held, once every page came. */
+  end(): string[] {
+    if (this.#received !== this.#pageCount) {
+      throw new Error(
+        `The layout was given ${this.#received} of the document's ${this.#pageCount} pages`,
+      );
+    }
+    if (this.#head) this.#settle();
+    return this.#ready();
+  }
+
+  /** Judges the text block and the body text from the first pages, and lays them out. */
+  #settle(): void {
+    const head = this.#head!;
+    this.#head = undefined;
+    this.#block = textBlock(head.map((items) => linesOf(items)));
+    const laid = head.map((items) => this.#lay(items));
+    this.#body = bodyMetrics(laid.map(({ lines }) => lines));
+    this.#laid.push(...laid);
+  }
+
+  #lay(items: readonly PdfTextItem[]): LaidPage {
+    const block = this.#block!;
     const inMargin = (item: PdfTextItem) =>
       item.str.trim() !== "" &&
       (x(item) > block.right + item.height * 0.5 ||
         x(item) + item.width < block.left - item.height * 0.5);
-    return {
-      lines: linesOf(items.filter((item) => !inMargin(item))),
-      notes: linesOf(items.filter(inMargin)),
-    };
-  });
-  const body = bodyMetrics(laid.map(({ lines }) => lines));
-  const kept = withoutRunningLines(laid.map(({ lines, notes }) => [...lines, ...notes]));
-  return laid.map(({ lines, notes }, i) => {
-    const stays = new Set(kept[i]);
-    return [lines, notes]
-      .map((part) => paragraphsOf(part.filter((line) => stays.has(line)), body))
-      .filter(Boolean)
-      .join("\n\n");
-  });
+    const lines = linesOf(items.filter((item) => !inMargin(item)));
+    const notes = linesOf(items.filter(inMargin));
+    const edges = edgeLines([...lines, ...notes]);
+    return { lines, notes, edges, keys: new Set([...edges].map((line) => runningKey(line.text))) };
+  }
+
+  /** The texts of the pages whose window came whole, each let go once no window needs it. */
+  #ready(): string[] {
+    const texts: string[] = [];
+    const count = this.#pageCount;
+    const least = Math.min(3, Math.max(2, count));
+    while (this.#given < this.#first + this.#laid.length) {
+      const page = this.#given;
+      const from = Math.min(Math.max(page - Math.floor(this.#window / 2), 0), count - this.#window);
+      const start = Math.max(from, 0);
+      const end = Math.min(count, start + this.#window);
+      if (this.#first + this.#laid.length < end) break;
+      while (this.#to < end) this.#count(this.#to++, 1);
+      while (this.#from < start) this.#count(this.#from++, -1);
+      const { lines, notes, edges } = this.#laid[page - this.#first]!;
+      const stays = (line: PdfLine) =>
+        !edges.has(line) || (this.#counts.get(runningKey(line.text)) ?? 0) < least;
+      texts.push(
+        [lines, notes]
+          .map((part) => paragraphsOf(part.filter(stays), this.#body!))
+          .filter(Boolean)
+          .join("\n\n"),
+      );
+      this.#given++;
+      const drop = Math.min(this.#from, this.#given) - this.#first;
+      if (drop > 0) {
+        this.#laid.splice(0, drop);
+        this.#first += drop;
+      }
+    }
+    return texts;
+  }
+
+  #count(page: number, by: 1 | -1): void {
+    for (const key of this.#laid[page - this.#first]!.keys) {
+      const count = (this.#counts.get(key) ?? 0) + by;
+      if (count === 0) this.#counts.delete(key);
+      else this.#counts.set(key, count);
+    }
+  }
 }
 
 /**
@@ -162,27 +288,6 @@ function runningKey(text: string): string {
 
 /** How many lines at the top and at the bottom of a page may be running headers or footers. */
 const EDGE_LINES = 2;
-
-/**
- * The pages without their running headers, footers and page numbers: a line among the two top or
- * the two bottom ones of its page whose text, numbers aside, stands at the top or bottom of at
- * least three pages (of both pages of a two-page document).
- */
-export function withoutRunningLines(pages: readonly PdfLine[][]): PdfLine[][] {
-  const edges = pages.map(edgeLines);
-  const pagesOf = new Map<string, number>();
-  for (const lines of edges) {
-    for (const key of new Set([...lines].map((line) => runningKey(line.text)))) {
-      pagesOf.set(key, (pagesOf.get(key) ?? 0) + 1);
-    }
-  }
-  const least = Math.min(3, Math.max(2, pages.length));
-  return pages.map((lines, i) =>
-    lines.filter((line) =>
-      !edges[i]!.has(line) || (pagesOf.get(runningKey(line.text)) ?? 0) < least
-    )
-  );
-}
 
 function edgeLines(lines: readonly PdfLine[]): Set<PdfLine> {
   const byHeight = [...lines].sort((a, b) => b.y - a.y);

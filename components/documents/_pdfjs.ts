@@ -152,15 +152,21 @@ export interface PdfPartItems {
   pages: PdfTextItem[][];
 }
 
+/** A PDF opened with pdfjs on the calling thread, read one page at a time. */
+export interface OpenPdf extends AsyncDisposable {
+  /** How many pages the document has. */
+  readonly pageCount: number;
+  /** The text items of a page, numbered from 1. Throws pdfjs's errors. */
+  page(number: number): Promise<PdfTextItem[]>;
+  /** Lets go of the document and what pdfjs keeps of it; the same as disposing of it. */
+  close(): Promise<void>;
+}
+
 /**
- * Reads the text items of the pages of one part of a PDF, the whole by default. The parts are
- * runs of neighbouring pages, as even as the page count allows, since neighbouring pages mostly
- * share their fonts, which pdfjs parses once per document it opens. Throws pdfjs's errors.
+ * Opens a PDF with pdfjs on the calling thread, to read its pages one by one. Throws pdfjs's
+ * errors; once opened, it holds what pdfjs parsed (fonts, the cross-reference table) until closed.
  */
-export async function readPdfItems(
-  bytes: Uint8Array,
-  { part, parts }: PdfPart = { part: 0, parts: 1 },
-): Promise<PdfPartItems> {
+export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
   const [{ getDocument, PDFWorker }, { WorkerMessageHandler }] = await Promise.all([
     loadPdfjs(),
     loadWorkerCode(),
@@ -171,21 +177,47 @@ export async function readPdfItems(
   // A copy, because pdfjs may keep the buffer it is given; verbosity 0 keeps its warnings about
   // fonts and recovered errors off the console.
   const loadingTask = getDocument({ data: bytes.slice(), verbosity: 0, worker });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    closing ??= loadingTask.destroy().finally(() => {
+      worker.destroy();
+    });
   try {
     const document = await loadingTask.promise;
-    const pageCount = document.numPages;
-    const first = Math.floor(pageCount * part / parts) + 1;
-    const last = Math.floor(pageCount * (part + 1) / parts);
-    const pages: PdfTextItem[][] = [];
-    for (let number = first; number <= last; number++) {
-      const content = await (await document.getPage(number)).getTextContent();
-      pages.push(content.items.filter(isText));
-    }
-    return { pageCount, first, pages };
-  } finally {
-    await loadingTask.destroy();
-    worker.destroy();
+    return {
+      pageCount: document.numPages,
+      async page(number) {
+        const page = await document.getPage(number);
+        const content = await page.getTextContent();
+        // What pdfjs keeps of the page (its operator lists, its resources) is not needed again.
+        page.cleanup();
+        return content.items.filter(isText);
+      },
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
   }
+}
+
+/**
+ * Reads the text items of the pages of one part of a PDF, the whole by default. The parts are
+ * runs of neighbouring pages, as even as the page count allows, since neighbouring pages mostly
+ * share their fonts, which pdfjs parses once per document it opens. Throws pdfjs's errors.
+ */
+export async function readPdfItems(
+  bytes: Uint8Array,
+  { part, parts }: PdfPart = { part: 0, parts: 1 },
+): Promise<PdfPartItems> {
+  await using document = await openPdf(bytes);
+  const { pageCount } = document;
+  const first = Math.floor(pageCount * part / parts) + 1;
+  const last = Math.floor(pageCount * (part + 1) / parts);
+  const pages: PdfTextItem[][] = [];
+  for (let number = first; number <= last; number++) pages.push(await document.page(number));
+  return { pageCount, first, pages };
 }
 
 function isText(item: TextItem | TextMarkedContent): item is TextItem {

@@ -16,4 +16,16 @@ export interface DocumentHandler {
    * @throws {SvcError} 422 made by `unreadable(name, problem)` when the bytes cannot be read
    */
   extractPages(bytes: Uint8Array, name: string): Promise<Page[]>;
+  /**
+   * The same pages as {@linkcode DocumentHandler.extractPages}, each as soon as it is read, for a
+   * format whose documents can be long (PDF); left out where a document is read whole anyway.
+   * Ending the iteration early lets go of what the reading holds.
+   *
+   * @throws {SvcError} as `extractPages` does; the signal's reason once it is aborted
+   */
+  streamPages?(
+    bytes: Uint8Array,
+    name: string,
+    options?: { signal?: AbortSignal },
+  ): AsyncIterable<Page>;
 }

@@ -68,11 +68,44 @@ export interface ContentOf {
  * empty, encrypted, truncated, oversized or not of the format its suffix says.
  */
 export async function pagesOfBytes(bytes: Uint8Array, content: ContentOf): Promise<Page[]> {
+  checkContent(bytes, content);
+  return await handlerOf(content.format).extractPages(bytes, content.name);
+}
+
+function checkContent(bytes: Uint8Array, content: ContentOf): void {
   if (bytes.length === 0) throw unreadable(content.name, "the file is empty");
   if (bytes.length > content.maxSize) {
     throw unreadable(content.name, `the file is larger than ${formatBytes(content.maxSize)}`);
   }
-  return await handlerOf(content.format).extractPages(bytes, content.name);
+}
+
+/**
+ * The pages of a document's content as {@linkcode pagesOfBytes} gives them, each as soon as it is
+ * read where its format's handler reads page by page (`DocumentHandler.streamPages`, PDF), else
+ * all at once. Ending the iteration early lets go of what the reading holds.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { streamPagesOfBytes } from "./pages.ts";
+ * const bytes = await Deno.readFile("tests/fixtures/report.pdf");
+ * const content = { name: "report.pdf", format: ".pdf", maxSize: 2 ** 20 };
+ * const numbers = [];
+ * for await (const page of streamPagesOfBytes(bytes, content)) numbers.push(page.number);
+ * assert.deepEqual(numbers, [1, 2, 3]);
+ * ```
+ *
+ * @throws {SvcError} as {@linkcode pagesOfBytes} does; the signal's reason once it is aborted
+ */
+export async function* streamPagesOfBytes(
+  bytes: Uint8Array,
+  content: ContentOf,
+  options: { signal?: AbortSignal } = {},
+): AsyncGenerator<Page> {
+  checkContent(bytes, content);
+  const handler = handlerOf(content.format);
+  if (handler.streamPages) yield* handler.streamPages(bytes, content.name, options);
+  else yield* await handler.extractPages(bytes, content.name);
 }
 
 /**

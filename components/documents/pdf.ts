@@ -1,12 +1,11 @@
 /**
- * PDF documents, read with the legacy build of pdfjs-dist.
+ * PDF documents, read with pdfjs-dist.
  * @module
  */
-import { unreadable } from "../core/errors.ts";
+import { quote, SvcError, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { pageTexts } from "./_pdf_layout.ts";
-import { readPdfItemsSplit } from "./_pdf_split.ts";
-import { readPdfItems } from "./_pdfjs.ts";
+import { PageLayout } from "./_pdf_layout.ts";
+import { openPdfPages, PdfWorkerError } from "./_pdf_split.ts";
 import { checkPdfStreams } from "./_pdf_streams.ts";
 import type { DocumentHandler } from "./handler.ts";
 
@@ -15,6 +14,9 @@ import type { DocumentHandler } from "./handler.ts";
  * paragraphs, a blank line between two, judged from where the text stands: the lines of a paragraph
  * are joined, a word hyphenated across two lines is whole again, a heading is a paragraph of its
  * own, and the running headers, footers and page numbers that repeat across pages are left out.
+ * A document of more than one turn of pages (`STRIPE_PAGES`) is read on the calling thread and,
+ * where the machine has a second core, one worker, taking turns; its pages come out as they are
+ * laid out (see `streamPages`).
  *
  * A file is refused with a 422 when it does not start with `%PDF-` within its first 1024 bytes
  * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
@@ -31,25 +33,35 @@ import type { DocumentHandler } from "./handler.ts";
  */
 export const pdfHandler: DocumentHandler = {
   suffixes: [".pdf"],
-  extractPages: extractPdfPages,
+  extractPages: (bytes, name) => readPdfPages(bytes, name, { workers: PDF_WORKERS }),
+  streamPages: (bytes, name, options) =>
+    streamPdfPages(bytes, name, { workers: PDF_WORKERS, ...options }),
 };
 
-/** Options of {@linkcode readPdfPages}. */
+/**
+ * How many workers read a PDF beside the calling thread: one where the machine has more than one
+ * core, since a worker's share of the pages is read while the calling thread reads or lays out its
+ * own (`bench/pdf_bench.ts` measures it).
+ */
+export const PDF_WORKERS: number = navigator.hardwareConcurrency > 1 ? 1 : 0;
+
+/** Options of {@linkcode readPdfPages} and {@linkcode streamPdfPages}. */
 export interface ReadPdfOptions {
   /**
-   * How many workers read the pages beside the calling thread, each one run of them, each started
-   * for this document and ended with it; 0 reads them all on the calling thread. Each worker loads
-   * pdfjs and opens the document again, so a split costs more processor time and memory in all,
-   * and is quicker only for a long document on cores that would otherwise be idle
-   * (`bench/pdf_bench.ts` measures it).
+   * How many workers read the pages beside the calling thread, taking turns of neighbouring
+   * pages with it, each started for this document and ended with it; 0 reads them all on the
+   * calling thread, as does a document of one turn of pages or fewer. Each worker loads pdfjs and
+   * opens the document again, which costs processor time and memory.
    * @default {0}
    */
   workers?: number;
+  /** Stops the reading: it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
- * Reads a PDF as {@linkcode pdfHandler} does, with the pages read on the calling thread or split
- * across workers: the texts are the same either way.
+ * Reads a PDF as {@linkcode pdfHandler} does, with the pages read on the calling thread or shared
+ * with workers: the texts are the same either way.
  *
  * @example
  * ```ts
@@ -65,6 +77,31 @@ export async function readPdfPages(
   name: string,
   options: ReadPdfOptions = {},
 ): Promise<Page[]> {
+  return await Array.fromAsync(streamPdfPages(bytes, name, options));
+}
+
+/**
+ * The pages of a PDF as {@linkcode readPdfPages} gives them, each as soon as it is laid out: a
+ * long document is never held whole, only the pages that judge the running lines of the next one
+ * (`LAYOUT_WINDOW`) and those a worker read ahead. Ending the iteration early ends the workers and
+ * lets go of the document; so does an error, which names the document as `readPdfPages` does.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { streamPdfPages } from "./pdf.ts";
+ * const bytes = await Deno.readFile("tests/fixtures/report.pdf");
+ * for await (const page of streamPdfPages(bytes, "report.pdf")) {
+ *   assert.equal(page.number, 1);
+ *   break;
+ * }
+ * ```
+ */
+export async function* streamPdfPages(
+  bytes: Uint8Array,
+  name: string,
+  options: ReadPdfOptions = {},
+): AsyncGenerator<Page> {
   if (!latin1(bytes.subarray(0, 1024)).includes("%PDF-")) {
     throw unreadable(name, "the file is not a PDF");
   }
@@ -76,22 +113,37 @@ export async function readPdfPages(
     throw unreadable(name, "the file is truncated");
   }
   await checkPdfStreams(bytes, name);
-  const { workers = 0 } = options;
-  try {
-    const items = workers > 0
-      ? await readPdfItemsSplit(bytes, { parts: workers + 1 })
-      : (await readPdfItems(bytes)).pages;
-    return pageTexts(items).map((text, i) => ({ text, number: i + 1 }));
-  } catch (error) {
-    if (error instanceof Error && error.name === "PasswordException") {
-      throw unreadable(name, "the file is encrypted", error);
+  const { workers = 0, signal } = options;
+  const failed = (error: unknown) => readError(name, error, signal);
+  await using pdf = await openPdfPages(bytes, { workers, signal }).catch((error) => {
+    throw failed(error);
+  });
+  const layout = new PageLayout(pdf.pageCount);
+  let number = 0;
+  const pages = pdf.pages();
+  while (true) {
+    const next = await pages.next().catch((error) => {
+      throw failed(error);
+    });
+    const texts = next.done ? layout.end() : layout.push(next.value);
+    for (const text of texts) {
+      signal?.throwIfAborted();
+      yield { text, number: ++number };
     }
-    throw unreadable(name, "the file is not a valid PDF", error);
+    if (next.done) return;
   }
 }
 
-function extractPdfPages(bytes: Uint8Array, name: string): Promise<Page[]> {
-  return readPdfPages(bytes, name);
+/** The error a PDF's reading ended with, naming the document. */
+function readError(name: string, error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (error instanceof PdfWorkerError) {
+    return new SvcError(`Cannot read ${quote(name)}: ${error.message}`, { cause: error });
+  }
+  if (error instanceof Error && error.name === "PasswordException") {
+    return unreadable(name, "the file is encrypted", error);
+  }
+  return unreadable(name, "the file is not a valid PDF", error);
 }
 
 function latin1(bytes: Uint8Array): string {

@@ -1,13 +1,15 @@
 /**
  * The indexing worker: reads, chunks and embeds one document per message, off
  * the main thread. It reads the bytes with the handler of the document's
- * format, and embeds with the embedder the job's recipe makes. Started by
- * `pipeline.ts`, which holds the message types.
+ * format (a PDF page by page, with a worker of its own for a long one), and
+ * embeds with the embedder the job's recipe makes. Started by `pipeline.ts`,
+ * which holds the message types.
  * @module
  */
 import { chunkPages } from "../chunking.ts";
 import { SvcError } from "../core/errors.ts";
-import { pagesOfBytes } from "../documents/pages.ts";
+import type { Page } from "../core/page.ts";
+import { streamPagesOfBytes } from "../documents/pages.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { rebuildEmbedder } from "../embeddings/recipe.ts";
 import type { IndexJob, IndexReply } from "./pipeline.ts";
@@ -22,7 +24,7 @@ const embedders = new Map<string, Embedder>();
 
 scope.onmessage = async ({ data: job }) => {
   try {
-    const pages = job.pages ?? await pagesOfBytes(job.bytes ?? new Uint8Array(), job);
+    const pages = job.pages ?? await readPages(job);
     scope.postMessage({ id: job.id, progress: { pages: pages.length } });
     const chunks = chunkPages(pages, {
       chunkSize: job.chunkSize,
@@ -49,3 +51,16 @@ scope.onmessage = async ({ data: job }) => {
     scope.postMessage({ id: job.id, error: { message: (error as Error).message, status } });
   }
 };
+
+/**
+ * The pages of a job's content, as they are read: a PDF's pages come laid out one by one, from
+ * the document read on this thread and a worker, and only their texts are kept for the chunking,
+ * which cuts a document's chunks across its pages.
+ */
+async function readPages(job: IndexJob): Promise<Page[]> {
+  const pages: Page[] = [];
+  for await (const page of streamPagesOfBytes(job.bytes ?? new Uint8Array(), job)) {
+    pages.push(page);
+  }
+  return pages;
+}

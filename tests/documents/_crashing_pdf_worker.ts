@@ -1,8 +1,22 @@
 /**
- * A worker for `_pdf_split_test.ts` that ends with an uncaught error when it is given a job, as
- * a worker of `_pdf_split.ts` would if it crashed.
+ * A worker for `_pdf_split_test.ts` that reads as a worker of `_pdf_split.ts` does, and ends with
+ * an uncaught error once it sent two pages (sending no more meanwhile): a worker that dies midway through a document.
  * @module
  */
-(globalThis as unknown as { onmessage: () => void }).onmessage = () => {
-  throw new Error("crashed on purpose");
+import "../../components/documents/_pdf_worker.ts";
+
+const scope = globalThis as unknown as {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+};
+const post = scope.postMessage.bind(scope);
+let sent = 0;
+scope.postMessage = (message, transfer) => {
+  const page = typeof message === "object" && message !== null && "page" in message;
+  if (page && sent === 2) return;
+  post(message, transfer);
+  if (page && ++sent === 2) {
+    setTimeout(() => {
+      throw new Error("crashed on purpose");
+    });
+  }
 };

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { SvcError } from "../../components/core/errors.ts";
-import { pdfHandler, readPdfPages } from "../../components/documents/pdf.ts";
+import { LAYOUT_WINDOW } from "../../components/documents/_pdf_layout.ts";
+import { pdfHandler, readPdfPages, streamPdfPages } from "../../components/documents/pdf.ts";
+import { run } from "../_process.ts";
+import { tmpDir } from "../test_utils.ts";
 import { fixture, refusal } from "./_helpers.ts";
 import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_pdf_text.ts";
 
@@ -200,17 +203,62 @@ Deno.test("`pdfHandler` gives the words pdftotext gives, but for running headers
 Deno.test("`readPdfPages()` gives the manuals' page texts on workers as on the calling thread", async () => {
   for (const name of ["grfguide.pdf", "usrguide.pdf", "clsguide.pdf"]) {
     const bytes = await Deno.readFile(labelledPdf(name));
-    assert.deepEqual(
-      await readPdfPages(bytes, name, { workers: 2 }),
-      await pdfHandler.extractPages(bytes, name),
-      name,
-    );
+    const serial = await readPdfPages(bytes, name, { workers: 0 });
+    assert.deepEqual(await readPdfPages(bytes, name, { workers: 1 }), serial, name);
+    assert.deepEqual(await pdfHandler.extractPages(bytes, name), serial, name);
   }
-  const bytes = await Deno.readFile(labelledPdf("grfguide.pdf"));
-  assert.deepEqual(
-    await readPdfPages(bytes, "grfguide.pdf", { workers: 3 }),
-    await readPdfPages(bytes, "grfguide.pdf"),
+});
+
+Deno.test("`streamPdfPages()` gives a document longer than the layout's window page by page, as each copy alone", async () => {
+  // Three copies of a manual joined: 99 pages, more than the layout holds, each page's running
+  // lines judged from the pages around it. A line that opens each copy (its title) repeats three
+  // times in the whole, but once among the pages around it, so it stays, as in the manual alone.
+  await using dir = await tmpDir();
+  const manual = labelledPdf("clsguide.pdf");
+  const joined = `${dir.path}/three.pdf`;
+  const ended = await run("pdfunite", [manual, manual, manual, joined]);
+  assert.ok(ended.success, ended.stderr);
+  const alone = await readPdfPages(await Deno.readFile(manual), "clsguide.pdf", { workers: 0 });
+  assert.ok(alone.length * 3 > LAYOUT_WINDOW);
+  const expected = [0, 1, 2].flatMap((copy) =>
+    alone.map((page, i) => ({ ...page, number: copy * alone.length + i + 1 }))
   );
+  const bytes = await Deno.readFile(joined);
+  for (const workers of [0, 1]) {
+    const pages = [];
+    for await (const page of streamPdfPages(bytes, "three.pdf", { workers })) pages.push(page);
+    assert.deepEqual(pages, expected, `${workers} worker(s)`);
+  }
+});
+
+Deno.test("`streamPdfPages()` left after its first page lets go of the document and reads on", async () => {
+  const bytes = await Deno.readFile(labelledPdf("clsguide.pdf"));
+  for await (const page of streamPdfPages(bytes, "clsguide.pdf", { workers: 1 })) {
+    assert.equal(page.number, 1);
+    break;
+  }
+  assert.equal((await readPdfPages(bytes, "clsguide.pdf", { workers: 1 })).length, 33);
+});
+
+Deno.test("`streamPdfPages()` rejects with the signal's reason, not as an unreadable file", async () => {
+  const bytes = await Deno.readFile(labelledPdf("clsguide.pdf"));
+  const controller = new AbortController();
+  const read: number[] = [];
+  await assert.rejects(
+    async () => {
+      for await (
+        const page of streamPdfPages(bytes, "clsguide.pdf", {
+          workers: 1,
+          signal: controller.signal,
+        })
+      ) {
+        read.push(page.number ?? 0);
+        controller.abort(new Error("no longer wanted"));
+      }
+    },
+    (error: Error) => !(error instanceof SvcError) && error.message === "no longer wanted",
+  );
+  assert.deepEqual(read, [1]);
 });
 
 Deno.test("`readPdfPages()` on workers refuses a PDF as on the calling thread", async () => {

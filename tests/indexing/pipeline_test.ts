@@ -5,6 +5,7 @@ import { SvcError } from "../../components/core/errors.ts";
 import type { Page } from "../../components/core/page.ts";
 import type { Embedder } from "../../components/embeddings/embedder.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import { readPdfPages } from "../../components/documents/pdf.ts";
 import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
@@ -50,6 +51,34 @@ Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", asyn
   await assert.rejects(working, /left/);
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(steps.length, 1);
+});
+
+Deno.test("chunkAndEmbed() reads a PDF of more than a turn of pages as the calling thread alone would", async () => {
+  // 33 pages: the indexing worker reads the first turn and a worker of its own the rest.
+  const path = new URL("../fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
+  const embedder = new HashEmbedder({ dimension: 64 });
+  const { chunks } = await chunkAndEmbed(LocalDocument.fromPath(path), { ...settings, embedder });
+  const pages = await readPdfPages(await Deno.readFile(path), "clsguide.pdf", { workers: 0 });
+  assert.deepEqual(chunks, chunkPages(pages, settings));
+});
+
+Deno.test("chunkAndEmbed() of a long PDF aborted while it is read rejects, and the next one reads", async () => {
+  const path = new URL("../fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
+  const embedder = new HashEmbedder({ dimension: 64 });
+  using workers = watchWorkers();
+  const controller = new AbortController();
+  const posted = workers.nextPost();
+  const work = chunkAndEmbed(LocalDocument.fromPath(path), {
+    ...settings,
+    embedder,
+    signal: controller.signal,
+  });
+  await posted;
+  controller.abort(new Error("no longer wanted while it is read"));
+  await assert.rejects(work, /no longer wanted while it is read/);
+  assert.equal(workers.replies, 0);
+  const { chunks } = await chunkAndEmbed(LocalDocument.fromPath(path), { ...settings, embedder });
+  assert.ok(chunks.length > 0);
 });
 
 Deno.test("chunkAndEmbed() calls any other embedder here, with the chunks' texts", async () => {
