@@ -26,7 +26,7 @@ import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.t
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
 import { PageSearch, rankByPages } from "./_page_search.ts";
-import { proximityRanking } from "./_proximity.ts";
+import { proximityRanking, type WordsKept } from "./_proximity.ts";
 import { repeatsNone } from "./_near_duplicates.ts";
 import {
   chunkAndEmbed,
@@ -292,7 +292,10 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     const arms = rankings.map((ranking) => ranking.map(sourceOf));
     const candidates = fuseRankings(arms);
     // A third ranking, by how close together the question's words stand in the best candidates.
-    const closeness = proximityRanking(candidates.slice(0, PROXIMITY_CANDIDATES), text);
+    const closeness = proximityRanking(candidates.slice(0, PROXIMITY_CANDIDATES), text, {
+      // The words a backend kept when it read the passage, so that its text is not read again.
+      wordsOf: (source) => (chunkOf.get(source) as WordsKept).words,
+    });
     // A fourth, by how well the candidates' pages match the question.
     params.signal?.throwIfAborted();
     const pageRanks = await this.#pages.rank(
@@ -389,7 +392,7 @@ interface Settings {
 
 /** The settings of the chat parameters, checked as `validateParams()` checks them. */
 function settingsOf(params: ChatParams): Settings {
-  const parsed = z.object(INDEX_PARAMS).safeParse(params);
+  const parsed = settingsSchema().safeParse(params);
   if (!parsed.success) {
     throw new SvcError(`The chat parameters are not valid: ${z.prettifyError(parsed.error)}`, {
       status: 422,
@@ -406,4 +409,14 @@ function settingsOf(params: ChatParams): Settings {
   }
   const { chunk_size, chunk_overlap, num_tokens } = values;
   return { chunkSize: chunk_size!, chunkOverlap: chunk_overlap!, numTokens: num_tokens! };
+}
+
+// The schema of the chat parameters, made again only when the chunking bounds change:
+// making it took about as long as a small chat's full-text search.
+let schema: { bounds: string; schema: z.ZodType } | undefined;
+
+function settingsSchema(): z.ZodType {
+  const bounds = JSON.stringify(chunkLimits());
+  if (schema?.bounds !== bounds) schema = { bounds, schema: z.object(INDEX_PARAMS) };
+  return schema.schema;
 }

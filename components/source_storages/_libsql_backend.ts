@@ -36,7 +36,13 @@ import {
   type Place,
   searchMemory,
 } from "./_memory_search.ts";
-import { DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
+import type { WordsKept } from "./_proximity.ts";
+import {
+  DEFAULT_PASSAGE_MEMORY,
+  DEFAULT_SEARCH_MEMORY,
+  SearchCache,
+  type Sized,
+} from "./_search_cache.ts";
 import { FTS5 } from "./_term_postings.ts";
 import {
   type IndexBackend,
@@ -120,6 +126,14 @@ export interface LibSQLBackendOptions {
    * @default {DEFAULT_SEARCH_MEMORY}
    */
   searchMemory?: number;
+  /**
+   * The bytes of memory that searching may keep of the passages themselves
+   * (texts, pages, tokens and vectors, about 4.5 kB a chunk), so that a
+   * question reads nothing from the database; the passages beyond it are read
+   * at each question.
+   * @default {DEFAULT_PASSAGE_MEMORY}
+   */
+  passageMemory?: number;
 }
 
 /**
@@ -133,11 +147,14 @@ export class LibSQLBackend implements IndexBackend {
   readonly #reclaimSpace: boolean;
   readonly #vectorTables = new Set<number>();
   readonly #memory: SearchCache<Searchable>;
+  // Kept apart, so that passages never push out what ranking needs.
+  readonly #passages: SearchCache<Passages>;
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
     this.#reclaimSpace = options.reclaimSpace ?? false;
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY);
+    this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY);
   }
 
   /** Creates the tables the database lacks and removes abandoned builds. */
@@ -240,8 +257,18 @@ export class LibSQLBackend implements IndexBackend {
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
         // Ready for the chat's first question, which would read it all back otherwise.
         const texts = index.chunks.map((chunk) => chunk.text);
-        const entry = await searchable(ids, texts, index.vectors, index.dimension);
+        const kept = passages(
+          index.chunks.map((chunk, ordinal) => ({
+            ...chunk,
+            ordinal,
+            pages: JSON.stringify(chunk.pageNumbers),
+            vector: index.vectors[ordinal],
+          })),
+          index.dimension,
+        );
+        const entry = await searchable(ids, texts, index.vectors, index.dimension, kept.bytes);
         this.#memory.set(cacheKey(now, id, index.dimension), entry);
+        this.#passages.set(cacheKey(now, id, index.dimension), kept);
       }
     } catch (error) {
       // When this fails too (a full disk), the rows go at the next sweep.
@@ -252,13 +279,24 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const result = await this.#client.execute({
-      sql: `SELECT l.document_id, i.key, i.content_hash, i.chunk_size, i.chunk_overlap,
-          i.embedder, i.dimension
+    const rows = await this.#jsonRows({
+      sql: `SELECT json_group_array(json_object('document_id', l.document_id, 'key', i.key,
+          'content_hash', i.content_hash, 'chunk_size', i.chunk_size,
+          'chunk_overlap', i.chunk_overlap, 'embedder', i.embedder, 'dimension', i.dimension))
         FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ?`,
       args: [chatId],
     });
-    return new Map(result.rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+    return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+  }
+
+  /**
+   * The rows of a query that gives them as one JSON array: the client makes
+   * an object with a getter per column of each row it reads, which took
+   * about 10 ms a question for the 2,000 rows of a chat of 1,000 documents.
+   */
+  async #jsonRows(statement: InStatement): Promise<Record<string, unknown>[]> {
+    const { rows } = await this.#client.execute(statement);
+    return JSON.parse(String(rows[0]?.[0] ?? "[]"));
   }
 
   async unlink(chatId: string): Promise<void> {
@@ -277,13 +315,17 @@ export class LibSQLBackend implements IndexBackend {
     await this.#sweep({ reclaim: linked.rows.length > 0 });
   }
 
-  async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
+  async search(
+    keys: readonly string[],
+    query: SearchQuery,
+  ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
-    const found = await this.#client.execute({
-      sql: `SELECT id, key, created_at FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
+    const found = await this.#jsonRows({
+      sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
+        FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
       args: [...keys],
     });
-    const stored = found.rows.map((row) => ({
+    const stored = found.map((row) => ({
       id: Number(row.id),
       key: String(row.key),
       createdAt: Number(row.created_at),
@@ -292,54 +334,87 @@ export class LibSQLBackend implements IndexBackend {
     const dimension = query.vector.length;
     const vectors = await this.#hasVectors(dimension);
     query.signal?.throwIfAborted();
+    const searchables = await this.#searchable(stored, dimension, vectors);
     // In the order of their chunks' ids, the order FTS5 broke ties in.
-    const indexes = (await this.#searchable(stored, dimension, vectors))
-      .sort((a, b) => (a.ids[0] ?? 0) - (b.ids[0] ?? 0));
+    const order = stored.map((_, i) => i)
+      .sort((a, b) => (searchables[a]!.ids[0] ?? 0) - (searchables[b]!.ids[0] ?? 0));
+    const indexes = order.map((i) => searchables[i]!);
+    const held = await this.#kept(stored, searchables, dimension, vectors);
+    const kept = order.map((i) => held[i]);
 
     query.signal?.throwIfAborted();
     const { text, candidates } = searchMemory(indexes, query);
     const idOf = ({ index, chunk }: Place) => indexes[index]!.ids[chunk]!;
+    const placeOf = new Map([...text, ...candidates].map((place) => [idOf(place), place]));
     const textIds = text.map(idOf);
-    const vectorIds = vectors ? await this.#nearest(candidates.map(idOf), query) : [];
+    const vectorIds = vectors ? await this.#nearest(candidates, query, indexes, kept) : [];
 
-    const wanted = [...new Set([...textIds, ...vectorIds])];
-    const rows = await this.#client.execute({
-      sql: `SELECT id, index_id, ordinal, text, page_numbers, num_tokens FROM rag_chunks
-        WHERE id IN (${marks(wanted.length)})`,
-      args: wanted,
-    });
+    // The passages kept in memory are taken from there; the others are read.
     const keyOf = new Map(stored.map((index) => [index.id, index.key]));
-    const chunks = new Map(rows.rows.map((row) => [
-      Number(row.id),
-      {
+    const chunks = new Map<number, StoredChunk & WordsKept>();
+    const unread: number[] = [];
+    for (const id of new Set([...textIds, ...vectorIds])) {
+      const { index, chunk } = placeOf.get(id)!;
+      const passage = kept[index] && passageOf(kept[index], chunk);
+      if (passage) {
+        const words = indexes[index]!.terms.wordsOf(chunk);
+        chunks.set(id, { key: keyOf.get(stored[order[index]!]!.id)!, ...passage, words });
+      } else unread.push(id);
+    }
+    const rows = unread.length === 0 ? [] : (await this.#client.execute({
+      sql: `SELECT id, index_id, ordinal, text, page_numbers, num_tokens FROM rag_chunks
+        WHERE id IN (${marks(unread.length)})`,
+      args: unread,
+    })).rows;
+    for (const row of rows) {
+      const id = Number(row.id);
+      const { index, chunk } = placeOf.get(id)!;
+      chunks.set(id, {
         key: keyOf.get(Number(row.index_id))!,
         ordinal: Number(row.ordinal),
         text: String(row.text),
         pageNumbers: JSON.parse(String(row.page_numbers)),
         numTokens: Number(row.num_tokens),
-      } satisfies StoredChunk,
-    ]));
+        words: indexes[index]!.terms.wordsOf(chunk),
+      });
+    }
     // A chunk of an index removed meanwhile (its last chat deleted) is left out.
     const chunksOf = (ids: number[]) => ids.flatMap((id) => chunks.get(id) ?? []);
     return [chunksOf(textIds), chunksOf(vectorIds)];
   }
 
-  /** The ids of the candidates nearest the query's vector, by their stored vectors. */
-  async #nearest(candidates: number[], query: SearchQuery): Promise<number[]> {
+  /**
+   * The ids of the candidates nearest the query's vector, by their stored
+   * vectors: those kept in memory, else read.
+   */
+  async #nearest(
+    candidates: readonly Place[],
+    query: SearchQuery,
+    indexes: readonly Searchable[],
+    kept: readonly (Passages | undefined)[],
+  ): Promise<number[]> {
     if (candidates.length === 0) return [];
     query.signal?.throwIfAborted();
-    const stored = await this.#client.execute({
-      sql: `SELECT chunk_id, embedding FROM rag_vectors_${query.vector.length}
-        WHERE chunk_id IN (${marks(candidates.length)})`,
-      args: candidates,
-    });
-    const vectors = new Map(
-      stored.rows.map((row) => [
-        Number(row.chunk_id),
-        new Float32Array(row.embedding as ArrayBuffer),
-      ]),
-    );
-    return nearestExactly(candidates, (id) => vectors.get(id), query.vector, {
+    const vectors = new Map<number, Float32Array>();
+    const unread: number[] = [];
+    for (const { index, chunk } of candidates) {
+      const id = indexes[index]!.ids[chunk]!;
+      const vector = kept[index]?.vectors && vectorAt(kept[index], chunk);
+      if (vector) vectors.set(id, vector);
+      else unread.push(id);
+    }
+    if (unread.length > 0) {
+      const stored = await this.#client.execute({
+        sql: `SELECT chunk_id, embedding FROM rag_vectors_${query.vector.length}
+          WHERE chunk_id IN (${marks(unread.length)})`,
+        args: unread,
+      });
+      for (const row of stored.rows) {
+        vectors.set(Number(row.chunk_id), new Float32Array(row.embedding as ArrayBuffer));
+      }
+    }
+    const ids = candidates.map(({ index, chunk }) => indexes[index]!.ids[chunk]!);
+    return nearestExactly(ids, (id) => vectors.get(id), query.vector, {
       limit: query.limit,
       tie: (a, b) => a - b,
     });
@@ -362,31 +437,85 @@ export class LibSQLBackend implements IndexBackend {
       if (entry) held.set(index.id, entry);
       else missing.push(index.id);
     }
-    for (let start = 0; start < missing.length; start += LOADED_INDEXES) {
-      const ids = missing.slice(start, start + LOADED_INDEXES);
-      const { rows } = await this.#client.execute({
-        sql: vectors
-          ? `SELECT c.index_id, c.id, c.text, v.embedding FROM rag_chunks c
-            JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
-            WHERE c.index_id IN (${marks(ids.length)}) ORDER BY c.index_id, c.ordinal`
-          : `SELECT c.index_id, c.id, c.text FROM rag_chunks c
-            WHERE c.index_id IN (${marks(ids.length)}) ORDER BY c.index_id, c.ordinal`,
-        args: ids,
-      });
-      const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
-      for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
-      for (const [id, chunkRows] of byIndex) {
-        const entry = await searchable(
-          chunkRows.map((row) => Number(row.id)),
-          chunkRows.map((row) => String(row.text)),
-          vectors ? chunkRows.map((row) => new Float32Array(row.embedding as ArrayBuffer)) : [],
-          dimension,
-        );
-        held.set(id, entry);
-        this.#memory.set(cacheKey(createdAt.get(id)!, id, dimension), entry);
-      }
+    for await (const { id, ids, kept, embeddings } of this.#read(missing, dimension, vectors)) {
+      const entry = await searchable(
+        ids,
+        kept.texts,
+        embeddings,
+        dimension,
+        kept.bytes,
+      );
+      held.set(id, entry);
+      this.#memory.set(cacheKey(createdAt.get(id)!, id, dimension), entry);
+      this.#passages.set(cacheKey(createdAt.get(id)!, id, dimension), kept);
     }
     return stored.map((index) => held.get(index.id)!);
+  }
+
+  /**
+   * The passages kept in memory of each index searched. When some are not,
+   * and all of the chat's fit in half the budget, they are read again: a
+   * large chat searched meanwhile may have pushed a small one's out, and the
+   * small one then reads them once rather than at each question.
+   */
+  async #kept(
+    stored: readonly { id: number; createdAt: number }[],
+    indexes: readonly Searchable[],
+    dimension: number,
+    vectors: boolean,
+  ): Promise<(Passages | undefined)[]> {
+    const keyOf = (i: number) => cacheKey(stored[i]!.createdAt, stored[i]!.id, dimension);
+    const kept = stored.map((_, i) => this.#passages.get(keyOf(i)));
+    const bytes = indexes.reduce((sum, index) => sum + index.passageBytes, 0);
+    if (kept.every((passages) => passages) || bytes > this.#passages.budget / 2) return kept;
+    const missing = stored.flatMap((index, i) => kept[i] ? [] : [index.id]);
+    const read = new Map<number, Passages>();
+    for await (const { id, kept } of this.#read(missing, dimension, vectors)) read.set(id, kept);
+    return stored.map((index, i) => {
+      const passages = kept[i] ?? read.get(index.id);
+      if (!kept[i] && passages) this.#passages.set(keyOf(i), passages);
+      return passages;
+    });
+  }
+
+  /** The chunks of the indexes `ids`, read from the database some indexes at a time. */
+  async *#read(ids: readonly number[], dimension: number, vectors: boolean): AsyncGenerator<{
+    id: number;
+    ids: number[];
+    kept: Passages;
+    embeddings: Float32Array[];
+  }> {
+    for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
+      const group = ids.slice(start, start + LOADED_INDEXES);
+      const { rows } = await this.#client.execute({
+        sql: vectors
+          ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
+            FROM rag_chunks c JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
+            WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`
+          : `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens
+            FROM rag_chunks c
+            WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`,
+        args: group,
+      });
+      const byIndex = new Map<number, typeof rows[number][]>(group.map((id) => [id, []]));
+      for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
+      for (const [id, chunkRows] of byIndex) {
+        const embeddings = vectors
+          ? chunkRows.map((row) => new Float32Array(row.embedding as ArrayBuffer))
+          : [];
+        const kept = passages(
+          chunkRows.map((row, i) => ({
+            ordinal: Number(row.ordinal),
+            text: String(row.text),
+            pages: String(row.page_numbers),
+            numTokens: Number(row.num_tokens),
+            vector: embeddings[i],
+          })),
+          dimension,
+        );
+        yield { id, ids: chunkRows.map((row) => Number(row.id)), kept, embeddings };
+      }
+    }
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -519,9 +648,74 @@ function linkStatement(link: IndexLink): InStatement {
   };
 }
 
+/** The passages of one index kept in memory, by their place in the index's chunks. */
+interface Passages extends Sized {
+  ordinals: Uint32Array;
+  numTokens: Uint32Array;
+  texts: string[];
+  /** Each passage's pages as stored: a JSON array. */
+  pages: string[];
+  /** The vectors end to end, `dimension` numbers each; none when the index has none. */
+  vectors?: Float32Array;
+  dimension: number;
+}
+
+/** A passage as stored, to keep in memory. */
+interface Passage {
+  ordinal: number;
+  text: string;
+  pages: string;
+  numTokens: number;
+  vector?: Float32Array;
+}
+
+/** What {@linkcode LibSQLBackend.search} keeps in memory of an index's passages. */
+function passages(stored: readonly Passage[], dimension: number): Passages {
+  const withVectors = stored.length > 0 && stored.every((passage) => passage.vector);
+  const vectors = withVectors ? new Float32Array(stored.length * dimension) : undefined;
+  let chars = 0;
+  stored.forEach((passage, i) => {
+    vectors?.set(passage.vector!, i * dimension);
+    chars += passage.text.length + passage.pages.length;
+  });
+  const ordinals = Uint32Array.from(stored, (passage) => passage.ordinal);
+  const numTokens = Uint32Array.from(stored, (passage) => passage.numTokens);
+  return {
+    ordinals,
+    numTokens,
+    texts: stored.map((passage) => passage.text),
+    pages: stored.map((passage) => passage.pages),
+    vectors,
+    dimension,
+    // A string of Latin-1 takes a byte a character, others two; each string some 32 bytes more.
+    bytes: chars + 64 * stored.length + ordinals.byteLength + numTokens.byteLength +
+      (vectors?.byteLength ?? 0),
+  };
+}
+
+/** The passage at `chunk` of those kept, as a stored chunk without its key. */
+function passageOf(kept: Passages, chunk: number): Omit<StoredChunk, "key"> | undefined {
+  const text = kept.texts[chunk];
+  if (text === undefined) return undefined;
+  return {
+    ordinal: kept.ordinals[chunk]!,
+    text,
+    pageNumbers: JSON.parse(kept.pages[chunk]!),
+    numTokens: kept.numTokens[chunk]!,
+  };
+}
+
+/** The vector of the passage at `chunk` of those kept. */
+function vectorAt(kept: Passages, chunk: number): Float32Array | undefined {
+  if (!kept.vectors || chunk >= kept.ordinals.length) return undefined;
+  return kept.vectors.subarray(chunk * kept.dimension, (chunk + 1) * kept.dimension);
+}
+
 /** One index as search keeps it in memory, with its chunks' ids by ordinal. */
 interface Searchable extends MemoryIndex {
   ids: Float64Array;
+  /** The bytes its passages take when they are kept too. */
+  passageBytes: number;
 }
 
 /** What search keeps in memory of an index: its chunks' ids, texts and vectors, by ordinal. */
@@ -530,12 +724,14 @@ async function searchable(
   texts: readonly string[],
   vectors: readonly Float32Array[],
   dimension: number,
+  passageBytes: number,
 ): Promise<Searchable> {
   const idArray = Float64Array.from(ids);
   const bytes = idArray.byteLength;
   return {
     ...await memoryIndex({ texts, vectors, dimension, flavour: FTS5, bytes }),
     ids: idArray,
+    passageBytes,
   };
 }
 

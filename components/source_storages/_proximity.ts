@@ -8,13 +8,26 @@
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
 
+/** A passage with its words as a search keeps them, when it does. */
+export interface WordsKept {
+  /** The passage's {@linkcode wordKeys}. */
+  words?: Uint32Array;
+}
+
 /** Options of {@linkcode proximityRanking}. */
-export interface ProximityOptions {
+export interface ProximityOptions<T> {
   /**
    * The width of the window, in words (stop words not counted): about a clause.
    * @default {10}
    */
   width?: number;
+  /**
+   * A candidate's words as the search keeps them ({@linkcode wordKeys}), when
+   * it does: each word's {@linkcode wordKey}, so that the candidate's text is
+   * not read again at each question; a candidate without them is read.
+   * @default {() => undefined}
+   */
+  wordsOf?: (candidate: T) => Uint32Array | undefined;
 }
 
 /**
@@ -38,16 +51,29 @@ export interface ProximityOptions {
 export function proximityRanking<T extends { content: string }>(
   candidates: readonly T[],
   prompt: string,
-  options: ProximityOptions = {},
+  options: ProximityOptions<T> = {},
 ): T[] {
   const width = options.width ?? 10;
   const asked = new Set(contentWords(prompt).map(stem));
   if (asked.size < 2) return [];
+  const askedKeys = new Map([...asked].map((word) => [wordKey(word), word]));
   // Each candidate's question words, with their positions among its words.
-  const hits = candidates.map((candidate) =>
-    contentWords(candidate.content).map((word, position) => ({ word: stem(word), position }))
-      .filter(({ word }) => asked.has(word))
-  );
+  const hits = candidates.map((candidate) => {
+    const keys = options.wordsOf?.(candidate);
+    if (!keys) {
+      return contentWords(candidate.content).map((word, position) => ({
+        word: stem(word),
+        position,
+      }))
+        .filter(({ word }) => asked.has(word));
+    }
+    const found: { word: string; position: number }[] = [];
+    for (let position = 0; position < keys.length; position++) {
+      const word = askedKeys.get(keys[position]!);
+      if (word !== undefined) found.push({ word, position });
+    }
+    return found;
+  });
   const holding = new Map<string, number>();
   for (const found of hits) {
     for (const word of new Set(found.map(({ word }) => word))) {
@@ -77,4 +103,42 @@ export function proximityRanking<T extends { content: string }>(
   return scored.filter(({ best }) => best > 0)
     .sort((a, b) => b.best - a.best || a.index - b.index)
     .map(({ candidate }) => candidate);
+}
+
+/**
+ * A passage's words as {@linkcode proximityRanking} reads them, each as its
+ * {@linkcode wordKey}: what a search keeps of a passage for this ranking,
+ * 4 bytes a word rather than its text, read again at every question.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { proximityRanking, wordKeys } from "./_proximity.ts";
+ * const close = { content: "To freeze bread, wrap it in foil." };
+ * const scattered = { content: "Bread is sold here. Far away, in another shop, they freeze fish." };
+ * const keys = new Map([close, scattered].map((passage) => [passage, wordKeys(passage.content)]));
+ * const ranked = proximityRanking([scattered, close], "How do I freeze bread?", {
+ *   width: 4,
+ *   wordsOf: (passage) => keys.get(passage),
+ * });
+ * assert.deepEqual(ranked, [close, scattered]);
+ * ```
+ */
+export function wordKeys(text: string): Uint32Array {
+  return Uint32Array.from(contentWords(text), (word) => wordKey(stem(word)));
+}
+
+/**
+ * A word's stem as 32 bits (FNV-1a, mixed), as a search keeps it for
+ * {@linkcode proximityRanking}. Two of a question's few words and a passage's
+ * other words share one about once in 2^32 / (words of the question):
+ * the cost of not keeping the text.
+ */
+export function wordKey(word: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  return hash >>> 0;
 }

@@ -12,6 +12,13 @@
  */
 export const DEFAULT_SEARCH_MEMORY = 512 * 1024 * 1024;
 
+/**
+ * The default budget of a storage's memory for the passages of the chats
+ * searched (their texts and vectors), beside the budget for searching: about a
+ * chat of 60,000 passages that a question reads nothing of from the database.
+ */
+export const DEFAULT_PASSAGE_MEMORY = 256 * 1024 * 1024;
+
 /** Something kept in a {@linkcode SearchCache}, with what it costs. */
 export interface Sized {
   /** The bytes it takes in memory. */

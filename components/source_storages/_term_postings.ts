@@ -18,6 +18,7 @@
 import { contentWords, stem } from "../embeddings/_words.ts";
 import { queryTerms } from "./_bm25.ts";
 import { porterStem } from "./_porter.ts";
+import { wordKey } from "./_proximity.ts";
 import { indexAt, startsOf, topPositions } from "./_positions.ts";
 
 // The usual constants (Robertson and Zaragoza, 2009), FTS5's and `_bm25.ts`'s.
@@ -87,6 +88,9 @@ export class TermPostings {
   readonly #starts: Uint32Array;
   readonly #postings: Uint32Array;
   readonly #lengths: Uint32Array;
+  // The chunks' words as the proximity ranking reads them, end to end; none
+  // when a word of the flavour's is not one of `contentWords`.
+  readonly #words?: { keys: Uint32Array; starts: Uint32Array };
 
   private constructor(
     flavour: Bm25Flavour,
@@ -94,15 +98,28 @@ export class TermPostings {
     starts: Uint32Array,
     postings: Uint32Array,
     lengths: Uint32Array,
+    words?: { keys: Uint32Array; starts: Uint32Array },
   ) {
     this.flavour = flavour;
     this.size = lengths.length;
     this.totalLength = lengths.reduce((sum, length) => sum + length, 0);
-    this.bytes = keys.byteLength + starts.byteLength + postings.byteLength + lengths.byteLength;
+    this.bytes = keys.byteLength + starts.byteLength + postings.byteLength + lengths.byteLength +
+      (words ? words.keys.byteLength + words.starts.byteLength : 0);
     this.#keys = keys;
     this.#starts = starts;
     this.#postings = postings;
     this.#lengths = lengths;
+    this.#words = words;
+  }
+
+  /**
+   * Chunk `chunk`'s words as `wordKeys()` of `_proximity.ts` gives them, read
+   * when the postings were built, so that the proximity ranking does not read
+   * the chunk's text again; undefined when they could not be.
+   */
+  wordsOf(chunk: number): Uint32Array | undefined {
+    const words = this.#words;
+    return words?.keys.subarray(words.starts[chunk], words.starts[chunk + 1]);
   }
 
   /**
@@ -132,6 +149,13 @@ export class TermPostings {
     const lengths = new Uint32Array(texts.length);
     const lists = new Map<number, number[]>();
     const stems = new Map<string, number>();
+    // Both flavours' words are, in order, `contentWords()`'s and the stop words
+    // and single letters it drops: each word is kept for the proximity ranking
+    // as `wordKey()` of its light stem, or dropped (-1).
+    const closeness = new Map<string, number>();
+    const wordKeys: number[] = [];
+    const wordStarts = new Uint32Array(texts.length + 1);
+    let keepsWords = true;
     for (const [chunk, text] of texts.entries()) {
       // Other work gets its turn between slices of a large document.
       if (chunk > 0 && chunk % SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
@@ -141,7 +165,18 @@ export class TermPostings {
         if (key === undefined) stems.set(word, key = termKey(flavour.stem(word)));
         counts.set(key, (counts.get(key) ?? 0) + 1);
         lengths[chunk]!++;
+        let close = closeness.get(word);
+        if (close === undefined) {
+          const content = contentWords(word);
+          close = content.length === 0 ? -1 : wordKey(stem(content[0]!));
+          if (content.length > 1 || (content.length === 1 && content[0] !== word)) {
+            keepsWords = false;
+          }
+          closeness.set(word, close);
+        }
+        if (close >= 0) wordKeys.push(close);
       }
+      wordStarts[chunk + 1] = wordKeys.length;
       for (const [key, count] of counts) {
         let list = lists.get(key);
         if (!list) lists.set(key, list = []);
@@ -158,22 +193,28 @@ export class TermPostings {
     starts[keys.length] = total;
     const postings = new Uint32Array(total);
     keys.forEach((key, t) => postings.set(lists.get(key)!, starts[t]));
-    return new TermPostings(flavour, keys, starts, postings, lengths);
+    const words = keepsWords ? { keys: Uint32Array.from(wordKeys), starts: wordStarts } : undefined;
+    return new TermPostings(flavour, keys, starts, postings, lengths, words);
   }
 
   /** Where the postings of a term lie in {@linkcode TermPostings.postingsOf}'s array; empty when none. */
   range(key: number): [number, number] {
+    // Interpolation search: the keys are hashes, spread evenly, so a guess
+    // from the key's value lands next to it, and a chat of 1,000 documents
+    // looks a term up in each at a few reads of memory rather than a dozen.
     const keys = this.#keys;
     let low = 0;
-    let high = keys.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (keys[middle]! < key) low = middle + 1;
-      else high = middle;
+    let high = keys.length - 1;
+    while (low <= high && key >= keys[low]! && key <= keys[high]!) {
+      const span = keys[high]! - keys[low]!;
+      const guess = span === 0 ? low : low + Math.floor(((key - keys[low]!) / span) * (high - low));
+      const at = Math.min(high, Math.max(low, guess));
+      const found = keys[at]!;
+      if (found === key) return [this.#starts[at]!, this.#starts[at + 1]!];
+      if (found < key) low = at + 1;
+      else high = at - 1;
     }
-    return low < keys.length && keys[low] === key
-      ? [this.#starts[low]!, this.#starts[low + 1]!]
-      : [0, 0];
+    return [0, 0];
   }
 
   /** Every posting: chunk times 4096 plus count, grouped by term. */

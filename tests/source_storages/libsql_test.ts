@@ -421,7 +421,7 @@ Deno.test("LibSQL's vector arm ranks as an exact scan of the chat's stored vecto
   }
 });
 
-Deno.test("LibSQL searches the same with too little memory to keep the indexes: it reads them again", async () => {
+Deno.test("LibSQL searches the same with too little memory to keep the indexes or the passages: it reads them again", async () => {
   await using root = await tmpLocalRoot();
   const report = await copiedFixture(root.path, "report.pdf");
   const guide = await copiedFixture(root.path, "guide.md");
@@ -441,6 +441,10 @@ Deno.test("LibSQL searches the same with too little memory to keep the indexes: 
     assert.deepEqual(await tight.search(keys, query), roomy);
     assert.deepEqual(await tight.search([], query), [[], []]);
     assert.deepEqual(await tight.search(["no-such-index"], query), [[], []]);
+    // Passages beyond their budget are read from the database at each question.
+    const reading = await LibSQLBackend.open(client, { passageMemory: 1 });
+    assert.deepEqual(await reading.search(keys, query), roomy);
+    assert.deepEqual(await reading.search(keys, query), roomy);
   } finally {
     client.close();
   }

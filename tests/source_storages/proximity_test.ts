@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { proximityRanking } from "../../components/source_storages/_proximity.ts";
+import { proximityRanking, wordKeys } from "../../components/source_storages/_proximity.ts";
 
 const passage = (content: string) => ({ content });
 
@@ -20,4 +20,21 @@ Deno.test("proximityRanking() weighs a word most candidates hold less than a rar
 
 Deno.test("proximityRanking() gives nothing for a question of one word", () => {
   assert.deepEqual(proximityRanking([passage("bread and butter")], "Bread?"), []);
+});
+
+Deno.test("proximityRanking() ranks the same from the words a search kept as from the texts", () => {
+  const passages = [
+    passage(`Copy the file. ${"Other words here. ".repeat(12)}Then undo the change.`),
+    passage("To undo a copy, delete the copied command."),
+    passage("Copying and undoing: the copies undone."),
+    passage("Nothing of the question here."),
+  ];
+  const kept = new Map(passages.map((each) => [each, wordKeys(each.content)]));
+  for (const question of ["How do I undo a copy?", "copied file change", "nothing here"]) {
+    assert.deepEqual(
+      proximityRanking(passages, question, { wordsOf: (each) => kept.get(each) }),
+      proximityRanking(passages, question),
+      question,
+    );
+  }
 });

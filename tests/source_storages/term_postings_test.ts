@@ -7,6 +7,7 @@ import {
   rankPostings,
   TermPostings,
 } from "../../components/source_storages/_term_postings.ts";
+import { wordKeys } from "../../components/source_storages/_proximity.ts";
 import { FIXTURES } from "../test_utils.ts";
 import { LABELLED } from "./_helpers.ts";
 
@@ -109,4 +110,18 @@ Deno.test("TermPostings counts chunks, terms and its bytes; rankPostings() leave
   assert.deepEqual(rankPostings([postings], "the", 10), []);
   assert.deepEqual(rankPostings([], "bakery", 10), []);
   assert.deepEqual(rankPostings([await TermPostings.build([], FTS5)], "bakery", 10), []);
+});
+
+Deno.test("TermPostings keeps each chunk's words as the proximity ranking reads them, in both flavours", async () => {
+  const texts = [
+    ...BAKERY,
+    "The Café's menus! A 5 b",
+    "Running runs ran: crème brûlée, ÉTÉ",
+    "",
+    "the of and a",
+  ];
+  for (const flavour of [FTS5, OWN_BM25]) {
+    const postings = await TermPostings.build(texts, flavour);
+    texts.forEach((text, chunk) => assert.deepEqual(postings.wordsOf(chunk), wordKeys(text)));
+  }
 });
