@@ -202,6 +202,17 @@ export async function until(
   throw new Error(`Timed out: ${message}`);
 }
 
+/** Opens the UI at `url` logged in as the API user, with their session in the page's storage. */
+export async function openAs(page: Page, url: string, user: ApiUser, name = "ada"): Promise<void> {
+  await page.goto(`${new URL(url).origin}/auth/`);
+  await page.evaluate(
+    `localStorage.setItem("svc.session", ${
+      JSON.stringify(JSON.stringify({ user: name, token: user.token }))
+    })`,
+  );
+  await page.goto(url);
+}
+
 /** A logged-in user of the API, as a plain HTTP client. */
 export interface ApiUser {
   token: string;

@@ -11,19 +11,16 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { FIXTURES } from "../test_utils.ts";
-import { type ApiUser, apiUser, browserTest, screenshot, startSvcUi, until } from "./_browser.ts";
+import {
+  type ApiUser,
+  apiUser,
+  browserTest,
+  openAs,
+  screenshot,
+  startSvcUi,
+  until,
+} from "./_browser.ts";
 import { FAILS_ONCE } from "./slow_assistant.ts";
-
-/** Opens the UI logged in as the API user, with their session in the page's storage. */
-async function openAs(page: Page, url: string, user: ApiUser, name = "ada"): Promise<void> {
-  await page.goto(`${url}/auth/`);
-  await page.evaluate(
-    `localStorage.setItem("svc.session", ${
-      JSON.stringify(JSON.stringify({ user: name, token: user.token }))
-    })`,
-  );
-  await page.goto(url);
-}
 
 /** The user's chats as the API lists them. */
 async function listChats(

@@ -4,7 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { apiUser, browserTest, screenshot, startSvcUi } from "./_browser.ts";
+import { apiUser, browserTest, openAs, screenshot, startSvcUi } from "./_browser.ts";
 
 browserTest(
   "the web UI shows 20 document pills and +N more, prepares a chat, and renders Markdown safely",
@@ -27,13 +27,7 @@ browserTest(
     });
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${svc.url}/auth/`);
-    await page.evaluate(
-      `localStorage.setItem("svc.session", ${
-        JSON.stringify(JSON.stringify({ user: "ada", token: ada.token }))
-      })`,
-    );
-    await page.goto(svc.url);
+    await openAs(page, svc.url, ada);
     await page.getByRole("heading", { name: "The whole book" }).waitFor();
 
     const pills = page.getByRole("list", { name: "Documents" });

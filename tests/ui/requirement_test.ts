@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { freePort } from "../_process.ts";
-import { apiUser, browserTest, screenshot, startSvcUi, until } from "./_browser.ts";
+import { apiUser, browserTest, openAs, screenshot, startSvcUi, until } from "./_browser.ts";
 
 browserTest(
   "a model server that stopped answering is named once, as a server, when a chat with it is made",
@@ -31,13 +31,7 @@ browserTest(
 
     const ada = await apiUser(svc.apiUrl, "ada");
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${svc.url}/auth/`);
-    await page.evaluate(
-      `localStorage.setItem("svc.session", ${
-        JSON.stringify(JSON.stringify({ user: "ada", token: ada.token }))
-      })`,
-    );
-    await page.goto(svc.url);
+    await openAs(page, svc.url, ada);
     await page.getByRole("button", { name: "New chat" }).first().click();
     const dialog = page.getByRole("dialog", { name: "New chat" });
     await dialog.getByLabel("Assistant").selectOption("OpenAICompatible/gone");
