@@ -27,15 +27,39 @@ const NON_ASCII = /[^\t\n\r -~]/;
  * Single letters are dropped too; digits are kept.
  */
 export function contentWords(text: string): string[] {
-  const words: string[] = [];
   // Printable ASCII needs no normalisation, and most text is.
-  const plain = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARK, "") : text;
-  for (const [word] of plain.toLowerCase().matchAll(WORD)) {
-    if ((word.length > 1 || (word >= "0" && word <= "9")) && !STOPWORDS.has(word)) {
-      words.push(word);
+  if (!NON_ASCII.test(text)) return plainContentWords(text.toLowerCase());
+  const words: string[] = [];
+  for (const [word] of text.normalize("NFKD").replace(MARK, "").toLowerCase().matchAll(WORD)) {
+    if (isContentWord(word)) words.push(word);
+  }
+  return words;
+}
+
+/**
+ * {@linkcode contentWords} of lower-case printable ASCII, whose letters and
+ * digits are `a` to `z` and `0` to `9`: read character by character, which
+ * is several times faster than the regular expression's matches.
+ */
+function plainContentWords(text: string): string[] {
+  const words: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 0;
+    const inWord = (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+    if (inWord) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      const word = text.slice(start, i);
+      if (isContentWord(word)) words.push(word);
+      start = -1;
     }
   }
   return words;
+}
+
+function isContentWord(word: string): boolean {
+  return (word.length > 1 || (word >= "0" && word <= "9")) && !STOPWORDS.has(word);
 }
 
 /**

@@ -87,14 +87,18 @@ export class HashEmbedder implements Embedder {
   #embedOne(text: string): Float32Array {
     // Counting happens per word and per pair; a word's n-grams take their
     // word's weight, which keeps the per-chunk work near one map update per word.
-    const wordCounts = new Map<string, number>();
+    const wordCounts = new Map<string, WordCount>();
+    // Hashes are kept as int32 keys, which maps hold without boxing them, and
+    // read back as the uint32 they are.
     const pairCounts = new Map<number, number>();
     let previous: number | undefined;
     for (const word of contentWords(text)) {
-      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1);
-      const stemHash = this.#featuresOf(word).stemHash;
+      let counted = wordCounts.get(word);
+      if (counted) counted.count++;
+      else wordCounts.set(word, counted = { features: this.#featuresOf(word), count: 1 });
+      const stemHash = counted.features.stemHash;
       if (previous !== undefined) {
-        const pair = pairHash(previous, stemHash);
+        const pair = pairHash(previous, stemHash) | 0;
         pairCounts.set(pair, (pairCounts.get(pair) ?? 0) + 1);
       }
       previous = stemHash;
@@ -102,11 +106,13 @@ export class HashEmbedder implements Embedder {
 
     const vector = new Float32Array(this.dimension);
     const stemCounts = new Map<number, number>();
-    for (const [word, count] of wordCounts) {
-      const features = this.#featuresOf(word);
-      stemCounts.set(features.stemHash, (stemCounts.get(features.stemHash) ?? 0) + count);
+    for (const { features, count } of wordCounts.values()) {
+      const stemKey = features.stemHash | 0;
+      stemCounts.set(stemKey, (stemCounts.get(stemKey) ?? 0) + count);
       const weight = NGRAM_WEIGHT * (1 + Math.log(count));
-      for (const slot of features.ngramSlots) {
+      const slots = features.ngramSlots;
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!;
         if (slot > 0) vector[slot - 1]! += weight;
         else vector[-slot - 1]! -= weight;
       }
@@ -128,7 +134,7 @@ export class HashEmbedder implements Embedder {
   }
 
   #addHash(vector: Float32Array, hash: number, weight: number, count: number): void {
-    const slot = this.#slot(hash);
+    const slot = this.#slot(hash >>> 0);
     const value = weight * (1 + Math.log(count));
     if (slot > 0) vector[slot - 1]! += value;
     else vector[-slot - 1]! -= value;
@@ -171,6 +177,12 @@ interface WordFeatures {
   ngramSlots: Int32Array;
 }
 
+/** A word of one text: its features, and how often the text holds it. */
+interface WordCount {
+  features: WordFeatures;
+  count: number;
+}
+
 const WORD_CACHE_SIZE = 100_000;
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -194,12 +206,16 @@ function hashString(text: string, seed: number, mix = true): number {
 
 /** The hash of a pair of stems, in order: FNV-1a over their hashes' bytes. */
 function pairHash(first: number, second: number): number {
+  // Written out, as this runs once for every word of every chunk.
   let hash = PAIR_SEED;
-  for (const word of [first, second]) {
-    for (let shift = 0; shift < 32; shift += 8) {
-      hash = Math.imul(hash ^ ((word >>> shift) & 0xff), FNV_PRIME);
-    }
-  }
+  hash = Math.imul(hash ^ (first & 0xff), FNV_PRIME);
+  hash = Math.imul(hash ^ ((first >>> 8) & 0xff), FNV_PRIME);
+  hash = Math.imul(hash ^ ((first >>> 16) & 0xff), FNV_PRIME);
+  hash = Math.imul(hash ^ (first >>> 24), FNV_PRIME);
+  hash = Math.imul(hash ^ (second & 0xff), FNV_PRIME);
+  hash = Math.imul(hash ^ ((second >>> 8) & 0xff), FNV_PRIME);
+  hash = Math.imul(hash ^ ((second >>> 16) & 0xff), FNV_PRIME);
+  hash = Math.imul(hash ^ (second >>> 24), FNV_PRIME);
   return finalize(hash);
 }
 
