@@ -32,6 +32,21 @@ export interface Scores {
   sourcesPerQuestion: number;
   /** The questions without a right passage among the first 5, with what was found instead. */
   misses: Miss[];
+  /** Each question's rank of its first right passage, from 1; 0 when none is among the first 10. */
+  ranks: number[];
+  /** The same scores over each document's questions, in the order the documents are first asked about. */
+  byDocument: DocumentScores[];
+}
+
+/** The scores of the questions about one document. */
+export interface DocumentScores {
+  document: string;
+  /** How many questions are about it. */
+  questions: number;
+  hitAt1: number;
+  hitAt3: number;
+  hitAt5: number;
+  mrr: number;
 }
 
 /** A question without a right passage among the first 5. */
@@ -65,6 +80,8 @@ export function answers(found: Found, question: LabelledQuestion): boolean {
  * const scores = score(questions, [[page(1)], [page(3), page(2)]]);
  * assert.equal(scores.hitAt1, 0.5);
  * assert.equal(scores.mrr, 0.75);
+ * assert.deepEqual(scores.ranks, [1, 2]);
+ * assert.equal(scores.byDocument[0]!.questions, 2);
  * ```
  */
 export function score(
@@ -74,13 +91,15 @@ export function score(
   const ranks = questions.map((question, i) =>
     rankings[i]!.slice(0, RANK_DEPTH).findIndex((found) => answers(found, question)) + 1
   );
-  const share = (k: number) => ranks.filter((rank) => rank > 0 && rank <= k).length / ranks.length;
   const paged = rankings.flat().filter((found) => found.pages.length > 0);
+  const documents = [...new Set(questions.map((question) => question.document))];
   return {
-    hitAt1: share(1),
-    hitAt3: share(3),
-    hitAt5: share(5),
-    mrr: mean(ranks.map((rank) => rank > 0 ? 1 / rank : 0)),
+    ...rankScores(ranks),
+    ranks,
+    byDocument: documents.map((document) => {
+      const own = ranks.filter((_, i) => questions[i]!.document === document);
+      return { document, questions: own.length, ...rankScores(own) };
+    }),
     pagesPerSource: mean(paged.map((found) => found.pages.length)),
     sourcesPerQuestion: mean(rankings.map((ranking) => ranking.length)),
     misses: questions.flatMap((question, index) =>
@@ -90,6 +109,18 @@ export function score(
         found: rankings[index]!.slice(0, 3).map(describe),
       }]
     ),
+  };
+}
+
+/** Hit@1, hit@3, hit@5 and MRR of ranks from 1 (0 for none). */
+function rankScores(ranks: readonly number[]) {
+  const share = (k: number) =>
+    ranks.length === 0 ? 0 : ranks.filter((rank) => rank > 0 && rank <= k).length / ranks.length;
+  return {
+    hitAt1: share(1),
+    hitAt3: share(3),
+    hitAt5: share(5),
+    mrr: mean(ranks.map((rank) => rank > 0 ? 1 / rank : 0)),
   };
 }
 

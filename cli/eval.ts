@@ -5,13 +5,16 @@
  */
 import { Command, Option } from "commander";
 import { quote, SvcError } from "../components/core/errors.ts";
-import { pagesText } from "./_eval_scores.ts";
+import { type DocumentScores, pagesText } from "./_eval_scores.ts";
 import type { EvalReport, EvalRun } from "./_eval_run.ts";
 import type { CommandContext } from "./context.ts";
 
 export type { EvalOptions, EvalReport, EvalRun } from "./_eval_run.ts";
 
-/** The report as a table, one row per setting and the baseline, then each setting's misses. */
+/**
+ * The report as a table, one row per setting and the baseline; then MRR and hit@3 over each
+ * document's questions, a column per setting; then each setting's misses.
+ */
 export function formatReport(report: EvalReport): string {
   const rows = [...report.runs, report.baseline];
   const header = ["", "hit@1", "hit@3", "hit@5", "MRR", "pages/source", "sources"];
@@ -21,17 +24,27 @@ export function formatReport(report: EvalReport): string {
     scores.pagesPerSource.toFixed(2),
     scores.sourcesPerQuestion.toFixed(1),
   ]);
-  const widths = header.map((_, i) => Math.max(...[header, ...cells].map((row) => row[i]!.length)));
-  const line = (row: string[]) =>
-    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join("  ")
-      .trimEnd();
   const out = [
     `${report.questions} questions over ${report.documents.length} documents ` +
     `(${report.documents.join(", ")}); embedder ${report.embedder}`,
     "",
-    line(header),
-    ...cells.map(line),
+    ...table(header, cells),
   ];
+  const byDocument = rows[0]!.scores.byDocument;
+  if (byDocument.length > 1) {
+    out.push("", "By document, MRR / hit@3:", "");
+    out.push(...table(
+      ["", "questions", ...rows.map(({ name }) => name)],
+      byDocument.map(({ document, questions }, i) => [
+        document,
+        String(questions),
+        ...rows.map(({ scores }) => {
+          const { mrr, hitAt3 } = scores.byDocument[i]!;
+          return `${mrr.toFixed(2)} / ${hitAt3.toFixed(2)}`;
+        }),
+      ]),
+    ));
+  }
   for (const { name, scores } of rows) {
     if (scores.misses.length === 0) continue;
     out.push("", `Misses of ${name} (no right passage among the first 5):`);
@@ -45,21 +58,39 @@ export function formatReport(report: EvalReport): string {
   return out.join("\n") + "\n";
 }
 
+/** Rows under a header, the first column to the left and the others to the right. */
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i]!.length)));
+  const line = (row: string[]) =>
+    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join("  ")
+      .trimEnd();
+  return [header, ...rows].map(line);
+}
+
 /** The report for machines: the same numbers, snake_case keys. */
 export function reportJson(report: EvalReport): unknown {
-  const run = ({ name, sourceStorage, params, scores }: EvalRun) => ({
-    name,
-    ...(sourceStorage === undefined ? {} : { source_storage: sourceStorage, params }),
+  const metrics = (scores: Omit<DocumentScores, "document" | "questions">) => ({
     hit_at_1: scores.hitAt1,
     hit_at_3: scores.hitAt3,
     hit_at_5: scores.hitAt5,
     mrr: scores.mrr,
+  });
+  const run = ({ name, sourceStorage, params, scores }: EvalRun) => ({
+    name,
+    ...(sourceStorage === undefined ? {} : { source_storage: sourceStorage, params }),
+    ...metrics(scores),
     pages_per_source: scores.pagesPerSource,
     sources_per_question: scores.sourcesPerQuestion,
     misses: scores.misses.map((miss) => ({
       index: miss.index,
       ...miss.question,
       found: miss.found,
+    })),
+    ranks: scores.ranks,
+    by_document: scores.byDocument.map((each) => ({
+      document: each.document,
+      questions: each.questions,
+      ...metrics(each),
     })),
   });
   return {

@@ -72,6 +72,20 @@ Deno.test("svc eval scores each setting side by side with the page BM25 baseline
     found: [],
   }]);
   assert.equal(baseline.sources_per_question, 3);
+  // Each question's rank, and the scores over each document's questions.
+  assert.deepEqual(baseline.ranks, [1, 1, 1, 0]);
+  assert.deepEqual(baseline.by_document, [
+    {
+      document: "report.pdf",
+      questions: 3,
+      hit_at_1: 2 / 3,
+      hit_at_3: 2 / 3,
+      hit_at_5: 2 / 3,
+      mrr: 2 / 3,
+    },
+    { document: "notes.docx", questions: 1, hit_at_1: 1, hit_at_3: 1, hit_at_5: 1, mrr: 1 },
+  ]);
+  assert.equal(report.runs[0].ranks.length, 4);
   assert.match(stderr, /Storing 2 documents with LibSQL \{\}/);
 });
 
@@ -87,6 +101,12 @@ Deno.test("svc eval prints a table of the metrics and each miss with what was fo
   assert.match(lines[2]!, /^\s+hit@1\s+hit@3\s+hit@5\s+MRR\s+pages\/source\s+sources$/);
   assert.match(lines[3]!, /^LibSQL \{\}(\s+[01]\.\d\d){4}\s+3\.00\s+2\.0$/);
   assert.match(lines[4]!, /^page BM25 \(baseline\)(\s+0\.50){4}\s+1\.00\s+2\.0$/);
+  // MRR and hit@3 over each document's questions: the baseline finds the table row of the DOCX
+  // and none of the report's pages for words it does not hold.
+  assert.equal(lines[6], "By document, MRR / hit@3:");
+  assert.match(lines[8]!, /^\s+questions\s+LibSQL \{\}\s+page BM25 \(baseline\)$/);
+  assert.match(lines[9]!, /^notes\.docx\s+1\s+[01]\.\d\d \/ [01]\.\d\d\s+1\.00 \/ 1\.00$/);
+  assert.match(lines[10]!, /^report\.pdf\s+1\s+[01]\.\d\d \/ [01]\.\d\d\s+0\.00 \/ 0\.00$/);
   assert.ok(
     stdout.endsWith(
       "Misses of page BM25 (baseline) (no right passage among the first 5):\n" +
