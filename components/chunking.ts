@@ -10,7 +10,7 @@ import { decode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { Page } from "./core/page.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { pageBlocks, sentences } from "./text_blocks.ts";
-import { countTokens, encodeTokens } from "./token_counts.ts";
+import { countTokens, isCut, type MeasuredText, measureTokens } from "./token_counts.ts";
 
 /** A passage of one document. */
 export interface Chunk {
@@ -54,6 +54,8 @@ interface Unit {
   text: string;
   page: number | null;
   tokens: number;
+  /** Its tokens as its chunk counts them, without reading its text again. */
+  measured: MeasuredText;
   /** Starts a paragraph (and so follows a blank line in a chunk). */
   paragraph: boolean;
   /** Starts a page. */
@@ -108,9 +110,13 @@ export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): 
   const chunks: Chunk[] = [];
   const minTokens = Math.ceil(chunkSize / 4);
   // A heading of more than an eighth of a chunk is left out of the chunks after it.
+  const sectionTokens = new Map<string, number>();
   const headingTokens = (unit: Unit) => {
     if (unit.isHeading || unit.section === undefined) return 0;
-    const tokens = countTokens(unit.section) + 1;
+    let tokens = sectionTokens.get(unit.section);
+    if (tokens === undefined) {
+      sectionTokens.set(unit.section, tokens = countTokens(unit.section) + 1);
+    }
     return tokens <= chunkSize / 8 ? tokens : 0;
   };
   let current: Unit[] = [];
@@ -158,8 +164,10 @@ function sum(units: readonly Unit[]): number {
 
 function chunkOf(units: readonly Unit[], withHeading: boolean): Chunk {
   let text = withHeading ? `${units[0]!.section}\n\n` : "";
+  const offsets: number[] = [];
   units.forEach((unit, i) => {
     if (i > 0 && unit.paragraph) text = `${text.trimEnd()}\n\n`;
+    offsets.push(text.length);
     text += unit.text;
   });
   text = text.trimEnd();
@@ -168,8 +176,28 @@ function chunkOf(units: readonly Unit[], withHeading: boolean): Chunk {
   return {
     text,
     pageNumbers: [...numbers].sort((a, b) => a - b),
-    numTokens: countTokens(text),
+    numTokens: joinedTokens(text, units, offsets),
   };
+}
+
+/**
+ * The tokens of a chunk's text, as {@linkcode countTokens} counts them: each
+ * unit's tokens between its first and last cut as measured before, which its
+ * text keeps in the chunk (only blank space is trimmed from a chunk's end, and
+ * a cut has a letter before it), and the text between them read again.
+ */
+function joinedTokens(text: string, units: readonly Unit[], offsets: readonly number[]): number {
+  let tokens = 0;
+  let from = 0;
+  units.forEach(({ measured }, i) => {
+    if (measured.first < 0) return;
+    const start = offsets[i]! + measured.first;
+    const end = offsets[i]! + measured.last;
+    if (start < from || !isCut(text, start) || !isCut(text, end)) return;
+    tokens += countTokens(text.slice(from, start)) + measured.inner;
+    from = end;
+  });
+  return tokens + countTokens(text.slice(from));
 }
 
 /** The units of the pages: paragraphs, or the sentences and token windows of long ones. */
@@ -184,8 +212,11 @@ function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
       if (block.contents) continue;
       if (block.heading !== undefined) section = block.heading;
       const common = { page: page.number, isHeading: block.heading !== undefined, section };
-      const tokens = countTokens(block.text);
-      const pieces = tokens <= limit ? [{ text: block.text, tokens }] : split(block.text, limit);
+      // A block that may be longer than a chunk keeps its tokens, to cut it into windows.
+      const measured = measureTokens(block.text, block.text.length > limit);
+      const pieces = measured.tokens <= limit
+        ? [{ text: block.text, tokens: measured.tokens, measured }]
+        : split(block.text, limit, measured);
       for (const [i, piece] of pieces.entries()) {
         yield { ...common, ...piece, paragraph: i === 0, pageStart: pageStart && i === 0 };
       }
@@ -195,17 +226,23 @@ function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
 }
 
 /** A paragraph longer than `limit` tokens in sentences, and a longer sentence in token windows. */
-function split(paragraph: string, limit: number): { text: string; tokens: number }[] {
-  const pieces: { text: string; tokens: number }[] = [];
+function split(
+  paragraph: string,
+  limit: number,
+  measured: MeasuredText,
+): { text: string; tokens: number; measured: MeasuredText }[] {
+  const pieces: { text: string; tokens: number; measured: MeasuredText }[] = [];
   for (const sentence of sentences(paragraph)) {
-    const tokens = encodeTokens(sentence);
-    if (tokens.length <= limit) {
-      pieces.push({ text: sentence, tokens: tokens.length });
+    const ofSentence = sentence === paragraph ? measured : measureTokens(sentence);
+    if (ofSentence.tokens <= limit) {
+      pieces.push({ text: sentence, tokens: ofSentence.tokens, measured: ofSentence });
       continue;
     }
+    const tokens = ofSentence.ids ?? measureTokens(sentence, true).ids!;
     for (let first = 0; first < tokens.length; first += limit) {
       const window = tokens.slice(first, first + limit);
-      pieces.push({ text: decode(window), tokens: window.length });
+      const text = decode(window);
+      pieces.push({ text, tokens: window.length, measured: measureTokens(text) });
     }
   }
   return pieces;

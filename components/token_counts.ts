@@ -56,7 +56,7 @@ function tokensOfPiece(piece: string): number[] {
 
 /**
  * Calls `visit` with each piece of `text` in order: cut after every letter
- * that a character other than a letter follows.
+ * that a character other than a letter follows (a cut).
  */
 function eachPiece(text: string, visit: (piece: string) => void): void {
   let start = 0;
@@ -120,4 +120,84 @@ export function countTokens(text: string): number {
     count += tokensOfPiece(piece).length;
   });
   return count;
+}
+
+/**
+ * The tokens of a text, and the span between its first and last cut with the
+ * tokens of that span, by which the tokens of a longer text that holds it are
+ * counted without reading it again ({@linkcode isCut}).
+ */
+export interface MeasuredText {
+  /** The number of the text's tokens. */
+  tokens: number;
+  /** Where its first cut is, or -1 when it has none. */
+  first: number;
+  /** Where its last cut is, or -1 when it has none. */
+  last: number;
+  /** The number of tokens of the text from `first` to `last`. */
+  inner: number;
+  /** The tokens themselves, when asked for. */
+  ids?: number[];
+}
+
+/**
+ * {@linkcode countTokens} of a text, with where its first and last cut are
+ * and the tokens between them, and the tokens themselves when `withIds`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { countTokens, measureTokens } from "./token_counts.ts";
+ * const text = "Bread needs flour.";
+ * const { tokens, first, last, inner } = measureTokens(text);
+ * assert.equal(tokens, countTokens(text));
+ * assert.equal(text.slice(first, last), " needs flour");
+ * assert.equal(inner, countTokens(" needs flour"));
+ * ```
+ */
+export function measureTokens(text: string, withIds = false): MeasuredText {
+  if (maySpecial(text)) {
+    const ids = encode(text);
+    return { tokens: ids.length, first: -1, last: -1, inner: 0, ...withIds ? { ids } : {} };
+  }
+  const ids: number[] | undefined = withIds ? [] : undefined;
+  let tokens = 0;
+  let first = -1;
+  let last = -1;
+  let atFirst = 0;
+  let atLast = 0;
+  let start = 0;
+  let afterLetter = false;
+  for (let i = 0; i < text.length; i++) {
+    const kind = kindOf(text.charCodeAt(i));
+    if (afterLetter && kind === OTHER) {
+      const piece = tokensOfPiece(text.slice(start, i));
+      tokens += piece.length;
+      if (ids) { for (const token of piece) ids.push(token); }
+      if (first < 0) {
+        first = i;
+        atFirst = tokens;
+      }
+      last = i;
+      atLast = tokens;
+      start = i;
+    }
+    afterLetter = kind === LETTER;
+  }
+  if (start < text.length) {
+    const piece = tokensOfPiece(text.slice(start));
+    tokens += piece.length;
+    if (ids) { for (const token of piece) ids.push(token); }
+  }
+  return { tokens, first, last, inner: atLast - atFirst, ...ids ? { ids } : {} };
+}
+
+/**
+ * Whether `at` is a cut of the text: a letter before it and, after it, a
+ * character other than a letter or the text's end. The tokens of a text are
+ * those of its part before a cut and of its part after it, one after the other.
+ */
+export function isCut(text: string, at: number): boolean {
+  if (at <= 0 || at > text.length || kindOf(text.charCodeAt(at - 1)) !== LETTER) return false;
+  return at === text.length || kindOf(text.charCodeAt(at)) === OTHER;
 }

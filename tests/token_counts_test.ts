@@ -4,7 +4,7 @@ import { chunkPages } from "../components/chunking.ts";
 import { LocalDocument } from "../components/core/document.ts";
 import { readPages } from "../components/documents/pages.ts";
 import { pageBlocks, sentences } from "../components/text_blocks.ts";
-import { countTokens, encodeTokens } from "../components/token_counts.ts";
+import { countTokens, encodeTokens, isCut, measureTokens } from "../components/token_counts.ts";
 import { FIXTURES } from "./test_utils.ts";
 
 /** Every readable document of the fixtures and of the labelled set. */
@@ -27,8 +27,26 @@ const DOCUMENTS = [
 
 function assertSameTokens(text: string): void {
   const expected = encode(text);
-  assert.deepEqual(encodeTokens(text), expected, `the tokens of ${JSON.stringify(text)}`);
-  assert.equal(countTokens(text), expected.length, `the count of ${JSON.stringify(text)}`);
+  const quoted = JSON.stringify(text);
+  assert.deepEqual(encodeTokens(text), expected, `the tokens of ${quoted}`);
+  assert.equal(countTokens(text), expected.length, `the count of ${quoted}`);
+  const measured = measureTokens(text, true);
+  assert.deepEqual(measured.ids, expected, `the measured tokens of ${quoted}`);
+  assert.equal(measured.tokens, expected.length);
+  if (measured.first >= 0) {
+    assert.ok(isCut(text, measured.first) && isCut(text, measured.last), quoted);
+    const inner = encode(text.slice(measured.first, measured.last)).length;
+    assert.equal(measured.inner, inner, `the inner tokens of ${quoted}`);
+  } else assert.equal(measured.inner, 0);
+}
+
+/** Every cut of a text parts its tokens: those before it, then those after it. */
+function assertCutsPart(text: string): void {
+  for (let at = 0; at <= text.length; at++) {
+    if (!isCut(text, at)) continue;
+    const parted = [...encode(text.slice(0, at)), ...encode(text.slice(at))];
+    assert.deepEqual(parted, encode(text), `${JSON.stringify(text)} cut at ${at}`);
+  }
 }
 
 Deno.test("encodeTokens() and countTokens() give the tokenizer's own result on every text chunking counts in the fixture documents", async () => {
@@ -65,7 +83,10 @@ Deno.test("encodeTokens() gives the tokenizer's own result where letters meet ot
     "end with spaces   ",
     "lone \ud800 surrogate\udc00 halves",
   ];
-  for (const text of texts) assertSameTokens(text);
+  for (const text of texts) {
+    assertSameTokens(text);
+    assertCutsPart(text);
+  }
   // Texts drawn from the characters where the tokenizer's pieces end.
   // deno-fmt-ignore
   const alphabet = [
@@ -80,6 +101,7 @@ Deno.test("encodeTokens() gives the tokenizer's own result where letters meet ot
       text += alphabet[Math.floor(next() * alphabet.length)];
     }
     assertSameTokens(text);
+    assertCutsPart(text);
   }
 });
 
@@ -88,4 +110,18 @@ Deno.test("encodeTokens() refuses a special token as the tokenizer does", () => 
   assert.throws(() => encodeTokens("a <|endoftext|> b"), /special token/);
   assert.throws(() => countTokens("a <|endoftext|> b"), /special token/);
   assertSameTokens("a <| b |> c");
+});
+
+Deno.test("chunkPages() counts the tokens of chunks of token windows as the tokenizer does", () => {
+  // Sentences longer than a chunk, of words and of letters that take several tokens each.
+  const words = Array.from({ length: 3000 }, (_, i) => ["brød", "日本語", "x1", "naïve"][i % 4]);
+  const pages = [
+    { text: `Title\n\n${words.join(" ")}`, number: 1 },
+    { text: words.join("").slice(0, 4000), number: 2 },
+  ];
+  for (const [chunkSize, chunkOverlap] of [[500, 100], [37, 5], [16, 0]] as const) {
+    const chunks = chunkPages(pages, { chunkSize, chunkOverlap });
+    assert.ok(chunks.length > 10);
+    for (const chunk of chunks) assert.equal(chunk.numTokens, encode(chunk.text).length);
+  }
 });
