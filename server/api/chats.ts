@@ -17,6 +17,7 @@ import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
+import { EncodedTexts } from "./encoded_texts.ts";
 import { messageRecord } from "./records.ts";
 import { runPrepare } from "./prepare_stream.ts";
 import {
@@ -32,6 +33,8 @@ import { requestUser } from "./user.ts";
 /** The routes of `/chats`, with `/chat/{id}/prepare` and `/chat/{id}/answer` as aliases. */
 export function chatRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  // The lists of the users who asked last, as sent.
+  const lists = new EncodedTexts(16);
 
   app.post("/chats", async (c) => {
     const { deps } = c.var;
@@ -74,7 +77,7 @@ export function chatRoutes(): Hono<ApiEnv> {
       return c.json(await deps.database.listChatSummaries(user));
     }
     const json = await deps.database.listChatsJson(user);
-    return c.body(json, 200, { "Content-Type": "application/json" });
+    return c.body(lists.encode(user, json), 200, { "Content-Type": "application/json" });
   });
 
   app.get("/chats/:id", async (c) => {

@@ -143,7 +143,7 @@ export async function insertSession(
 /** The query for the user of a session that has not ended or expired at `now`: one row or none. */
 export function sessionQuery(id: string, now: number): InStatement {
   return {
-    sql: `SELECT u.name FROM sessions s JOIN users u ON u.seq = s.user_seq
+    sql: `SELECT u.name, s.expires FROM sessions s JOIN users u ON u.seq = s.user_seq
       WHERE s.id = ? AND s.expires > ?`,
     args: [id, now],
   };

@@ -10,6 +10,7 @@ import { envVar } from "../../components/core/requirements.ts";
 import { assertWritable, diskFaultError } from "../../components/disk_faults.ts";
 import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
 import { useIncrementalVacuum } from "../../components/sqlite_space.ts";
+import { ChangeCount } from "./change_count.ts";
 import { LibsqlDatabase } from "./database.ts";
 import type { Database } from "./interface.ts";
 import { migrate } from "./migrations.ts";
@@ -43,6 +44,16 @@ export interface OpenDatabaseOptions {
    * @default {true for a file, false otherwise}
    */
   thread?: boolean;
+  /** Counts the database's writes: the database thread's count, which the main thread reads. */
+  changes?: ChangeCount;
+}
+
+/** What the database thread answers to `open`. */
+export interface OpenedThread {
+  /** The database's name. */
+  name: string;
+  /** The memory of its {@linkcode ChangeCount}. */
+  changes: SharedArrayBuffer;
 }
 
 /**
@@ -107,18 +118,26 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   } finally {
     clearTimeout(timer);
   }
+  // In memory, no other process writes: this database's own writes are every change.
+  const memory = location.kind === "memory";
   return new LibsqlDatabase(client, {
     name,
-    singleConnection: location.kind === "memory",
+    singleConnection: memory,
     reclaimSpace: file,
+    changes: memory ? new ChangeCount() : options.changes,
+    cacheReads: memory,
   });
 }
 
 async function openThread(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const thread = databaseThread();
   try {
-    const name = await thread.call("open", [url, { ...options, thread: false }]) as string;
-    return new LibsqlDatabase(thread, { name });
+    const opened = await thread.call("open", [url, { ...options, thread: false }]) as OpenedThread;
+    return new LibsqlDatabase(thread, {
+      name: opened.name,
+      changes: new ChangeCount(opened.changes),
+      cacheReads: true,
+    });
   } catch (error) {
     thread.terminate();
     throw error;
@@ -158,6 +177,49 @@ async function setUp(client: Client, location: DatabaseLocation, name: string): 
     await client.execute("PRAGMA foreign_keys = ON");
   }
   await migrate(client, { name });
+}
+
+/**
+ * How often a database thread looks for commits that another process made to
+ * its file, in milliseconds: what it read before is given again for at most
+ * this long after such a commit.
+ */
+export const WATCH_INTERVAL_MS = 100;
+
+/**
+ * Counts in `changes` the commits that other processes (`svc user`, `svc
+ * mcp`) make to the database file at `path`, looked for every
+ * {@linkcode WATCH_INTERVAL_MS}. SQLite's `data_version` moves on a
+ * connection whenever another one commits, so it is read on a connection of
+ * its own, which this process's writes move too. Returns what stops it.
+ */
+export async function watchChanges(path: string, changes: ChangeCount): Promise<() => void> {
+  const { createClient } = await import("@libsql/client");
+  const client = createClient({ url: fileUrl(path), timeout: BUSY_TIMEOUT_MS });
+  let seen: unknown;
+  let busy = false;
+  const look = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const { rows } = await client.execute("PRAGMA data_version");
+      const version = rows[0]?.[0];
+      if (seen !== undefined && version !== seen) changes.bump();
+      seen = version;
+    } catch {
+      // Unread, it may have moved.
+      seen = undefined;
+      changes.bump();
+    } finally {
+      busy = false;
+    }
+  };
+  await look();
+  const timer = setInterval(look, WATCH_INTERVAL_MS);
+  return () => {
+    clearInterval(timer);
+    client.close();
+  };
 }
 
 /** A `file:` URL of an absolute path, percent-encoded because the client decodes it. */

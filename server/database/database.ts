@@ -72,6 +72,7 @@ import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
 import type { Database } from "./interface.ts";
 import type { DatabaseThread } from "./thread.ts";
+import { type ChangeCount, ReadCache } from "./change_count.ts";
 
 /** How {@linkcode LibsqlDatabase} was opened; see `openDatabase`. */
 export interface DatabaseOptions {
@@ -89,7 +90,29 @@ export interface DatabaseOptions {
    * @default {false}
    */
   reclaimSpace?: boolean;
+  /**
+   * Counts every write this database commits, for the threads that read it
+   * (see `ChangeCount`).
+   */
+  changes?: ChangeCount;
+  /**
+   * Whether sessions and chat lists are answered again from memory while
+   * `changes` has not moved: only where it counts every change to the
+   * database (on the main thread of a database thread, or in memory).
+   * @default {false}
+   */
+  cacheReads?: boolean;
 }
+
+/** A session that is open, and until when (seconds since the epoch). */
+export interface OpenSession {
+  user: string;
+  expires: number;
+}
+
+/** How many users' chat lists, and how many sessions, are kept in memory. */
+const CACHED_LISTS = 16;
+const CACHED_SESSIONS = 1024;
 
 /**
  * A user's documents and chats. Users are created on first use; every method
@@ -119,6 +142,9 @@ export class LibsqlDatabase implements Database {
   #queue: Promise<unknown> = Promise.resolve();
   #pending: PendingWrite[] = [];
   #closed = false;
+  readonly #changes: ChangeCount | undefined;
+  readonly #lists: ReadCache<string> | undefined;
+  readonly #sessions: ReadCache<OpenSession | undefined> | undefined;
 
   /**
    * Wraps an open, migrated client, or the thread of one; use `openDatabase`
@@ -131,6 +157,11 @@ export class LibsqlDatabase implements Database {
     this.#name = options.name;
     this.#singleConnection = options.singleConnection ?? false;
     this.#reclaimSpace = options.reclaimSpace ?? false;
+    this.#changes = options.changes;
+    if (options.changes && options.cacheReads) {
+      this.#lists = new ReadCache(options.changes, CACHED_LISTS);
+      this.#sessions = new ReadCache(options.changes, CACHED_SESSIONS);
+    }
   }
 
   /** The database's URL, with any token hidden. */
@@ -214,10 +245,13 @@ export class LibsqlDatabase implements Database {
    * On a database thread the list crosses to the main thread as one string,
    * not as an object per message and source to copy and then serialise there.
    */
-  async listChatsJson(user: string): Promise<string> {
-    if (this.#thread) return this.#forward("listChatsJson", user);
-    const [result] = await this.#read([chatsJsonQuery(user)]);
-    return String(result!.rows[0]?.chats ?? "[]");
+  listChatsJson(user: string): Promise<string> {
+    const read = async (): Promise<string> => {
+      if (this.#thread) return await this.#forward("listChatsJson", user);
+      const [result] = await this.#read([chatsJsonQuery(user)]);
+      return String(result!.rows[0]?.chats ?? "[]");
+    };
+    return this.#lists ? this.#lists.read(user, read) : read();
   }
 
   /** The user's chats, oldest first, without their messages: how many, and the last one's time. */
@@ -425,9 +459,17 @@ export class LibsqlDatabase implements Database {
 
   /** The user of a session that is open at `now` (seconds), or `undefined`. */
   async sessionUser(id: string, now: number): Promise<string | undefined> {
-    if (this.#thread) return this.#forward("sessionUser", id, now);
+    const open = (session: OpenSession | undefined) =>
+      session !== undefined && session.expires > now;
+    const read = () => this.openSession(id, now);
+    return (await (this.#sessions ? this.#sessions.read(id, read, open) : read()))?.user;
+  }
+
+  /** The user of a session that is open at `now` (seconds) and until when, or `undefined`. */
+  async openSession(id: string, now: number): Promise<OpenSession | undefined> {
+    if (this.#thread) return this.#forward("openSession", id, now);
     const row = (await this.#read([sessionQuery(id, now)]))[0]!.rows[0];
-    return row === undefined ? undefined : String(row.name);
+    return row === undefined ? undefined : { user: String(row.name), expires: Number(row.expires) };
   }
 
   /** Ends a session at once; whether it was open. */
@@ -502,7 +544,19 @@ export class LibsqlDatabase implements Database {
   #write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(this.#closedError());
     const { promise, resolve, reject } = Promise.withResolvers<T>();
-    this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    // Counted before its caller hears of it, so that a read it makes next is not answered from
+    // before the write.
+    this.#pending.push({
+      work,
+      resolve: (value) => {
+        this.#changes?.bump();
+        resolve(value as T);
+      },
+      reject: (error) => {
+        this.#changes?.bump();
+        reject(error);
+      },
+    });
     // The first write to wait schedules the commit that takes all that wait by then.
     if (this.#pending.length === 1) {
       const refusal = (error: unknown) =>
