@@ -27,7 +27,7 @@ const B = 0.75;
 // A posting is the chunk's position times COUNTS plus the term's count in it.
 // A count past COUNTS - 1 (one word 4,096 times in a chunk) is taken as that:
 // BM25 has long stopped growing with the count by then.
-const COUNT_BITS = 12;
+export const COUNT_BITS = 12;
 const COUNTS = 2 ** COUNT_BITS;
 const MAX_CHUNKS = Math.floor(2 ** 32 / COUNTS);
 // Chunks tokenized between two turns of the event loop.
@@ -282,7 +282,7 @@ export function rankPostings(
  * units with different primes, so that two terms of a vocabulary share one
  * about once in 2^53 / (vocabulary size)^2.
  */
-function termKey(term: string): number {
+export function termKey(term: string): number {
   let low = 0x811c9dc5;
   let high = 0x9dc5811c;
   for (let i = 0; i < term.length; i++) {

@@ -88,11 +88,33 @@ export class VectorCodes {
   ): void {
     const codes = this.#codes;
     const size = this.size;
-    for (let j = 0; j < dims.length; j++) {
+    let j = 0;
+    // Four dimensions a pass, each score read and written once for them: the
+    // same additions in the same order, so the same sums, in half the time.
+    for (; j + 4 <= dims.length; j += 4) {
+      const [a, b, c, d] = [
+        dims[j]! * size,
+        dims[j + 1]! * size,
+        dims[j + 2]! * size,
+        dims[j + 3]! * size,
+      ];
+      const [wa, wb, wc, wd] = [weights[j]!, weights[j + 1]!, weights[j + 2]!, weights[j + 3]!];
+      for (let i = 0; i < size; i++) {
+        scores[offset + i] = scores[offset + i]! + wa * codes[a + i]! + wb * codes[b + i]! +
+          wc * codes[c + i]! + wd * codes[d + i]!;
+      }
+    }
+    for (; j < dims.length; j++) {
       const start = dims[j]! * size;
       const weight = weights[j]!;
       for (let i = 0; i < size; i++) scores[offset + i]! += weight * codes[start + i]!;
     }
+  }
+
+  /** Multiplies the scores of every vector, from `offset`, by its {@linkcode VectorCodes.factor}. */
+  scale(scores: Float64Array, offset: number): void {
+    const factors = this.#factors;
+    for (let i = 0; i < factors.length; i++) scores[offset + i]! *= factors[i]!;
   }
 
   /** The dot product of vector `i` with `query` over the dimensions `dims`, unscaled. */
@@ -152,11 +174,7 @@ export function nearestCodes(
     const index = indexAt(starts, position);
     return { index, chunk: position - starts[index]! };
   };
-  indexes.forEach((index, i) => {
-    for (let chunk = 0; chunk < index.size; chunk++) {
-      scores[starts[i]! + chunk]! *= index.factor(chunk);
-    }
-  });
+  indexes.forEach((index, i) => index.scale(scores, starts[i]!));
   if (tail.length === 0) return topPositions(scores, count, -Infinity).map(hitOf);
 
   // The first pass ranks by the head alone; the best of it get the tail too.
@@ -165,6 +183,21 @@ export function nearestCodes(
     COMPLETED_TIMES * count,
     Math.ceil(COMPLETED_SHARE * size),
   );
+  if (completed >= size) {
+    // Every vector gets the tail: summed dimension by dimension, as for the
+    // head, rather than vector by vector across the codes.
+    const tails = new Float64Array(size);
+    const tailDims = Int32Array.from(tail);
+    const tailWeights = Float64Array.from(tail, (d) => query[d]!);
+    indexes.forEach((index, i) => index.addDimensions(tails, starts[i]!, tailDims, tailWeights));
+    indexes.forEach((index, i) => {
+      for (let chunk = 0; chunk < index.size; chunk++) {
+        const position = starts[i]! + chunk;
+        tails[position] = scores[position]! + tails[position]! * index.factor(chunk);
+      }
+    });
+    return topPositions(tails, count, -Infinity).map(hitOf);
+  }
   // In the order of their vectors, so that each document's codes are read together.
   const candidates = topPositions(scores, completed, -Infinity).sort((a, b) => a - b);
   const full = new Float64Array(size).fill(-Infinity);

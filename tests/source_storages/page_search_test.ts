@@ -6,6 +6,8 @@ import {
   PageSearch,
   rankByPages,
 } from "../../components/source_storages/_page_search.ts";
+import { FIXTURES } from "../test_utils.ts";
+import { LABELLED } from "./_helpers.ts";
 
 function chunk(key: string, ordinal: number, pages: number[], text: string): StoredChunk {
   return { key, ordinal, text, pageNumbers: pages, numTokens: text.split(" ").length };
@@ -125,4 +127,46 @@ Deno.test("a set of indexes too large to index soon is ranked without its pages,
   assert.equal((await roomy.rank(kitchen, "freeze bread", load)).size, 2);
   search.close();
   roomy.close();
+});
+
+Deno.test("pages of plain words are ranked in memory as FTS5 ranks them: the same pages, in the same order", async () => {
+  const paragraphs = [
+    await Deno.readTextFile(`${FIXTURES}labelled/commander.md`),
+    await Deno.readTextFile(`${FIXTURES}guide.md`),
+  ].map((text) =>
+    // Without the README's one line of Chinese, which FTS5 alone ranks (below).
+    text.replace(/[^\t\n\r -~]/g, " ").split(/\n\s*\n/)
+      .filter((paragraph) => paragraph.trim() !== "")
+  );
+  // Three paragraphs a page; the guide's last pages hold the same paragraph twice.
+  const chunks = (key: string, texts: string[]) =>
+    texts.map((text, ordinal) => chunk(key, ordinal, [Math.floor(ordinal / 3) + 1], text));
+  const stored = {
+    commander: chunks("commander", paragraphs[0]!),
+    guide: chunks("guide", [...paragraphs[1]!, ...paragraphs[1]!.slice(-4)]),
+  };
+  const indexes = [{ key: "commander", name: "commander.md" }, { key: "guide", name: "guide.md" }];
+  const questions = [
+    ...JSON.parse(await Deno.readTextFile(`${FIXTURES}labelled/questions.json`)),
+    ...LABELLED,
+  ].map((labelled: { question: string }) => labelled.question);
+  const inMemory = new PageSearch();
+  const fts5 = new PageSearch({ inMemory: false });
+  const { load } = loader(stored);
+  for (const question of [...questions, "the the option option", "Options: --help or -h?"]) {
+    const expected = await fts5.rank(indexes, question, load);
+    assert.ok(expected.size > 0, question);
+    assert.deepEqual([...await inMemory.rank(indexes, question, load)], [...expected], question);
+  }
+  // A page with a letter beyond ASCII, and a question with one, are ranked by FTS5.
+  const cafe = { menu: [chunk("menu", 0, [1], "Café crème"), chunk("menu", 1, [2], "cafe")] };
+  for (const question of ["cafe", "café crème"]) {
+    const menu = [{ key: "menu", name: "menu.md" }];
+    assert.deepEqual(
+      [...await inMemory.rank(menu, question, loader(cafe).load)],
+      [...await fts5.rank(menu, question, loader(cafe).load)],
+    );
+  }
+  inMemory.close();
+  fts5.close();
 });
