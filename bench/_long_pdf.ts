@@ -9,6 +9,23 @@
 export const LONG_PDF_PAGES = 330;
 
 const MANUAL = new URL("../tests/fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
+const REPOSITORY = new URL("../", import.meta.url).pathname;
+
+/**
+ * The arguments of `deno` that read a PDF with `readPdfPages()` on `workers` workers in a process
+ * of its own (`_read_pdf.ts`), which prints the page count and its peak memory as JSON.
+ */
+export function readPdfArgs(path: string, workers: number): string[] {
+  return [
+    "run",
+    "-A",
+    `--lock=${REPOSITORY}deno.dev.lock`,
+    "--frozen",
+    `${REPOSITORY}bench/_read_pdf.ts`,
+    path,
+    String(workers),
+  ];
+}
 
 /** Makes the long PDF and returns its path. */
 export async function longPdf(): Promise<string> {

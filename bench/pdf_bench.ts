@@ -1,20 +1,26 @@
 /**
  * Reading a long PDF against poppler's `pdftotext` on the same file in the same run: ten copies of
- * the labelled set's TeX manual `clsguide.pdf` (330 pages, `_long_pdf.ts`). Each run is a process of its own, timed from start to end, whose peak memory is the
- * high-water mark of its resident set (`VmHWM`): svc's own from `/proc/self/status`, workers
- * included, and pdftotext's sampled from its `/proc/<pid>/status` while it runs. After the
- * benches, a table gives the medians and the ratios to pdftotext.
+ * the labelled set's TeX manual `clsguide.pdf` (330 pages, `_long_pdf.ts`). Each run is a process
+ * of its own, timed from start to end, whose peak memory is the high-water mark of its resident
+ * set (`VmHWM`): svc's own from `/proc/self/status`, workers included, and pdftotext's sampled
+ * from its `/proc/<pid>/status` while it runs; its processor time (user and system, every thread)
+ * is the last sampled from `/proc/<pid>/stat`, which on shared cores says what a run cost apart
+ * from what it waited for. After the benches, a table gives the medians and the ratios to
+ * pdftotext.
  * @module
  */
-import { LONG_PDF_PAGES, longPdf } from "./_long_pdf.ts";
+import { LONG_PDF_PAGES, longPdf, readPdfArgs } from "./_long_pdf.ts";
 
 const RUNS = 5;
-const REPOSITORY = new URL("../", import.meta.url).pathname;
 
 interface Sample {
   ms: number;
   peakBytes: number;
+  cpuMs: number;
 }
+
+/** The clock ticks a second of `/proc/<pid>/stat`'s times, as Linux gives them to processes. */
+const TICKS = 100;
 
 const document = await longPdf();
 
@@ -23,12 +29,16 @@ async function sampled(command: string, args: string[]): Promise<Sample & { stdo
   const start = performance.now();
   const child = new Deno.Command(command, { args, stdout: "piped", stderr: "piped" }).spawn();
   let peakBytes = 0;
+  let cpuMs = 0;
   let running = true;
   const watching = (async () => {
     while (running) {
       try {
         const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
         peakBytes = Math.max(peakBytes, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+        const times = (await Deno.readTextFile(`/proc/${child.pid}/stat`)).split(") ")[1]!
+          .split(" ");
+        cpuMs = (Number(times[11]) + Number(times[12])) * 1000 / TICKS;
       } catch { /* ended between two samples */ }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -40,22 +50,14 @@ async function sampled(command: string, args: string[]): Promise<Sample & { stdo
   if (!output.success) {
     throw new Error(`${command} failed: ${new TextDecoder().decode(output.stderr)}`);
   }
-  return { ms, peakBytes, stdout: new TextDecoder().decode(output.stdout) };
+  return { ms, peakBytes, cpuMs, stdout: new TextDecoder().decode(output.stdout) };
 }
 
 async function svc(workers: number): Promise<Sample> {
-  const { ms, stdout } = await sampled(Deno.execPath(), [
-    "run",
-    "-A",
-    `--lock=${REPOSITORY}deno.dev.lock`,
-    "--frozen",
-    `${REPOSITORY}bench/_read_pdf.ts`,
-    document,
-    String(workers),
-  ]);
+  const { ms, cpuMs, stdout } = await sampled(Deno.execPath(), readPdfArgs(document, workers));
   const { pages, peakBytes } = JSON.parse(stdout);
   if (pages !== LONG_PDF_PAGES) throw new Error(`svc read ${pages} pages, not ${LONG_PDF_PAGES}`);
-  return { ms, peakBytes };
+  return { ms, peakBytes, cpuMs };
 }
 
 /** Workers beside the calling thread: one for each core the calling thread leaves. */
@@ -63,14 +65,14 @@ const WORKERS = Math.max(1, navigator.hardwareConcurrency - 1);
 const rows: [string, () => Promise<Sample>][] = [
   ["pdftotext (reference)", () => sampled("pdftotext", ["-enc", "UTF-8", document, "-"])],
   ["readPdfPages() on the calling thread", () => svc(0)],
-  [`readPdfPages() on the calling thread and ${WORKERS} worker(s)`, () => svc(WORKERS)],
+  [`readPdfPages() taking turns with ${WORKERS} worker(s)`, () => svc(WORKERS)],
 ];
 const samples = new Map<string, Sample[]>(rows.map(([name]) => [name, []]));
 
 for (const [name, run] of rows) {
   Deno.bench({
     name,
-    group: "330-page PDF",
+    group: `${LONG_PDF_PAGES}-page PDF`,
     baseline: name === rows[0]![0],
     n: RUNS,
     warmup: 1,
@@ -94,17 +96,22 @@ function printTable(): void {
     return {
       name,
       ms: median(runs.map((run) => run.ms)),
+      cpuMs: median(runs.map((run) => run.cpuMs)),
       mb: median(runs.map((run) => run.peakBytes)) / 2 ** 20,
     };
   });
   const reference = medians[0]!;
   const cpu = Deno.readTextFileSync("/proc/cpuinfo").match(/model name\s*:\s*(.+)/)?.[1];
+  const load = Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
   console.log(
-    `\nReading a 330-page PDF, medians of ${RUNS} runs, on ${navigator.hardwareConcurrency}` +
-      ` cores of ${cpu ?? Deno.build.arch}:\n\n` +
-      "| | wall time | ratio | peak memory | ratio |\n|---|---:|---:|---:|---:|\n" +
-      medians.map(({ name, ms, mb }) =>
+    `\nReading a ${LONG_PDF_PAGES}-page PDF, medians of ${RUNS} runs, on ` +
+      `${navigator.hardwareConcurrency} cores of ${cpu ?? Deno.build.arch} ` +
+      `(load average ${load} at the end):\n\n` +
+      "| | wall time | ratio | processor time | ratio | peak memory | ratio |\n" +
+      "|---|---:|---:|---:|---:|---:|---:|\n" +
+      medians.map(({ name, ms, cpuMs, mb }) =>
         `| ${name} | ${(ms / 1000).toFixed(2)} s | ${(ms / reference.ms).toFixed(2)} | ` +
+        `${(cpuMs / 1000).toFixed(2)} s | ${(cpuMs / reference.cpuMs).toFixed(2)} | ` +
         `${mb.toFixed(0)} MB | ${(mb / reference.mb).toFixed(1)} |`
       ).join("\n"),
   );

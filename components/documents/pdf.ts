@@ -14,9 +14,7 @@ import type { DocumentHandler } from "./handler.ts";
  * paragraphs, a blank line between two, judged from where the text stands: the lines of a paragraph
  * are joined, a word hyphenated across two lines is whole again, a heading is a paragraph of its
  * own, and the running headers, footers and page numbers that repeat across pages are left out.
- * A document of more than one turn of pages (`STRIPE_PAGES`) is read on the calling thread and,
- * where the machine has a second core, one worker, taking turns; its pages come out as they are
- * laid out (see `streamPages`).
+ * Its pages come out one by one as they are laid out (see `streamPages`), on the calling thread.
  *
  * A file is refused with a 422 when it does not start with `%PDF-` within its first 1024 bytes
  * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
@@ -39,11 +37,13 @@ export const pdfHandler: DocumentHandler = {
 };
 
 /**
- * How many workers read a PDF beside the calling thread: one where the machine has more than one
- * core, since a worker's share of the pages is read while the calling thread reads or lays out its
- * own (`bench/pdf_bench.ts` measures it).
+ * How many workers read a PDF beside the calling thread when svc reads one: none. A worker loads
+ * pdfjs, opens the document and parses its fonts again, and on 2 shared cores the pages it takes
+ * cost more processor time than they save (`bench/pdf_bench.ts` measured 1.5 times the processor
+ * time, 1.3 times the wall time and 90 MB more than the calling thread alone); `readPdfPages()`
+ * and `streamPdfPages()` take a number of workers where cores are idle.
  */
-export const PDF_WORKERS: number = navigator.hardwareConcurrency > 1 ? 1 : 0;
+export const PDF_WORKERS = 0;
 
 /** Options of {@linkcode readPdfPages} and {@linkcode streamPdfPages}. */
 export interface ReadPdfOptions {

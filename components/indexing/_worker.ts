@@ -1,9 +1,9 @@
 /**
  * The indexing worker: reads, chunks and embeds one document per message, off
  * the main thread. It reads the bytes with the handler of the document's
- * format (a PDF page by page, with a worker of its own for a long one), and
- * embeds with the embedder the job's recipe makes. Started by `pipeline.ts`,
- * which holds the message types.
+ * format (a PDF page by page, as each is laid out), and embeds with the
+ * embedder the job's recipe makes. Started by `pipeline.ts`, which holds the
+ * message types.
  * @module
  */
 import { chunkPages } from "../chunking.ts";
@@ -53,9 +53,9 @@ scope.onmessage = async ({ data: job }) => {
 };
 
 /**
- * The pages of a job's content, as they are read: a PDF's pages come laid out one by one, from
- * the document read on this thread and a worker, and only their texts are kept for the chunking,
- * which cuts a document's chunks across its pages.
+ * The pages of a job's content, as they are read: a PDF's pages come laid out one by one, so that
+ * pdfjs's text items are held for a window of pages only, and their texts are kept for the
+ * chunking, which cuts a document's chunks across its pages.
  */
 async function readPages(job: IndexJob): Promise<Page[]> {
   const pages: Page[] = [];

@@ -53,8 +53,7 @@ Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", asyn
   assert.equal(steps.length, 1);
 });
 
-Deno.test("chunkAndEmbed() reads a PDF of more than a turn of pages as the calling thread alone would", async () => {
-  // 33 pages: the indexing worker reads the first turn and a worker of its own the rest.
+Deno.test("chunkAndEmbed() reads a PDF page by page into the chunks of its whole text", async () => {
   const path = new URL("../fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
   const embedder = new HashEmbedder({ dimension: 64 });
   const { chunks } = await chunkAndEmbed(LocalDocument.fromPath(path), { ...settings, embedder });
