@@ -147,52 +147,53 @@ export class TermPostings {
       );
     }
     const lengths = new Uint32Array(texts.length);
-    const lists = new Map<number, number[]>();
-    const stems = new Map<string, number>();
-    // Both flavours' words are, in order, `contentWords()`'s and the stop words
-    // and single letters it drops: each word is kept for the proximity ranking
-    // as `wordKey()` of its light stem, or dropped (-1).
-    const closeness = new Map<string, number>();
+    // Terms numbered in the order met: each one's key, its postings, and its
+    // count in the chunk being read (a map lookup a word, not three).
+    const termOf = new Map<number, number>();
+    const termKeys: number[] = [];
+    const lists: number[][] = [];
+    const counts: number[] = [];
+    const met: number[] = [];
+    const known = knownWords(flavour);
     const wordKeys: number[] = [];
     const wordStarts = new Uint32Array(texts.length + 1);
     let keepsWords = true;
     for (const [chunk, text] of texts.entries()) {
       // Other work gets its turn between slices of a large document.
       if (chunk > 0 && chunk % SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
-      const counts = new Map<number, number>();
       for (const word of flavour.words(text)) {
-        let key = stems.get(word);
-        if (key === undefined) stems.set(word, key = termKey(flavour.stem(word)));
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-        lengths[chunk]!++;
-        let close = closeness.get(word);
-        if (close === undefined) {
-          const content = contentWords(word);
-          close = content.length === 0 ? -1 : wordKey(stem(content[0]!));
-          if (content.length > 1 || (content.length === 1 && content[0] !== word)) {
-            keepsWords = false;
-          }
-          closeness.set(word, close);
+        let seen = known.words.get(word);
+        if (seen === undefined) seen = know(known, flavour, word);
+        let term = termOf.get(seen.id);
+        if (term === undefined) {
+          termOf.set(seen.id, term = termKeys.length);
+          termKeys.push(seen.key);
+          lists.push([]);
+          counts.push(0);
         }
-        if (close >= 0) wordKeys.push(close);
+        if (counts[term]!++ === 0) met.push(term);
+        lengths[chunk]!++;
+        if (seen.close >= 0) wordKeys.push(seen.close);
+        else if (seen.close === MISREAD) keepsWords = false;
       }
       wordStarts[chunk + 1] = wordKeys.length;
-      for (const [key, count] of counts) {
-        let list = lists.get(key);
-        if (!list) lists.set(key, list = []);
-        list.push(chunk * COUNTS + Math.min(count, COUNTS - 1));
+      for (const term of met) {
+        lists[term]!.push(chunk * COUNTS + Math.min(counts[term]!, COUNTS - 1));
+        counts[term] = 0;
       }
+      met.length = 0;
     }
-    const keys = Float64Array.from(lists.keys()).sort();
+    const order = termKeys.map((_, term) => term).sort((a, b) => termKeys[a]! - termKeys[b]!);
+    const keys = Float64Array.from(order, (term) => termKeys[term]!);
     const starts = new Uint32Array(keys.length + 1);
     let total = 0;
-    keys.forEach((key, t) => {
+    order.forEach((term, t) => {
       starts[t] = total;
-      total += lists.get(key)!.length;
+      total += lists[term]!.length;
     });
     starts[keys.length] = total;
     const postings = new Uint32Array(total);
-    keys.forEach((key, t) => postings.set(lists.get(key)!, starts[t]));
+    order.forEach((term, t) => postings.set(lists[term]!, starts[t]));
     const words = keepsWords ? { keys: Uint32Array.from(wordKeys), starts: wordStarts } : undefined;
     return new TermPostings(flavour, keys, starts, postings, lengths, words);
   }
@@ -226,6 +227,58 @@ export class TermPostings {
   get lengths(): Uint32Array {
     return this.#lengths;
   }
+}
+
+/** What building postings knows of a word: its term's key, and its proximity key. */
+interface KnownWord {
+  key: number;
+  /** The key's number among those of the flavour's known words: a small integer, which maps hold unboxed. */
+  id: number;
+  /** Its `wordKey()`, or -1 for a word the proximity ranking skips, or {@linkcode MISREAD}. */
+  close: number;
+}
+
+// A word that `contentWords()` reads otherwise than the flavour: the chunks'
+// words are then not kept for the proximity ranking.
+const MISREAD = -2;
+// The most words known of each flavour: every word of most collections, in
+// some megabytes; past it, they are forgotten and learnt again.
+const KNOWN_WORDS = 200_000;
+const known = new WeakMap<Bm25Flavour, KnownWords>();
+
+/** The words known of a flavour, and the numbers of their terms' keys. */
+interface KnownWords {
+  words: Map<string, KnownWord>;
+  ids: Map<number, number>;
+}
+
+/**
+ * The words of a flavour met before, with their terms' keys: most words of a
+ * document were in the documents read before it, and stemming them again
+ * was a tenth of reading a chat's postings.
+ */
+function knownWords(flavour: Bm25Flavour): KnownWords {
+  let words = known.get(flavour);
+  // Forgotten whole, since a build under way holds the numbers it met.
+  if (!words || words.words.size > KNOWN_WORDS) {
+    known.set(flavour, words = { words: new Map(), ids: new Map() });
+  }
+  return words;
+}
+
+function know(known: KnownWords, flavour: Bm25Flavour, word: string): KnownWord {
+  const content = contentWords(word);
+  const close = content.length > 1 || (content.length === 1 && content[0] !== word)
+    ? MISREAD
+    : content.length === 0
+    ? -1
+    : wordKey(stem(word));
+  const key = termKey(flavour.stem(word));
+  let id = known.ids.get(key);
+  if (id === undefined) known.ids.set(key, id = known.ids.size);
+  const seen = { key, id, close };
+  known.words.set(word, seen);
+  return seen;
 }
 
 /** A chunk found by {@linkcode rankPostings}: its index in the list given, and its own. */
