@@ -1,20 +1,13 @@
 /**
  * The `svc` command line: commands are data plus `run(args, io)`, so tests
- * call them without a process.
+ * call them without a process. The usual `svc api` line is read here and
+ * served without loading commander (`api_run.ts`); every other line goes to
+ * commander (`commands.ts`).
  * @module
  */
-import { Command, CommanderError } from "commander";
 import { SvcError } from "../components/core/errors.ts";
 import { redactUrls } from "../components/core/redact_url.ts";
-import { apiCommand } from "./api.ts";
-import { checkCommand } from "./check.ts";
-import { evalCommand } from "./eval.ts";
-import { initCommand } from "./init.ts";
-import { mcpCommand } from "./mcp.ts";
-import { commanderMistake, unknownCommand } from "./mistakes.ts";
-import { uiCommand } from "./ui.ts";
-import { userCommand } from "./user.ts";
-import { VERSION_LINE } from "./version_line.ts";
+import { apiArgs, runApi } from "./api_run.ts";
 import type { CommandContext, Io } from "./context.ts";
 
 export type { CommandContext, Io } from "./context.ts";
@@ -25,16 +18,14 @@ export const consoleIo: Io = {
   err: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
 };
 
-/** Each subcommand, made for a context. */
-const COMMANDS: ((context: CommandContext) => Command)[] = [
-  initCommand,
-  checkCommand,
-  apiCommand,
-  uiCommand,
-  mcpCommand,
-  userCommand,
-  evalCommand,
-];
+/**
+ * The commands read by commander, imported by a name Deno does not read ahead
+ * of time: Deno prepares every module a literal import names, dynamic ones
+ * included, before the importing module runs, which would cost every `svc
+ * api` the modules of every other command. `deploy/compile.ts` includes it in
+ * the binary.
+ */
+const COMMANDS = "./commands.ts";
 
 const REMOVED: Readonly<Record<string, string>> = {
   config: "`svc config` was replaced by `svc init` (write a configuration) and `svc check`",
@@ -73,46 +64,15 @@ export async function run(
     env: options.env,
     signal: options.signal,
   };
-  // Commander's own error text is replaced by a sentence (see mistakes.ts), so it writes none.
-  const output = { writeOut: io.out, writeErr: io.err, outputError: () => {} };
-  // The subcommand whose arguments commander refused, to name it in the sentence.
-  let failing: Command | undefined;
-  const program = new Command("svc")
-    .description("A self-hosted retrieval-augmented generation service")
-    .version(VERSION_LINE, "-V, --version", "print the version")
-    .helpOption("-h, --help", "show this help")
-    .helpCommand("help [command]", "show the help of a command")
-    .exitOverride()
-    .configureOutput(output)
-    .action(() => {
-      program.outputHelp();
-    });
-  // A command's own subcommands (`svc user add`) speak the same way.
-  const configure = (command: Command): Command => {
-    command.helpOption("-h, --help", "show this help")
-      .exitOverride((error) => {
-        failing = command;
-        throw error;
-      })
-      .configureOutput(output);
-    for (const sub of command.commands) configure(sub);
-    return command;
-  };
-  for (const make of COMMANDS) program.addCommand(configure(make(context)));
-  const unknown = unknownCommand(args, [...program.commands.map((c) => c.name()), "help"]);
-  if (unknown) {
-    io.err(`error: ${unknown}\n`);
-    return 1;
-  }
   try {
-    await program.parseAsync([...args], { from: "user" });
+    const api = apiArgs(args);
+    if (api === undefined) {
+      const { runCommands }: typeof import("./commands.ts") = await import(COMMANDS);
+      return await runCommands(args, context);
+    }
+    await runApi(api, context);
     return exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      const mistake = commanderMistake(error, failing ?? program);
-      if (mistake) io.err(`error: ${mistake}\n`);
-      return error.exitCode;
-    }
     if (error instanceof SvcError) {
       io.err(`error: ${redactUrls(error.message)}\n`);
       return 1;

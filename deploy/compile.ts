@@ -9,8 +9,8 @@
  * - the module graph of `main.ts`: every local module, `deno.json` (the
  *   version), the UI bundle and Swagger UI as generated modules;
  * - {@linkcode INCLUDES}: the main modules of the Web Workers, which are not
- *   imported but started with `new Worker(new URL(...))`, and the commands,
- *   which `main.ts` imports by a name Deno does not read ahead of time;
+ *   imported but started with `new Worker(new URL(...))`, and
+ *   {@linkcode NAMED_IMPORTS};
  * - the optional npm packages (`components/packages.ts`), which svc imports
  *   by a name Deno cannot read ahead of time, so that they load from the
  *   binary rather than from the network;
@@ -37,12 +37,21 @@ export const ENTRY = "main.ts";
 export const COMMANDS = "cli/mod.ts";
 
 /**
- * What `--include` adds to the module graph: the commands and the main
- * module of each Web Worker. `tests/dist/self_contained_test.ts` fails when a
- * worker of the graph is missing here.
+ * The modules svc imports by a name Deno does not read ahead of time: the
+ * commands from `main.ts`, so that `svc --version` does not load them;
+ * commander's commands and the server from `cli/mod.ts`, so that `svc api`
+ * prepares neither the other commands nor the server before its database
+ * thread starts.
+ */
+export const NAMED_IMPORTS: readonly string[] = [COMMANDS, "cli/commands.ts", "server/serve.ts"];
+
+/**
+ * What `--include` adds to the module graph: {@linkcode NAMED_IMPORTS} and
+ * the main module of each Web Worker. `tests/dist/self_contained_test.ts`
+ * fails when a worker of the graph is missing here.
  */
 export const INCLUDES: readonly string[] = [
-  COMMANDS,
+  ...NAMED_IMPORTS,
   "server/database/_thread_worker.ts",
   "components/indexing/_worker.ts",
   "components/documents/_pdf_worker.ts",
