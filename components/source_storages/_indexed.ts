@@ -22,6 +22,7 @@ import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
 import { fillBudget } from "./_budget.ts";
+import { joinNeighbours, type Passage } from "./_neighbours.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
@@ -131,6 +132,8 @@ export interface Rankings {
   fused: Source[];
   /** The token budget of the chat's parameters (`num_tokens`), checked once with the others. */
   numTokens: number;
+  /** Where each ranked passage is in its document. */
+  passageOf: (source: Source) => Passage;
 }
 
 /**
@@ -209,9 +212,16 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     prompt: string,
     params: ChatParams,
   ): Promise<Source[]> {
-    const { fused, numTokens } = await this.rankings(documents, prompt, params);
+    const { fused, numTokens, passageOf } = await this.rankings(documents, prompt, params);
     // Repeats are checked against the sources taken only, which the budget keeps few.
-    return fillBudget(fused, numTokens, { accept: repeatsNone() });
+    const chosen = fillBudget(fused, numTokens, { accept: repeatsNone() });
+    const joined = joinNeighbours(chosen, passageOf);
+    if (joined.length === chosen.length) return chosen;
+    // A joined source leaves out the text its second passage repeated: its tokens are counted anew.
+    const { countTokens } = await import("../token_counts.ts");
+    return joined.map((source) =>
+      chosen.includes(source) ? source : { ...source, numTokens: countTokens(source.content) }
+    );
   }
 
   override async delete(params: ChatParams): Promise<void> {
@@ -258,7 +268,9 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       }
       if (!documentOf.has(info!.key)) documentOf.set(info!.key, document);
     }
-    if (documentOf.size === 0) return { arms: [], fused: [], numTokens: settings.numTokens };
+    if (documentOf.size === 0) {
+      return { arms: [], fused: [], numTokens: settings.numTokens, passageOf: noPassage };
+    }
 
     // A follow-up is searched for with the questions it follows.
     const text = followUpText(prompt, params.history) ?? prompt;
@@ -311,6 +323,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       arms,
       fused: fuseRankings([...arms, closeness, onPages]),
       numTokens: settings.numTokens,
+      passageOf: (source) => chunkOf.get(source)!,
     };
   }
 
@@ -419,4 +432,8 @@ function settingsSchema(): z.ZodType {
   const bounds = JSON.stringify(chunkLimits());
   if (schema?.bounds !== bounds) schema = { bounds, schema: z.object(INDEX_PARAMS) };
   return schema.schema;
+}
+
+function noPassage(source: Source): never {
+  throw new Error(`No passage of this chat is ranked: ${source.id}`);
 }

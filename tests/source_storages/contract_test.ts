@@ -124,11 +124,45 @@ for (const [path, Storage, setup] of RUNS) {
       for (const source of sources) {
         assert.ok(source.document === report || source.document === guide);
         assert.equal(countTokens(source.content), source.numTokens);
-        assert.ok(source.numTokens <= 40);
+        // A chunk, or neighbouring chunks of one page joined (`key-3-4`): up to 40 tokens each.
+        const [first, last = first] = source.id.split("-").slice(1).map(Number);
+        assert.ok(
+          source.numTokens <= 40 * (last! - first! + 1),
+          `${source.id}: ${source.numTokens}`,
+        );
         assert.match(
           source.location,
           source.document === guide ? /^$/ : /^\d+(-\d+)?(, \d+(-\d+)?)*$/,
         );
+      }
+    }),
+  );
+
+  test(
+    `${label} gives neighbouring passages of a page that it chooses as one source`,
+    withStorage(async (folder, make) => {
+      const steps = Array.from(
+        { length: 12 },
+        (_, i) => `In step ${i + 1} the winter loaf gets more cardamom.`,
+      );
+      const path = await writeFile(folder, "loaf.txt", steps.join(" "));
+      const loaf = LocalDocument.fromPath(path);
+      const params = chatParams("chat-1", { chunk_size: 40, chunk_overlap: 10, num_tokens: 200 });
+      const storage = make();
+      await storage.store([loaf], params);
+      const sources = await storage.retrieve(
+        [loaf],
+        "How much cardamom in the winter loaf?",
+        params,
+      );
+      const joined = sources.filter((source) => /-\d+-\d+$/.test(source.id));
+      assert.ok(joined.length > 0, sources.map((source) => source.id).join());
+      for (const source of joined) {
+        assert.equal(countTokens(source.content), source.numTokens);
+        // Each step once, in order, though the passages repeat the step before them.
+        const told = source.content.match(/step \d+/g)!.map((step) => Number(step.slice(5)));
+        assert.deepEqual(told, Array.from({ length: told.length }, (_, i) => told[0]! + i));
+        assert.ok(told.length > 3, source.content);
       }
     }),
   );
