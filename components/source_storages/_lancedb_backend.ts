@@ -35,7 +35,15 @@ import {
   type Place,
   searchMemory,
 } from "./_memory_search.ts";
-import { DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
+import {
+  keepPassages,
+  type KeptPassages,
+  passageAt,
+  storedPassage,
+  vectorAt,
+} from "./_kept_passages.ts";
+import type { WordsKept } from "./_proximity.ts";
+import { DEFAULT_PASSAGE_MEMORY, DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
 import { OWN_BM25 } from "./_term_postings.ts";
 import {
   type IndexInfo,
@@ -74,18 +82,29 @@ export class LanceDBBackend extends SerialBackend {
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
   readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY);
+  // Kept apart, so that passages never push out what ranking needs.
+  readonly #passages: SearchCache<KeptPassages>;
 
-  private constructor(db: Lance.Connection, modules: LanceModules) {
+  private constructor(db: Lance.Connection, modules: LanceModules, passageMemory: number) {
     super();
     this.#db = db;
     this.#modules = modules;
+    this.#passages = new SearchCache(passageMemory);
   }
 
-  /** Opens (and creates) the folder and its tables. */
-  static async open(path: string, modules: LanceModules): Promise<LanceDBBackend> {
+  /**
+   * Opens (and creates) the folder and its tables. `passageMemory` is the
+   * bytes of memory that searching may keep of the passages themselves (texts,
+   * pages, tokens and vectors); the passages beyond it are read at each question.
+   */
+  static async open(
+    path: string,
+    modules: LanceModules,
+    { passageMemory = DEFAULT_PASSAGE_MEMORY }: { passageMemory?: number } = {},
+  ): Promise<LanceDBBackend> {
     // Reads check for other processes' writes: a server and a command may share a folder.
     const db = await modules.lancedb.connect(path, { readConsistencyInterval: 0 });
-    const backend = new LanceDBBackend(db, modules);
+    const backend = new LanceDBBackend(db, modules, passageMemory);
     await Promise.all([backend.#table("indexes"), backend.#table("links")]);
     return backend;
   }
@@ -111,7 +130,10 @@ export class LanceDBBackend extends SerialBackend {
     });
   }
 
-  async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
+  async search(
+    keys: readonly string[],
+    query: SearchQuery,
+  ): Promise<(StoredChunk & WordsKept)[][]> {
     const name = `chunks_${query.vector.length}`;
     if (keys.length === 0) return [[], []];
     // Made by the first index of its dimension: none yet, nothing to find.
@@ -119,25 +141,90 @@ export class LanceDBBackend extends SerialBackend {
     const chunks = await this.#table(name);
 
     query.signal?.throwIfAborted();
-    const indexes = await this.#searchable(chunks, keys, query.vector.length);
+    const dimension = query.vector.length;
+    const indexes = await this.#searchable(chunks, keys, dimension);
+    const kept = await this.#kept(chunks, keys, indexes, dimension);
     const { text, candidates } = searchMemory(indexes, query);
     const placeOf = ({ index, chunk }: Place) => ({
       key: keys[index]!,
       ordinal: indexes[index]!.ordinals[chunk]!,
     });
     query.signal?.throwIfAborted();
-    const rows = await this.#rowsAt(chunks, [...text, ...candidates].map(placeOf));
-    const rowAt = (place: ChunkPlace) => rows.get(`${place.key}/${place.ordinal}`);
+    // The passages kept in memory are taken from there; the others are read.
+    const unkept = [...text, ...candidates].filter((place) => !kept[place.index]);
+    const rows = await this.#rowsAt(chunks, unkept.map(placeOf));
+    const rowAt = (place: Place) => {
+      const { key, ordinal } = placeOf(place);
+      return rows.get(`${key}/${ordinal}`);
+    };
     const nearest = nearestExactly(
-      candidates.map(placeOf),
-      (place) => rowAt(place)?.vector.toArray(),
+      candidates,
+      (place) =>
+        kept[place.index]
+          ? vectorAt(kept[place.index]!, place.chunk)
+          : rowAt(place)?.vector.toArray(),
       query.vector,
       // Ties in the order of the chunks, so that a search gives the same on every run.
-      { limit: query.limit, tie: (a, b) => a.key.localeCompare(b.key) || a.ordinal - b.ordinal },
+      {
+        limit: query.limit,
+        tie: (a, b) =>
+          keys[a.index]!.localeCompare(keys[b.index]!) || placeOf(a).ordinal - placeOf(b).ordinal,
+      },
     );
-    // A chunk of an index removed meanwhile (its last chat deleted) is left out.
-    const chunksAt = (places: ChunkPlace[]) => places.flatMap((place) => rowAt(place) ?? []);
-    return [chunksAt(text.map(placeOf)).map(chunkOf), chunksAt(nearest).map(chunkOf)];
+    const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
+      const words = indexes[place.index]!.terms.wordsOf(place.chunk);
+      const passage = kept[place.index] && passageAt(kept[place.index]!, place.chunk);
+      if (passage) return [{ key: keys[place.index]!, ...passage, words }];
+      const row = rowAt(place);
+      // A chunk of an index removed meanwhile (its last chat deleted) is left out.
+      return row ? [{ ...chunkOf(row), words }] : [];
+    };
+    return [text.flatMap(chunkAt), nearest.flatMap(chunkAt)];
+  }
+
+  /**
+   * The passages kept in memory of each index searched. When some are not,
+   * and all of the chat's fit in half the budget, they are read again: a
+   * large chat searched meanwhile may have pushed a small one's out, and the
+   * small one then reads them once rather than at each question.
+   */
+  async #kept(
+    chunks: Lance.Table,
+    keys: readonly string[],
+    indexes: readonly Searchable[],
+    dimension: number,
+  ): Promise<(KeptPassages | undefined)[]> {
+    const kept = keys.map((key) => this.#passages.get(`${dimension}/${key}`));
+    const bytes = indexes.reduce((sum, index) => sum + index.passageBytes, 0);
+    if (kept.every((passages) => passages) || bytes > this.#passages.budget / 2) return kept;
+    const missing = [...new Set(keys.filter((_, i) => !kept[i]))];
+    for await (const { key, passages } of this.#read(chunks, missing, dimension)) {
+      if (passages.ordinals.length > 0) this.#passages.set(`${dimension}/${key}`, passages);
+    }
+    return keys.map((key) => this.#passages.get(`${dimension}/${key}`));
+  }
+
+  /** The chunks of the indexes under `keys`, read from the table some indexes at a time. */
+  async *#read(chunks: Lance.Table, keys: readonly string[], dimension: number): AsyncGenerator<{
+    key: string;
+    passages: KeptPassages;
+    vectors: Float32Array[];
+  }> {
+    for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
+      const group = keys.slice(start, start + LOADED_INDEXES);
+      const rows = await chunks.query().where(`key IN (${group.map(literal).join(", ")})`)
+        .select([...CHUNK_COLUMNS, "vector"]).toArray();
+      for (const key of group) {
+        const own = rows.filter((row) => row.key === key)
+          .sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
+        const vectors = own.map((row) => row.vector.toArray() as Float32Array);
+        const passages = keepPassages(
+          own.map((row, i) => storedPassage(row, vectors[i])),
+          dimension,
+        );
+        yield { key, passages, vectors };
+      }
+    }
   }
 
   /**
@@ -156,26 +243,22 @@ export class LanceDBBackend extends SerialBackend {
       if (entry) held.set(key, entry);
       return !entry;
     });
-    for (let start = 0; start < missing.length; start += LOADED_INDEXES) {
-      const group = missing.slice(start, start + LOADED_INDEXES);
-      const rows = await chunks.query().where(`key IN (${group.map(literal).join(", ")})`)
-        .select(["key", "ordinal", "text", "vector"]).toArray();
-      for (const key of group) {
-        const own = rows.filter((row) => row.key === key)
-          .sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
-        const ordinals = Uint32Array.from(own, (row) => Number(row.ordinal));
-        const entry = {
-          ...await memoryIndex({
-            texts: own.map((row) => String(row.text)),
-            vectors: own.map((row) => row.vector.toArray() as Float32Array),
-            dimension,
-            flavour: OWN_BM25,
-            bytes: ordinals.byteLength,
-          }),
-          ordinals,
-        };
-        held.set(key, entry);
-        if (own.length > 0) this.#memory.set(`${dimension}/${key}`, entry);
+    for await (const { key, passages, vectors } of this.#read(chunks, missing, dimension)) {
+      const entry = {
+        ...await memoryIndex({
+          texts: passages.texts,
+          vectors,
+          dimension,
+          flavour: OWN_BM25,
+          bytes: passages.ordinals.byteLength,
+        }),
+        ordinals: passages.ordinals,
+        passageBytes: passages.bytes,
+      };
+      held.set(key, entry);
+      if (passages.ordinals.length > 0) {
+        this.#memory.set(`${dimension}/${key}`, entry);
+        this.#passages.set(`${dimension}/${key}`, passages);
       }
     }
     return keys.map((key) => held.get(key)!);
@@ -384,6 +467,8 @@ interface ChunkPlace {
 /** One index as search keeps it in memory, with its chunks' ordinals. */
 interface Searchable extends MemoryIndex {
   ordinals: Uint32Array;
+  /** The bytes its passages take when they are kept too. */
+  passageBytes: number;
 }
 
 /** A string as an SQL literal of LanceDB's filters (DataFusion: quotes doubled). */

@@ -36,13 +36,15 @@ import {
   type Place,
   searchMemory,
 } from "./_memory_search.ts";
-import type { WordsKept } from "./_proximity.ts";
 import {
-  DEFAULT_PASSAGE_MEMORY,
-  DEFAULT_SEARCH_MEMORY,
-  SearchCache,
-  type Sized,
-} from "./_search_cache.ts";
+  keepPassages,
+  type KeptPassages,
+  passageAt,
+  storedPassage,
+  vectorAt,
+} from "./_kept_passages.ts";
+import type { WordsKept } from "./_proximity.ts";
+import { DEFAULT_PASSAGE_MEMORY, DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
 import { FTS5 } from "./_term_postings.ts";
 import {
   type IndexBackend,
@@ -148,7 +150,7 @@ export class LibSQLBackend implements IndexBackend {
   readonly #vectorTables = new Set<number>();
   readonly #memory: SearchCache<Searchable>;
   // Kept apart, so that passages never push out what ranking needs.
-  readonly #passages: SearchCache<Passages>;
+  readonly #passages: SearchCache<KeptPassages>;
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
@@ -257,7 +259,7 @@ export class LibSQLBackend implements IndexBackend {
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
         // Ready for the chat's first question, which would read it all back otherwise.
         const texts = index.chunks.map((chunk) => chunk.text);
-        const kept = passages(
+        const kept = keepPassages(
           index.chunks.map((chunk, ordinal) => ({
             ...chunk,
             ordinal,
@@ -355,7 +357,7 @@ export class LibSQLBackend implements IndexBackend {
     const unread: number[] = [];
     for (const id of new Set([...textIds, ...vectorIds])) {
       const { index, chunk } = placeOf.get(id)!;
-      const passage = kept[index] && passageOf(kept[index], chunk);
+      const passage = kept[index] && passageAt(kept[index], chunk);
       if (passage) {
         const words = indexes[index]!.terms.wordsOf(chunk);
         chunks.set(id, { key: keyOf.get(stored[order[index]!]!.id)!, ...passage, words });
@@ -391,7 +393,7 @@ export class LibSQLBackend implements IndexBackend {
     candidates: readonly Place[],
     query: SearchQuery,
     indexes: readonly Searchable[],
-    kept: readonly (Passages | undefined)[],
+    kept: readonly (KeptPassages | undefined)[],
   ): Promise<number[]> {
     if (candidates.length === 0) return [];
     query.signal?.throwIfAborted();
@@ -463,13 +465,13 @@ export class LibSQLBackend implements IndexBackend {
     indexes: readonly Searchable[],
     dimension: number,
     vectors: boolean,
-  ): Promise<(Passages | undefined)[]> {
+  ): Promise<(KeptPassages | undefined)[]> {
     const keyOf = (i: number) => cacheKey(stored[i]!.createdAt, stored[i]!.id, dimension);
     const kept = stored.map((_, i) => this.#passages.get(keyOf(i)));
     const bytes = indexes.reduce((sum, index) => sum + index.passageBytes, 0);
     if (kept.every((passages) => passages) || bytes > this.#passages.budget / 2) return kept;
     const missing = stored.flatMap((index, i) => kept[i] ? [] : [index.id]);
-    const read = new Map<number, Passages>();
+    const read = new Map<number, KeptPassages>();
     for await (const { id, kept } of this.#read(missing, dimension, vectors)) read.set(id, kept);
     return stored.map((index, i) => {
       const passages = kept[i] ?? read.get(index.id);
@@ -482,7 +484,7 @@ export class LibSQLBackend implements IndexBackend {
   async *#read(ids: readonly number[], dimension: number, vectors: boolean): AsyncGenerator<{
     id: number;
     ids: number[];
-    kept: Passages;
+    kept: KeptPassages;
     embeddings: Float32Array[];
   }> {
     for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
@@ -503,14 +505,8 @@ export class LibSQLBackend implements IndexBackend {
         const embeddings = vectors
           ? chunkRows.map((row) => new Float32Array(row.embedding as ArrayBuffer))
           : [];
-        const kept = passages(
-          chunkRows.map((row, i) => ({
-            ordinal: Number(row.ordinal),
-            text: String(row.text),
-            pages: String(row.page_numbers),
-            numTokens: Number(row.num_tokens),
-            vector: embeddings[i],
-          })),
+        const kept = keepPassages(
+          chunkRows.map((row, i) => storedPassage(row, embeddings[i])),
           dimension,
         );
         yield { id, ids: chunkRows.map((row) => Number(row.id)), kept, embeddings };
@@ -646,69 +642,6 @@ function linkStatement(link: IndexLink): InStatement {
       ON CONFLICT (chat_id, document_id) DO UPDATE SET index_id = excluded.index_id`,
     args: [link.chatId, link.documentId, link.key],
   };
-}
-
-/** The passages of one index kept in memory, by their place in the index's chunks. */
-interface Passages extends Sized {
-  ordinals: Uint32Array;
-  numTokens: Uint32Array;
-  texts: string[];
-  /** Each passage's pages as stored: a JSON array. */
-  pages: string[];
-  /** The vectors end to end, `dimension` numbers each; none when the index has none. */
-  vectors?: Float32Array;
-  dimension: number;
-}
-
-/** A passage as stored, to keep in memory. */
-interface Passage {
-  ordinal: number;
-  text: string;
-  pages: string;
-  numTokens: number;
-  vector?: Float32Array;
-}
-
-/** What {@linkcode LibSQLBackend.search} keeps in memory of an index's passages. */
-function passages(stored: readonly Passage[], dimension: number): Passages {
-  const withVectors = stored.length > 0 && stored.every((passage) => passage.vector);
-  const vectors = withVectors ? new Float32Array(stored.length * dimension) : undefined;
-  let chars = 0;
-  stored.forEach((passage, i) => {
-    vectors?.set(passage.vector!, i * dimension);
-    chars += passage.text.length + passage.pages.length;
-  });
-  const ordinals = Uint32Array.from(stored, (passage) => passage.ordinal);
-  const numTokens = Uint32Array.from(stored, (passage) => passage.numTokens);
-  return {
-    ordinals,
-    numTokens,
-    texts: stored.map((passage) => passage.text),
-    pages: stored.map((passage) => passage.pages),
-    vectors,
-    dimension,
-    // A string of Latin-1 takes a byte a character, others two; each string some 32 bytes more.
-    bytes: chars + 64 * stored.length + ordinals.byteLength + numTokens.byteLength +
-      (vectors?.byteLength ?? 0),
-  };
-}
-
-/** The passage at `chunk` of those kept, as a stored chunk without its key. */
-function passageOf(kept: Passages, chunk: number): Omit<StoredChunk, "key"> | undefined {
-  const text = kept.texts[chunk];
-  if (text === undefined) return undefined;
-  return {
-    ordinal: kept.ordinals[chunk]!,
-    text,
-    pageNumbers: JSON.parse(kept.pages[chunk]!),
-    numTokens: kept.numTokens[chunk]!,
-  };
-}
-
-/** The vector of the passage at `chunk` of those kept. */
-function vectorAt(kept: Passages, chunk: number): Float32Array | undefined {
-  if (!kept.vectors || chunk >= kept.ordinals.length) return undefined;
-  return kept.vectors.subarray(chunk * kept.dimension, (chunk + 1) * kept.dimension);
 }
 
 /** One index as search keeps it in memory, with its chunks' ids by ordinal. */

@@ -60,9 +60,10 @@ export function repeatsNone<T extends { document: unknown; content: string }>(
   options: NearDuplicateOptions = {},
 ): (source: T) => boolean {
   const threshold = options.threshold ?? 0.5;
-  const taken: { document: unknown; triples: Set<string> }[] = [];
+  const taken: { document: unknown; triples: Set<Triple> }[] = [];
+  const words = new Map<string, number>();
   return (source) => {
-    const triples = wordTriples(source.content);
+    const triples = wordTriples(source.content, words);
     const repeats = taken.some((better) => {
       if (better.document !== source.document || triples.size === 0) return false;
       let shared = 0;
@@ -74,10 +75,32 @@ export function repeatsNone<T extends { document: unknown; content: string }>(
   };
 }
 
-function wordTriples(text: string): Set<string> {
+/** Three words in a row, as a number while the words met are few enough, else as text. */
+type Triple = number | string;
+
+// Words numbered below 2^17 make a triple one number below 2^51, exactly.
+const WORD_NUMBERS = 2 ** 17;
+
+/**
+ * The word triples of a text, each word numbered in `numbers` (the same word,
+ * the same number), so that a triple is one number rather than a new string.
+ */
+function wordTriples(text: string, numbers: Map<string, number>): Set<Triple> {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length < 3) return new Set(words.length === 0 ? [] : [words.join(" ")]);
-  const triples = new Set<string>();
-  for (let i = 0; i + 3 <= words.length; i++) triples.add(words.slice(i, i + 3).join(" "));
+  const ids = words.map((word) => {
+    let id = numbers.get(word);
+    if (id === undefined) numbers.set(word, id = numbers.size);
+    return id;
+  });
+  const triples = new Set<Triple>();
+  for (let i = 0; i + 3 <= ids.length; i++) {
+    const [a, b, c] = [ids[i]!, ids[i + 1]!, ids[i + 2]!];
+    triples.add(
+      a < WORD_NUMBERS && b < WORD_NUMBERS && c < WORD_NUMBERS
+        ? (a * WORD_NUMBERS + b) * WORD_NUMBERS + c
+        : `${a} ${b} ${c}`,
+    );
+  }
   return triples;
 }

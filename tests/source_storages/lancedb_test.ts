@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import * as lancedb from "npm:@lancedb/lancedb@0.31.0";
+import * as arrow from "npm:apache-arrow@18.1.0";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
+import { LanceDBBackend } from "../../components/source_storages/_lancedb_backend.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
@@ -126,4 +128,23 @@ Deno.test("LanceDB's vector arm ranks as an exact scan of the chat's stored vect
 Deno.test("LanceDB ranks full text over the chat's documents only: words of other users' documents weigh nothing", async () => {
   await using root = await tmpLocalRoot();
   await assertTextArmKeepsToChat(root.path, new LanceDB());
+});
+
+Deno.test("LanceDB searches the same with too little memory to keep the passages: it reads them again", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams("small", { chunk_size: 8, chunk_overlap: 2 });
+  await new LanceDB().store([report, guide], params);
+  const modules = { lancedb, arrow };
+  const roomy = await LanceDBBackend.open(`${root.path}/lancedb`, modules);
+  const keys = [...(await roomy.links("small")).values()].map((info) => info.key);
+  const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
+  const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+  const found = await roomy.search(keys, query);
+  assert.ok(found[0]!.length > 0 && found[1]!.length > 0);
+  assert.deepEqual(await roomy.search(keys, query), found);
+  const reading = await LanceDBBackend.open(`${root.path}/lancedb`, modules, { passageMemory: 1 });
+  assert.deepEqual(await reading.search(keys, query), found);
+  assert.deepEqual(await reading.search(keys, query), found);
 });
