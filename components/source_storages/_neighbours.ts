@@ -118,9 +118,11 @@ function joinTexts(first: string, second: string): string {
  */
 function continuation(first: string, second: string): string | undefined {
   const heading = first.slice(0, lineEnd(first));
+  const opening = second.slice(0, lineEnd(second));
   let rest: string | undefined;
-  if (heading.length < first.length && second.slice(0, lineEnd(second)) === heading) {
-    rest = second.slice(heading.length).replace(/^\n+/, "");
+  // A Markdown heading opens its section's first passage as written ("# Title"), the others as text.
+  if (heading.length < first.length && plainHeading(opening) === plainHeading(heading)) {
+    rest = second.slice(opening.length).replace(/^\n+/, "");
   }
   const body = rest ?? second;
   for (let start = Math.max(0, first.length - body.length); start < first.length; start++) {
@@ -134,6 +136,10 @@ function continuation(first: string, second: string): string | undefined {
 }
 
 const SENTENCE_END = /(?:[.!?:;…][)"'’”\]]*\s+|\n\s*)$/u;
+
+function plainHeading(line: string): string {
+  return line.replace(/^#{1,6}\s+/, "");
+}
 
 function lineEnd(text: string): number {
   const end = text.indexOf("\n");

@@ -82,12 +82,16 @@ Deno.test("joinNeighbours() joins the passages of a document without pages withi
     { ordinal: 1, pages: [], text: "Rules\nOne." },
     { ordinal: 2, pages: [], text: "Prices\nTwo." },
     { ordinal: 3, pages: [], text: "Prices\nThree." },
+    // The first passage of a Markdown section opens with its heading as written.
+    { ordinal: 7, pages: [], text: "## Hours\n\nOpen at six." },
+    { ordinal: 8, pages: [], text: "Hours\n\nClosed on Mondays." },
   );
   assert.deepEqual(
     joinNeighbours(sources, passageOf).map(({ id, location, content }) => [id, location, content]),
     [
       ["k-1", "", "Rules\nOne."],
       ["k-2-3", "", "Prices\nTwo.\n\nThree."],
+      ["k-7-8", "", "## Hours\n\nOpen at six.\n\nClosed on Mondays."],
     ],
   );
 });
