@@ -5,9 +5,9 @@
  * `ChangeCount` it shares with the main thread.
  * @module
  */
-// The client loads with the thread rather than when the database opens, so that a thread started
-// ahead of need (`startSpareThread()`) has it ready by then.
-import "@libsql/client";
+// The file's client loads with the thread rather than when the database opens, so that a thread
+// started ahead of need (`startSpareThread()`) has it ready by then.
+import "./sqlite_file.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { ChangeCount } from "./change_count.ts";
 import {

@@ -147,22 +147,27 @@ async function openThread(url: string, options: OpenDatabaseOptions): Promise<Da
 async function createFor(
   location: Exclude<DatabaseLocation, { kind: "postgres" }>,
   options: OpenDatabaseOptions,
-) {
-  // Loaded here: a file's database runs on its thread, and the main thread never needs the client.
-  const { createClient } = await import("@libsql/client");
+): Promise<Client> {
   switch (location.kind) {
-    case "memory":
+    case "memory": {
+      // Loaded here: a file is opened with Deno's own SQLite (see sqlite_file.ts).
+      const { createClient } = await import("@libsql/client");
       return createClient({ url: ":memory:" });
-    case "file":
+    }
+    case "file": {
       await Deno.mkdir(dirname(location.path), { recursive: true });
       // SQLite would open a file it cannot write read-only, and stay so.
       await assertWritable([location.path, `${location.path}-wal`, `${location.path}-shm`]);
-      return createClient({ url: fileUrl(location.path), timeout: BUSY_TIMEOUT_MS });
-    case "server":
+      const { openSqliteFile } = await import("./sqlite_file.ts");
+      return openSqliteFile(location.path, { timeout: BUSY_TIMEOUT_MS });
+    }
+    case "server": {
+      const { createClient } = await import("@libsql/client");
       return createClient({
         url: location.url,
         authToken: options.authToken ?? envVar("SVC_API_DATABASE_AUTH_TOKEN"),
       });
+    }
   }
 }
 
@@ -194,8 +199,8 @@ export const WATCH_INTERVAL_MS = 100;
  * its own, which this process's writes move too. Returns what stops it.
  */
 export async function watchChanges(path: string, changes: ChangeCount): Promise<() => void> {
-  const { createClient } = await import("@libsql/client");
-  const client = createClient({ url: fileUrl(path), timeout: BUSY_TIMEOUT_MS });
+  const { openSqliteFile } = await import("./sqlite_file.ts");
+  const client = openSqliteFile(path, { timeout: BUSY_TIMEOUT_MS });
   let seen: unknown;
   let busy = false;
   const look = async () => {
@@ -220,11 +225,6 @@ export async function watchChanges(path: string, changes: ChangeCount): Promise<
     clearInterval(timer);
     client.close();
   };
-}
-
-/** A `file:` URL of an absolute path, percent-encoded because the client decodes it. */
-function fileUrl(path: string): string {
-  return `file:${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
 function cannotOpen(name: string, error: unknown, url: string): SvcError {

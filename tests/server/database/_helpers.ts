@@ -3,7 +3,6 @@
  * each behaviour on every kind of database: a libSQL file, libSQL in memory,
  * and PostgreSQL when it is installed (always in CI; see tests/_postgres.ts).
  */
-import { createClient } from "@libsql/client";
 import { SvcError } from "../../../components/core/errors.ts";
 import {
   type ChatRecord,
@@ -14,6 +13,7 @@ import {
   type SourceRecord,
   type StoredDocument,
 } from "../../../server/database/mod.ts";
+import { openSqliteFile } from "../../../server/database/sqlite_file.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { connect, findPostgres, postgresRequired, sharedCluster } from "../../_postgres.ts";
 
@@ -84,10 +84,14 @@ const TABLES = [
   "message_sources",
 ];
 
-/** The number of rows of each table of a file database, read with a client of its own. */
+/**
+ * The number of rows of each table of a file database, read with a client of its own: through
+ * the SQLite the database itself uses, since two copies of SQLite in one process on one file
+ * release each other's locks.
+ */
 export async function countRows(path: string): Promise<Record<string, number>> {
   // See `sql()` in connect_test.ts: the locks of a closed database go a moment later.
-  const client = createClient({ url: `file:${path}`, timeout: 5000 });
+  const client = openSqliteFile(path, { timeout: 5000 });
   try {
     const counts: Record<string, number> = {};
     for (const table of TABLES) {

@@ -1,4 +1,5 @@
 import { createClient } from "@libsql/client";
+import { openSqliteFile } from "../../../server/database/sqlite_file.ts";
 import assert from "node:assert/strict";
 import { migrate } from "../../../server/database/migrations.ts";
 import { MIGRATIONS, openDatabase } from "../../../server/database/mod.ts";
@@ -13,7 +14,7 @@ async function exists(path: string): Promise<boolean> {
 async function sql(path: string, statements: string[]): Promise<void> {
   // A closed database's connections end on its worker thread a moment later,
   // checkpointing as they go: wait for their locks as svc itself would.
-  const client = createClient({ url: `file:${path}`, timeout: 5000 });
+  const client = openSqliteFile(path, { timeout: 5000 });
   try {
     for (const statement of statements) await client.execute(statement);
   } finally {
