@@ -41,7 +41,8 @@ await Deno.writeTextFile(
   }),
 );
 const base = `http://127.0.0.1:${port}`;
-const server = await startProcess(["api", "-c", config], { health: base });
+// Past the default deadline of a test's child: each run waits for the server to settle twice.
+const server = await startProcess(["api", "-c", config], { health: base, deadline: 20 * 60_000 });
 globalThis.addEventListener("unload", () => {
   try {
     server.child.kill("SIGKILL");
