@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { Document, supportedSuffixes } from "../../components/core/document.ts";
 import type { Page } from "../../components/core/page.ts";
 import { docxHandler } from "../../components/documents/docx.ts";
-import { extractPages, handlerOf, readPages } from "../../components/documents/pages.ts";
+import {
+  extractPages,
+  handlerOf,
+  readPages,
+  streamPagesOfBytes,
+} from "../../components/documents/pages.ts";
 import { pdfHandler } from "../../components/documents/pdf.ts";
 import { pptxHandler } from "../../components/documents/pptx.ts";
 import { textHandler } from "../../components/documents/text.ts";
@@ -81,4 +86,31 @@ Deno.test("a document refuses a name whose suffix svc cannot read, when it is ma
     ),
   );
   assert.equal(new Bytes("Slides.PPTX", text("")).format, ".pptx");
+});
+
+Deno.test("streamPagesOfBytes() refuses an empty document and one over the size limit, naming it", async () => {
+  const content = { name: "notes.md", format: ".md", maxSize: 4 };
+  await assert.rejects(
+    streamPagesOfBytes(new Uint8Array(), content).next(),
+    refusal('Cannot read "notes.md": the file is empty'),
+  );
+  await assert.rejects(
+    streamPagesOfBytes(text("# Too long"), content).next(),
+    refusal('Cannot read "notes.md": the file is larger than 4 bytes'),
+  );
+});
+
+Deno.test("streamPagesOfBytes() gives a PDF's pages one by one and another format's all at once", async () => {
+  const pdf = await Deno.readFile(new URL("../fixtures/report.pdf", import.meta.url));
+  const content = { name: "report.pdf", format: ".pdf", maxSize: 2 ** 20 };
+  const streamed = await Array.fromAsync(streamPagesOfBytes(pdf, content));
+  assert.deepEqual(streamed, await pdfHandler.extractPages(pdf, "report.pdf"));
+  const notes = { name: "notes.md", format: ".md", maxSize: 1024 };
+  assert.deepEqual(await Array.fromAsync(streamPagesOfBytes(text("# Notes"), notes)), [
+    { text: "# Notes", number: null },
+  ]);
+  await assert.rejects(
+    streamPagesOfBytes(text("%PDF-1.7\nnot a PDF\n%%EOF\n"), content).next(),
+    refusal('Cannot read "report.pdf": the file is not a valid PDF'),
+  );
 });
