@@ -48,6 +48,11 @@ export interface Bm25Flavour {
   queryTerms(query: string): string[];
   /** The weight of a term held by `frequency` of `size` chunks. */
   idf(size: number, frequency: number): number;
+  /**
+   * Whether the words of printable ASCII are its runs of letters and digits,
+   * in lower case: postings then read them without making a string of each.
+   */
+  plainRuns?: boolean;
 }
 
 /**
@@ -61,6 +66,7 @@ export const FTS5: Bm25Flavour = {
   },
   stem: porterStem,
   queryTerms: (query) => queryTerms(query).map(porterStem),
+  plainRuns: true,
   // FTS5 keeps a word in more than half the chunks a little above nothing.
   idf: (size, frequency) => Math.max(1e-6, Math.log((size - frequency + 0.5) / (frequency + 0.5))),
 };
@@ -158,23 +164,42 @@ export class TermPostings {
     const wordKeys: number[] = [];
     const wordStarts = new Uint32Array(texts.length + 1);
     let keepsWords = true;
+    const add = (seen: KnownWord, chunk: number) => {
+      let term = termOf.get(seen.id);
+      if (term === undefined) {
+        termOf.set(seen.id, term = termKeys.length);
+        termKeys.push(seen.key);
+        lists.push([]);
+        counts.push(0);
+      }
+      if (counts[term]!++ === 0) met.push(term);
+      lengths[chunk]!++;
+      if (seen.close >= 0) wordKeys.push(seen.close);
+      else if (seen.close === MISREAD) keepsWords = false;
+    };
     for (const [chunk, text] of texts.entries()) {
       // Other work gets its turn between slices of a large document.
       if (chunk > 0 && chunk % SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
-      for (const word of flavour.words(text)) {
-        let seen = known.words.get(word);
-        if (seen === undefined) seen = know(known, flavour, word);
-        let term = termOf.get(seen.id);
-        if (term === undefined) {
-          termOf.set(seen.id, term = termKeys.length);
-          termKeys.push(seen.key);
-          lists.push([]);
-          counts.push(0);
+      if (flavour.plainRuns && !NON_ASCII.test(text)) {
+        // The runs of letters and digits, found by their hashes among the
+        // words known, without a string made for each.
+        const lower = text.toLowerCase();
+        let start = -1;
+        let hash = 0;
+        for (let i = 0; i <= lower.length; i++) {
+          const code = i < lower.length ? lower.charCodeAt(i) : 32;
+          if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+            if (start < 0) [start, hash] = [i, FNV_OFFSET];
+            hash = Math.imul(hash ^ code, FNV_PRIME);
+          } else if (start >= 0) {
+            add(knownRun(known, flavour, lower, start, i, hash), chunk);
+            start = -1;
+          }
         }
-        if (counts[term]!++ === 0) met.push(term);
-        lengths[chunk]!++;
-        if (seen.close >= 0) wordKeys.push(seen.close);
-        else if (seen.close === MISREAD) keepsWords = false;
+      } else {
+        for (const word of flavour.words(text)) {
+          add(known.words.get(word) ?? know(known, flavour, word), chunk);
+        }
       }
       wordStarts[chunk + 1] = wordKeys.length;
       for (const term of met) {
@@ -231,6 +256,7 @@ export class TermPostings {
 
 /** What building postings knows of a word: its term's key, and its proximity key. */
 interface KnownWord {
+  word: string;
   key: number;
   /** The key's number among those of the flavour's known words: a small integer, which maps hold unboxed. */
   id: number;
@@ -249,7 +275,36 @@ const known = new WeakMap<Bm25Flavour, KnownWords>();
 /** The words known of a flavour, and the numbers of their terms' keys. */
 interface KnownWords {
   words: Map<string, KnownWord>;
+  /** The same words by {@linkcode wordHash}, a small integer. */
+  hashed: Map<number, KnownWord[]>;
   ids: Map<number, number>;
+}
+
+// FNV-1a, 32 bits, as `wordHash()` and the plain runs of `TermPostings.build()` compute it.
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** A word's FNV-1a hash, to 30 bits: a number a map holds unboxed. */
+function wordHash(word: string): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), FNV_PRIME);
+  return hash & 0x3fffffff;
+}
+
+/** The known word `text.slice(start, end)`, whose FNV-1a hash is `hash`, learnt if new. */
+function knownRun(
+  known: KnownWords,
+  flavour: Bm25Flavour,
+  text: string,
+  start: number,
+  end: number,
+  hash: number,
+): KnownWord {
+  for (const seen of known.hashed.get(hash & 0x3fffffff) ?? []) {
+    if (seen.word.length === end - start && text.startsWith(seen.word, start)) return seen;
+  }
+  const word = text.slice(start, end);
+  return known.words.get(word) ?? know(known, flavour, word);
 }
 
 /**
@@ -261,7 +316,7 @@ function knownWords(flavour: Bm25Flavour): KnownWords {
   let words = known.get(flavour);
   // Forgotten whole, since a build under way holds the numbers it met.
   if (!words || words.words.size > KNOWN_WORDS) {
-    known.set(flavour, words = { words: new Map(), ids: new Map() });
+    known.set(flavour, words = { words: new Map(), hashed: new Map(), ids: new Map() });
   }
   return words;
 }
@@ -276,8 +331,12 @@ function know(known: KnownWords, flavour: Bm25Flavour, word: string): KnownWord 
   const key = termKey(flavour.stem(word));
   let id = known.ids.get(key);
   if (id === undefined) known.ids.set(key, id = known.ids.size);
-  const seen = { key, id, close };
+  const seen = { word, key, id, close };
   known.words.set(word, seen);
+  const hash = wordHash(word);
+  const same = known.hashed.get(hash);
+  if (same) same.push(seen);
+  else known.hashed.set(hash, [seen]);
   return seen;
 }
 
