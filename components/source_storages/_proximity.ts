@@ -56,7 +56,10 @@ export function proximityRanking<T extends { content: string }>(
   const width = options.width ?? 10;
   const asked = new Set(contentWords(prompt).map(stem));
   if (asked.size < 2) return [];
-  const askedKeys = new Map([...asked].map((word) => [wordKey(word), word]));
+  // Looked through rather than looked up: a question has few words, and a map
+  // of keys past 2^30 hashes each of a candidate's words as a boxed number.
+  const askedWords = [...asked];
+  const askedKeys = Uint32Array.from(askedWords, wordKey);
   // Each candidate's question words, with their positions among its words.
   const hits = candidates.map((candidate) => {
     const keys = options.wordsOf?.(candidate);
@@ -69,8 +72,13 @@ export function proximityRanking<T extends { content: string }>(
     }
     const found: { word: string; position: number }[] = [];
     for (let position = 0; position < keys.length; position++) {
-      const word = askedKeys.get(keys[position]!);
-      if (word !== undefined) found.push({ word, position });
+      const key = keys[position]!;
+      for (let a = 0; a < askedKeys.length; a++) {
+        if (askedKeys[a] === key) {
+          found.push({ word: askedWords[a]!, position });
+          break;
+        }
+      }
     }
     return found;
   });
