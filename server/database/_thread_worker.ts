@@ -1,24 +1,15 @@
 /**
- * The worker of `DatabaseThread`: it opens the database with `open`, then
+ * The worker of `DatabaseThread`: it opens a database file with `open`, then
  * runs each call on it and answers with its result or its error. It counts
  * the writes, its own and those of other processes to the same file, in a
  * `ChangeCount` it shares with the main thread.
  * @module
  */
-// The file's client loads with the thread rather than when the database opens, so that a thread
-// started ahead of need (`startSpareThread()`) has it ready by then.
-import "./sqlite_file.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { ChangeCount } from "./change_count.ts";
-import {
-  openDatabase,
-  type OpenDatabaseOptions,
-  type OpenedThread,
-  watchChanges,
-} from "./connect.ts";
+import { openFile, type OpenFileOptions, watchChanges } from "./file_database.ts";
 import type { Database } from "./interface.ts";
-import type { Reply } from "./thread.ts";
-import { parseDatabaseUrl } from "./url.ts";
+import type { OpenedThread, Reply } from "./thread.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent) => void) | null;
@@ -33,11 +24,10 @@ scope.onmessage = async (event: MessageEvent<{ id: number; method: string; args:
   try {
     let value: unknown;
     if (method === "open") {
-      const [url, options] = args as [string, OpenDatabaseOptions];
+      const [path, options] = args as [string, OpenFileOptions];
       const changes = new ChangeCount();
-      database = await openDatabase(url, { ...options, thread: false, changes });
-      const location = parseDatabaseUrl(url, options);
-      if (location.kind === "file") unwatch = await watchChanges(location.path, changes);
+      database = await openFile(path, { ...options, changes });
+      unwatch = await watchChanges(path, changes);
       value = { name: database.name, changes: changes.buffer } satisfies OpenedThread;
     } else {
       if (method === "close") unwatch?.();

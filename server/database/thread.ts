@@ -12,6 +12,14 @@ export type Reply =
   | { id: number; value: unknown }
   | { id: number; error: { message: string; status: number } };
 
+/** What the database thread answers to `open`. */
+export interface OpenedThread {
+  /** The database's name. */
+  name: string;
+  /** The memory of its `ChangeCount`. */
+  changes: SharedArrayBuffer;
+}
+
 /** The main thread's end of a database on a worker: calls go in order, each answered once. */
 export class DatabaseThread {
   readonly #worker: Worker;

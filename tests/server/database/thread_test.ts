@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { WATCH_INTERVAL_MS } from "../../../server/database/connect.ts";
+import { WATCH_INTERVAL_MS } from "../../../server/database/file_database.ts";
 import { openDatabase } from "../../../server/database/mod.ts";
 import {
   DatabaseThread,
@@ -73,8 +73,8 @@ Deno.test("a database thread started ahead is taken by the next file database, a
   // A new thread, not the one ended.
   const fresh = databaseThread();
   try {
-    const opened = await fresh.call("open", ["sqlite://", { localRoot: dir.path }]);
-    assert.equal((opened as { name: string }).name, "sqlite://");
+    const opened = await fresh.call("open", [`${dir.path}/fresh.db`, { name: "fresh" }]);
+    assert.equal((opened as { name: string }).name, "fresh");
   } finally {
     fresh.terminate();
   }
