@@ -97,3 +97,17 @@ Deno.test("svc api loads at start neither a component module, nor the tokenizer,
   assert.ok(loaded.has("components/class_paths.ts"));
   assert.ok([...loaded].some((module) => module.includes("hono@")));
 });
+
+Deno.test("svc api with its default components loads no document reader, nor Node's streams, before a document needs them", async () => {
+  const loaded = new Set([
+    ...await staticGraph("cli/mod.ts"),
+    ...await staticGraph("server/serve.ts"),
+    ...await staticGraph("components/source_storages/demo.ts"),
+    ...await staticGraph("components/assistants/demo.ts"),
+  ]);
+  const found = [...loaded].filter((module) =>
+    /^components\/documents\/|^node:(stream|zlib)$/.test(module)
+  );
+  assert.deepEqual(found, []);
+  assert.ok(loaded.has("components/source_storages/demo.ts"));
+});

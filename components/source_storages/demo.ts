@@ -6,7 +6,6 @@
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import type { ChatParams } from "../core/params.ts";
-import { extractPages } from "../documents/mod.ts";
 import type { Source } from "../core/source.ts";
 import { shorten } from "../shorten.ts";
 
@@ -31,7 +30,7 @@ export class SvcDemoSourceStorage extends SourceStorage {
     await Promise.all(documents.map(async (document) => {
       params.progress?.({ document, stage: "reading" });
       try {
-        const pages = await extractPages(document);
+        const pages = await pagesOf(document);
         params.progress?.({ document, stage: "parsed", pages: pages.length });
         params.progress?.({ document, stage: "indexed", chunks: pages.length > 0 ? 1 : 0 });
       } catch (error) {
@@ -66,7 +65,7 @@ export class SvcDemoSourceStorage extends SourceStorage {
 }
 
 async function sourceOf(document: Document, chatId: string): Promise<Source> {
-  const [first] = await extractPages(document);
+  const [first] = await pagesOf(document);
   const content = shorten(first?.text ?? "", 100);
   return {
     id: await stableId(`${chatId}/${document.id}`),
@@ -86,4 +85,13 @@ async function stableId(key: string): Promise<string> {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${
     hex.slice(20)
   }`;
+}
+
+/**
+ * The pages of a document. The readers (zip's with Node's zlib among them) load with the first
+ * document rather than with the module, which `svc api` loads at start as its default storage.
+ */
+async function pagesOf(document: Document) {
+  const { extractPages } = await import("../documents/mod.ts");
+  return await extractPages(document);
 }

@@ -8,7 +8,6 @@ import { type Context, Hono } from "hono";
 import { extname } from "node:path";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
-import { extractPages } from "../../components/documents/pages.ts";
 import type { StoredDocument } from "../database/mod.ts";
 import { byteRange } from "./byte_range.ts";
 import type { ApiEnv } from "./env.ts";
@@ -82,6 +81,9 @@ export function documentContentRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const row = await uploadedDocument(c);
     await stat(row.metadata.path as string, row);
+    // Loaded by the first request of a document's pages: the readers' modules (zip's, with Node's
+    // zlib) cost a start some 10 MiB and 70 ms of processor time.
+    const { extractPages } = await import("../../components/documents/pages.ts");
     const pages = await extractPages(new (deps.document ?? LocalDocument)(row));
     const body: DocumentPages = {
       pages: pages.map((page) => ({ number: page.number, text: page.text })),
