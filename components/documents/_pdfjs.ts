@@ -164,7 +164,8 @@ export interface OpenPdf extends AsyncDisposable {
 
 /**
  * Opens a PDF with pdfjs on the calling thread, to read its pages one by one. Throws pdfjs's
- * errors; once opened, it holds what pdfjs parsed (fonts, the cross-reference table) until closed.
+ * errors, and an error of its own when pdfjs counts no whole number of pages; once opened, it
+ * holds what pdfjs parsed (fonts, the cross-reference table) until closed.
  */
 export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
   const [{ getDocument, PDFWorker }, { WorkerMessageHandler }] = await Promise.all([
@@ -184,6 +185,10 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
     });
   try {
     const document = await loadingTask.promise;
+    // A damaged page tree can make pdfjs count -1 pages.
+    if (!Number.isSafeInteger(document.numPages) || document.numPages < 0) {
+      throw new Error(`pdfjs counted ${document.numPages} pages`);
+    }
     return {
       pageCount: document.numPages,
       async page(number) {

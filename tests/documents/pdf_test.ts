@@ -111,6 +111,17 @@ Deno.test("`pdfHandler` refuses a PDF whose structure pdfjs cannot read, printin
   assert.deepEqual(printed, []);
 });
 
+Deno.test("`pdfHandler` refuses a PDF whose page tree counts -1 pages", async () => {
+  const text = new TextDecoder("latin1").decode(await fixture("report.pdf"));
+  const bytes = Uint8Array.from(text.replace("/Count 3", "/Count -1"), (c) => c.charCodeAt(0));
+  for (const workers of [0, 1]) {
+    await assert.rejects(
+      readPdfPages(bytes, "counted.pdf", { workers }),
+      refusal('Cannot read "counted.pdf": the file is not a valid PDF'),
+    );
+  }
+});
+
 Deno.test("`pdfHandler` still reads PDFs after refusing bad ones", async () => {
   for (const name of ["encrypted.pdf", "truncated.pdf", "not_a_pdf.pdf"]) {
     await assert.rejects(pdfHandler.extractPages(await fixture(name), name), SvcError);
