@@ -9,7 +9,7 @@ import { envVar } from "../../components/core/requirements.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
 import { ChangeCount } from "./change_count.ts";
 import { LibsqlDatabase } from "./database.ts";
-import { cannotOpen, openFile, setUpWithin } from "./file_database.ts";
+import { cannotOpen, setUpWithin } from "./opening.ts";
 import type { Database } from "./interface.ts";
 import { migrate } from "./migrations.ts";
 import { databaseThread, type OpenedThread } from "./thread.ts";
@@ -75,6 +75,8 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     // absolute, and the file it resolved to when it was relative.
     const name = `sqlite:///${location.path}`;
     if (options.thread ?? true) return await openThread(location.path, name, options);
+    // Loaded here: the main thread of a file's database, the thread's, never loads Deno's SQLite.
+    const { openFile } = await import("./file_database.ts");
     return await openFile(location.path, {
       name,
       timeout: options.timeout,
