@@ -12,5 +12,6 @@ export {
   pagesOfBytes,
   readPages,
   readsOwnPages,
+  streamPagesOfBytes,
 } from "./pages.ts";
 export type { ContentOf } from "./pages.ts";
