@@ -98,9 +98,11 @@ export function nearestExactly<T>(
     const vector = vectorOf(candidate);
     if (vector) distances.set(candidate, cosineDistance(query, length, vector));
   }
-  return [...distances.keys()]
-    .sort((a, b) => distances.get(a)! - distances.get(b)! || options.tie(a, b))
-    .slice(0, options.limit);
+  // Sorted with their distances at hand rather than looked up at each comparison.
+  return [...distances]
+    .sort(([a, near], [b, far]) => near - far || options.tie(a, b))
+    .slice(0, options.limit)
+    .map(([candidate]) => candidate);
 }
 
 /** The cosine distance of a query of length `length` to a vector. */
