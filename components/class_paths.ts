@@ -15,29 +15,38 @@ import { pathToFileURL } from "node:url";
 export type ClassLoader = () => Promise<unknown>;
 
 /**
- * The module of every built-in component, by class path. Literal specifiers, so that
- * `deno compile` includes each module in the binary.
+ * The module of every built-in component, by class path, relative to this file; its class is the
+ * export named as the class path's last part. They are imported by a name Deno does not read
+ * ahead: Deno prepares every module a literal import names, dynamic ones included, when the
+ * importing module loads, which cost every `svc api` the modules of every component (some 40 ms
+ * of processor time). `deploy/compile.ts` includes each in the binary.
  */
-const BUILTIN_LOADERS: Record<string, ClassLoader> = {
-  "svc.core.LocalDocument": async () => (await import("./core/document.ts")).LocalDocument,
-  "svc.source_storages.SvcDemoSourceStorage": async () =>
-    (await import("./source_storages/demo.ts")).SvcDemoSourceStorage,
-  "svc.source_storages.LibSQL": async () => (await import("./source_storages/libsql.ts")).LibSQL,
-  "svc.source_storages.LanceDB": async () => (await import("./source_storages/lancedb.ts")).LanceDB,
-  "svc.source_storages.Chroma": async () => (await import("./source_storages/chroma.ts")).Chroma,
-  "svc.source_storages.Postgres": async () =>
-    (await import("./source_storages/postgres.ts")).Postgres,
-  "svc.assistants.SvcDemoAssistant": async () =>
-    (await import("./assistants/demo.ts")).SvcDemoAssistant,
-  "svc.assistants.OpenAI": async () => (await import("./assistants/openai.ts")).OpenAI,
-  "svc.assistants.OpenAICompatible": async () =>
-    (await import("./assistants/openai.ts")).OpenAICompatible,
-  "svc.assistants.Ollama": async () => (await import("./assistants/ollama.ts")).Ollama,
-  "svc.assistants.Anthropic": async () => (await import("./assistants/anthropic.ts")).Anthropic,
-  "svc.assistants.Gemini": async () => (await import("./assistants/gemini.ts")).Gemini,
-  "svc.assistants.Cohere": async () => (await import("./assistants/cohere.ts")).Cohere,
-  "svc.assistants.AI21": async () => (await import("./assistants/ai21.ts")).AI21,
+export const BUILTIN_MODULES: Readonly<Record<string, string>> = {
+  "svc.core.LocalDocument": "./core/document.ts",
+  "svc.source_storages.SvcDemoSourceStorage": "./source_storages/demo.ts",
+  "svc.source_storages.LibSQL": "./source_storages/libsql.ts",
+  "svc.source_storages.LanceDB": "./source_storages/lancedb.ts",
+  "svc.source_storages.Chroma": "./source_storages/chroma.ts",
+  "svc.source_storages.Postgres": "./source_storages/postgres.ts",
+  "svc.assistants.SvcDemoAssistant": "./assistants/demo.ts",
+  "svc.assistants.OpenAI": "./assistants/openai.ts",
+  "svc.assistants.OpenAICompatible": "./assistants/openai.ts",
+  "svc.assistants.Ollama": "./assistants/ollama.ts",
+  "svc.assistants.Anthropic": "./assistants/anthropic.ts",
+  "svc.assistants.Gemini": "./assistants/gemini.ts",
+  "svc.assistants.Cohere": "./assistants/cohere.ts",
+  "svc.assistants.AI21": "./assistants/ai21.ts",
 };
+
+/** The document readers, imported as {@linkcode BUILTIN_MODULES} are, by `Document.pageReader`. */
+export const READERS_MODULE = "./documents/mod.ts";
+
+const BUILTIN_LOADERS: Record<string, ClassLoader> = Object.fromEntries(
+  Object.entries(BUILTIN_MODULES).map(([path, module]) => [
+    path,
+    async () => (await import(module))[path.split(".").at(-1)!],
+  ]),
+);
 
 const loaders = new Map<string, ClassLoader>(Object.entries(BUILTIN_LOADERS));
 /** The classes loaded so far, by class path. */
@@ -163,4 +172,7 @@ function moduleUrl(specifier: string, base: string): string {
 // svc put together, its handlers loaded when a document is first read: a Rag finds classes here,
 // a document reads its pages with svc's handlers. Loading `registry.ts` sets the same, loaded.
 Rag.defaultResolver = CLASS_PATHS;
-Document.pageReader = async (document) => (await import("./documents/mod.ts")).readPages(document);
+Document.pageReader = async (document) => {
+  const readers: typeof import("./documents/mod.ts") = await import(READERS_MODULE);
+  return readers.readPages(document);
+};

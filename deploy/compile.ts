@@ -21,6 +21,7 @@
  * @module
  */
 import { join } from "node:path";
+import { BUILTIN_MODULES, READERS_MODULE } from "../components/class_paths.ts";
 import {
   OPTIONAL_PACKAGES,
   OPTIONAL_SUBPATHS,
@@ -41,9 +42,19 @@ export const COMMANDS = "cli/mod.ts";
  * commands from `main.ts`, so that `svc --version` does not load them;
  * commander's commands and the server from `cli/mod.ts`, so that `svc api`
  * prepares neither the other commands nor the server before its database
- * thread starts.
+ * thread starts; the built-in components and the document readers from
+ * `components/class_paths.ts`, so that a start prepares none it does not load.
  */
-export const NAMED_IMPORTS: readonly string[] = [COMMANDS, "cli/commands.ts", "server/serve.ts"];
+export const NAMED_IMPORTS: readonly string[] = [
+  ...new Set([
+    COMMANDS,
+    "cli/commands.ts",
+    "server/serve.ts",
+    ...[...Object.values(BUILTIN_MODULES), READERS_MODULE].map((module) =>
+      `components/${module.replace(/^\.\//, "")}`
+    ),
+  ]),
+];
 
 /**
  * What `--include` adds to the module graph: {@linkcode NAMED_IMPORTS} and
