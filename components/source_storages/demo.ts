@@ -87,11 +87,15 @@ async function stableId(key: string): Promise<string> {
   }`;
 }
 
+/** The document readers, which `deploy/compile.ts` includes in the binary. */
+const READERS = "../documents/mod.ts";
+
 /**
  * The pages of a document. The readers (zip's with Node's zlib among them) load with the first
- * document rather than with the module, which `svc api` loads at start as its default storage.
+ * document rather than with the module, which `svc api` loads at start as its default storage,
+ * and by a name Deno does not read ahead, so that their modules are not even prepared before.
  */
 async function pagesOf(document: Document) {
-  const { extractPages } = await import("../documents/mod.ts");
+  const { extractPages }: typeof import("../documents/mod.ts") = await import(READERS);
   return await extractPages(document);
 }
