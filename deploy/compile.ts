@@ -22,6 +22,8 @@
  */
 import { join } from "node:path";
 import { BUILTIN_MODULES, READERS_MODULE } from "../components/class_paths.ts";
+import { AUTHENTICATION_MODULES } from "../server/auth/registry.ts";
+import { POSTGRES } from "../server/database/connect.ts";
 import {
   OPTIONAL_PACKAGES,
   OPTIONAL_SUBPATHS,
@@ -43,7 +45,9 @@ export const COMMANDS = "cli/mod.ts";
  * commander's commands and the server from `cli/mod.ts`, so that `svc api`
  * prepares neither the other commands nor the server before its database
  * thread starts; the built-in components and the document readers from
- * `components/class_paths.ts`, so that a start prepares none it does not load.
+ * `components/class_paths.ts`, the authentications from `server/auth/registry.ts`
+ * and PostgreSQL's database from `server/database/connect.ts`, so that a
+ * start prepares none it does not load.
  */
 export const NAMED_IMPORTS: readonly string[] = [
   ...new Set([
@@ -53,6 +57,10 @@ export const NAMED_IMPORTS: readonly string[] = [
     ...[...Object.values(BUILTIN_MODULES), READERS_MODULE].map((module) =>
       `components/${module.replace(/^\.\//, "")}`
     ),
+    ...Object.values(AUTHENTICATION_MODULES).map((module) =>
+      `server/auth/${module.replace(/^\.\//, "")}`
+    ),
+    `server/database/${POSTGRES.replace(/^\.\//, "")}`,
   ]),
 ];
 

@@ -7,10 +7,23 @@
  */
 import { registerLoaders } from "../../components/class_paths.ts";
 
-registerLoaders("svc.deploy", {
-  SvcDemoAuthentication: async () => (await import("./demo.ts")).SvcDemoAuthentication,
-  PasswordAuthentication: async () => (await import("./password.ts")).PasswordAuthentication,
-  TrustedProxyAuthentication: async () =>
-    (await import("./trusted_proxy.ts")).TrustedProxyAuthentication,
-  OpenIDConnectAuthentication: async () => (await import("./oidc.ts")).OpenIDConnectAuthentication,
-});
+/**
+ * The module of each built-in authentication, relative to this file, imported by a name Deno does
+ * not read ahead (as the components' are, see `BUILTIN_MODULES`); `deploy/compile.ts` includes
+ * each in the binary.
+ */
+export const AUTHENTICATION_MODULES: Readonly<Record<string, string>> = {
+  SvcDemoAuthentication: "./demo.ts",
+  PasswordAuthentication: "./password.ts",
+  TrustedProxyAuthentication: "./trusted_proxy.ts",
+  OpenIDConnectAuthentication: "./oidc.ts",
+};
+
+registerLoaders(
+  "svc.deploy",
+  Object.fromEntries(
+    Object.entries(AUTHENTICATION_MODULES).map((
+      [name, module],
+    ) => [name, async () => (await import(module))[name]]),
+  ),
+);

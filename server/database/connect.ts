@@ -15,6 +15,13 @@ import { migrate } from "./migrations.ts";
 import { databaseThread, type OpenedThread } from "./thread.ts";
 import { type DatabaseLocation, parseDatabaseUrl } from "./url.ts";
 
+/**
+ * The modules of the databases other than a file, imported by a name Deno does not read ahead,
+ * so that a server on a file never prepares them (`deploy/compile.ts` includes them).
+ */
+export const POSTGRES = "./postgres_connect.ts";
+const LIBSQL = "@libsql/client";
+
 /** Options of {@linkcode openDatabase}. */
 export interface OpenDatabaseOptions {
   /** The local root: an empty URL means `<localRoot>/svc.db`. */
@@ -64,7 +71,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   const location = parseDatabaseUrl(url, options);
   if (location.kind === "postgres") {
     // Loaded here: a libSQL database, and its thread, never load PostgreSQL's modules.
-    const { openPostgres } = await import("./postgres_connect.ts");
+    const { openPostgres }: typeof import("./postgres_connect.ts") = await import(POSTGRES);
     return await openPostgres(url, {
       timeout: options.timeout,
       files: join(options.localRoot, "documents"),
@@ -124,7 +131,7 @@ async function createFor(
   options: OpenDatabaseOptions,
 ): Promise<Client> {
   // Loaded here: a file is opened with Deno's own SQLite (see sqlite_file.ts).
-  const { createClient } = await import("@libsql/client");
+  const { createClient }: typeof import("@libsql/client") = await import(LIBSQL);
   if (location.kind === "memory") return createClient({ url: ":memory:" });
   return createClient({
     url: location.url,
