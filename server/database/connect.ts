@@ -16,11 +16,11 @@ import { databaseThread, type OpenedThread } from "./thread.ts";
 import { type DatabaseLocation, parseDatabaseUrl } from "./url.ts";
 
 /**
- * The modules of the databases other than a file, imported by a name Deno does not read ahead,
- * so that a server on a file never prepares them (`deploy/compile.ts` includes them).
+ * PostgreSQL's database, imported by a name Deno does not read ahead, so that a server on a file
+ * never prepares its modules (`deploy/compile.ts` includes it). libSQL's client keeps a literal
+ * import: a package published to JSR resolves no bare name that its code does not spell out.
  */
 export const POSTGRES = "./postgres_connect.ts";
-const LIBSQL = "@libsql/client";
 
 /** Options of {@linkcode openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -131,7 +131,7 @@ async function createFor(
   options: OpenDatabaseOptions,
 ): Promise<Client> {
   // Loaded here: a file is opened with Deno's own SQLite (see sqlite_file.ts).
-  const { createClient }: typeof import("@libsql/client") = await import(LIBSQL);
+  const { createClient } = await import("@libsql/client");
   if (location.kind === "memory") return createClient({ url: ":memory:" });
   return createClient({
     url: location.url,
