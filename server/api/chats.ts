@@ -12,7 +12,7 @@ import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { Message } from "../../components/core/message.ts";
 import { SPECIAL_PARAMS } from "../../components/core/params.ts";
-import type { ChatRecord } from "../database/mod.ts";
+import { CACHED_LIST_LENGTH, type ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
@@ -33,8 +33,8 @@ import { requestUser } from "./user.ts";
 /** The routes of `/chats`, with `/chat/{id}/prepare` and `/chat/{id}/answer` as aliases. */
 export function chatRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  // The lists of the users who asked last, as sent.
-  const lists = new EncodedTexts(16);
+  // The lists of the users who asked last, as sent, as long as the database keeps them.
+  const lists = new EncodedTexts(16, CACHED_LIST_LENGTH);
 
   app.post("/chats", async (c) => {
     const { deps } = c.var;

@@ -8,7 +8,7 @@
 
 /**
  * The bytes of the last text encoded under each key, the most recently used
- * `size` keys kept.
+ * `size` keys kept, and only texts of at most `longest` characters.
  *
  * @example
  * ```ts
@@ -22,11 +22,13 @@
  */
 export class EncodedTexts {
   readonly #size: number;
+  readonly #longest: number;
   readonly #kept = new Map<string, { text: string; bytes: Uint8Array<ArrayBuffer> }>();
   readonly #encoder = new TextEncoder();
 
-  constructor(size: number) {
+  constructor(size: number, longest = Infinity) {
     this.#size = size;
+    this.#longest = longest;
   }
 
   /** The UTF-8 bytes of `text`, encoded again only when it differs from the last under `key`. */
@@ -35,6 +37,7 @@ export class EncodedTexts {
     this.#kept.delete(key);
     // The same string is compared at once; an equal copy costs less to compare than to encode.
     const bytes = kept?.text === text ? kept.bytes : this.#encoder.encode(text);
+    if (text.length > this.#longest) return bytes;
     this.#kept.set(key, { text, bytes });
     if (this.#kept.size > this.#size) this.#kept.delete(this.#kept.keys().next().value!);
     return bytes;

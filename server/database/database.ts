@@ -112,6 +112,11 @@ export interface OpenSession {
 
 /** How many users' chat lists, and how many sessions, are kept in memory. */
 const CACHED_LISTS = 16;
+/**
+ * The longest chat list kept, in characters: 16 of them take at most 32 MiB as strings, and a
+ * longer one is read again each time, as before.
+ */
+export const CACHED_LIST_LENGTH = 1024 * 1024;
 const CACHED_SESSIONS = 1024;
 
 /**
@@ -251,7 +256,8 @@ export class LibsqlDatabase implements Database {
       const [result] = await this.#read([chatsJsonQuery(user)]);
       return String(result!.rows[0]?.chats ?? "[]");
     };
-    return this.#lists ? this.#lists.read(user, read) : read();
+    const short = (json: string) => json.length <= CACHED_LIST_LENGTH;
+    return this.#lists ? this.#lists.read(user, read, short) : read();
   }
 
   /** The user's chats, oldest first, without their messages: how many, and the last one's time. */

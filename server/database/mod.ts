@@ -30,7 +30,7 @@ export type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 export type { InsertChatOptions } from "./chats.ts";
 export { openDatabase } from "./connect.ts";
 export type { OpenDatabaseOptions } from "./connect.ts";
-export { LibsqlDatabase } from "./database.ts";
+export { CACHED_LIST_LENGTH, LibsqlDatabase } from "./database.ts";
 export type { DatabaseOptions } from "./database.ts";
 export type { Database } from "./interface.ts";
 export type { RecordedSize } from "./documents.ts";
