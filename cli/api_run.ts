@@ -23,7 +23,7 @@ export interface ApiArgs {
 }
 
 /** The server, which `deploy/compile.ts` includes in the binary. */
-const SERVER = "../server/serve.ts";
+export const SERVER = "../server/serve.ts";
 
 const FLAGS = new Map<string, keyof Omit<ApiArgs, "config">>([
   ["--ignore-unavailable-components", "ignoreUnavailableComponents"],

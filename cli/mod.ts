@@ -25,7 +25,7 @@ export const consoleIo: Io = {
  * api` the modules of every other command. `deploy/compile.ts` includes it in
  * the binary.
  */
-const COMMANDS = "./commands.ts";
+export const COMMANDS = "./commands.ts";
 
 const REMOVED: Readonly<Record<string, string>> = {
   config: "`svc config` was replaced by `svc init` (write a configuration) and `svc check`",

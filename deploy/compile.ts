@@ -24,6 +24,8 @@ import { join } from "node:path";
 import { BUILTIN_MODULES, READERS_MODULE } from "../components/class_paths.ts";
 import { AUTHENTICATION_MODULES } from "../server/auth/registry.ts";
 import { POSTGRES } from "../server/database/connect.ts";
+import { COMMANDS as CLI_COMMANDS } from "../cli/mod.ts";
+import { SERVER } from "../cli/api_run.ts";
 import {
   OPTIONAL_PACKAGES,
   OPTIONAL_SUBPATHS,
@@ -52,8 +54,8 @@ export const COMMANDS = "cli/mod.ts";
 export const NAMED_IMPORTS: readonly string[] = [
   ...new Set([
     COMMANDS,
-    "cli/commands.ts",
-    "server/serve.ts",
+    `cli/${CLI_COMMANDS.replace(/^\.\//, "")}`,
+    `cli/${SERVER}`.replace(/^cli\/\.\.\//, ""),
     ...[...Object.values(BUILTIN_MODULES), READERS_MODULE].map((module) =>
       `components/${module.replace(/^\.\//, "")}`
     ),

@@ -138,20 +138,6 @@ function shallowCopy(value: unknown, depth: number): unknown {
   return copy;
 }
 
-/** Which pages of a document to read: the `part`th of `parts` runs of pages, from 0. */
-export interface PdfPart {
-  part: number;
-  parts: number;
-}
-
-/** The text items of a part of a document's pages, and how many pages the whole has. */
-export interface PdfPartItems {
-  pageCount: number;
-  /** The number of the first page read, from 1. */
-  first: number;
-  pages: PdfTextItem[][];
-}
-
 /** A PDF opened with pdfjs on the calling thread, read one page at a time. */
 export interface OpenPdf extends AsyncDisposable {
   /** How many pages the document has. */
@@ -205,24 +191,6 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
     await close();
     throw error;
   }
-}
-
-/**
- * Reads the text items of the pages of one part of a PDF, the whole by default. The parts are
- * runs of neighbouring pages, as even as the page count allows, since neighbouring pages mostly
- * share their fonts, which pdfjs parses once per document it opens. Throws pdfjs's errors.
- */
-export async function readPdfItems(
-  bytes: Uint8Array,
-  { part, parts }: PdfPart = { part: 0, parts: 1 },
-): Promise<PdfPartItems> {
-  await using document = await openPdf(bytes);
-  const { pageCount } = document;
-  const first = Math.floor(pageCount * part / parts) + 1;
-  const last = Math.floor(pageCount * (part + 1) / parts);
-  const pages: PdfTextItem[][] = [];
-  for (let number = first; number <= last; number++) pages.push(await document.page(number));
-  return { pageCount, first, pages };
 }
 
 function isText(item: TextItem | TextMarkedContent): item is TextItem {

@@ -219,8 +219,9 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     if (joined.length === chosen.length) return chosen;
     // A joined source leaves out the text its second passage repeated: its tokens are counted anew.
     const { countTokens } = await import("../token_counts.ts");
+    const unjoined = new Set(chosen);
     return joined.map((source) =>
-      chosen.includes(source) ? source : { ...source, numTokens: countTokens(source.content) }
+      unjoined.has(source) ? source : { ...source, numTokens: countTokens(source.content) }
     );
   }
 

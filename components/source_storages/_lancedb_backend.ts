@@ -214,9 +214,10 @@ export class LanceDBBackend extends SerialBackend {
       const group = keys.slice(start, start + LOADED_INDEXES);
       const rows = await chunks.query().where(`key IN (${group.map(literal).join(", ")})`)
         .select([...CHUNK_COLUMNS, "vector"]).toArray();
-      for (const key of group) {
-        const own = rows.filter((row) => row.key === key)
-          .sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
+      const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
+      for (const row of rows) byKey.get(row.key)?.push(row);
+      for (const [key, own] of byKey) {
+        own.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
         const vectors = own.map((row) => row.vector.toArray() as Float32Array);
         const passages = keepPassages(
           own.map((row, i) => storedPassage(row, vectors[i])),

@@ -360,7 +360,7 @@ export class LibSQLBackend implements IndexBackend {
       const passage = kept[index] && passageAt(kept[index], chunk);
       if (passage) {
         const words = indexes[index]!.terms.wordsOf(chunk);
-        chunks.set(id, { key: keyOf.get(stored[order[index]!]!.id)!, ...passage, words });
+        chunks.set(id, { key: stored[order[index]!]!.key, ...passage, words });
       } else unread.push(id);
     }
     const rows = unread.length === 0 ? [] : (await this.#client.execute({
@@ -401,7 +401,7 @@ export class LibSQLBackend implements IndexBackend {
     const unread: number[] = [];
     for (const { index, chunk } of candidates) {
       const id = indexes[index]!.ids[chunk]!;
-      const vector = kept[index]?.vectors && vectorAt(kept[index], chunk);
+      const vector = kept[index] && vectorAt(kept[index], chunk);
       if (vector) vectors.set(id, vector);
       else unread.push(id);
     }

@@ -27,7 +27,9 @@ export interface Passage {
  * one source at the rank of its best passage; the others as they were. A
  * joined source's id is its first passage's followed by the last one's
  * ordinal (`abc-3` and `abc-4` give `abc-3-4`); its tokens are its passages'
- * together, the budget they took.
+ * together, the budget they took, which is more than its text holds when a
+ * repeated heading or overlap was left out: a caller with a tokenizer at hand
+ * counts them anew (this module loads none, since the tokenizer is large).
  *
  * @example
  * ```ts

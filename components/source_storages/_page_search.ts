@@ -23,7 +23,8 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { StoredChunk } from "../indexing/mod.ts";
 import { topPositions } from "./_positions.ts";
 import { porterStem } from "./_porter.ts";
-import { type Bm25Flavour, COUNT_BITS, termKey, TermPostings } from "./_term_postings.ts";
+import { B, K1 } from "./_bm25.ts";
+import { type Bm25Flavour, COUNT_BITS, fts5Idf, termKey, TermPostings } from "./_term_postings.ts";
 
 /** Options of {@linkcode PageSearch}. */
 export interface PageSearchOptions {
@@ -284,9 +285,6 @@ async function build(
 const UNPLAIN = /(?![A-Za-z0-9])[\p{L}\p{N}\p{M}\p{Co}]/u;
 // A question's word that the postings can look up.
 const PLAIN_WORD = /^[A-Za-z0-9]+$/;
-// The constants of FTS5's bm25().
-const K1 = 1.2;
-const B = 0.75;
 
 /** The words of the page table's `porter unicode61` tokenizer, for text of plain letters and digits. */
 const PLAIN: Bm25Flavour = {
@@ -295,12 +293,6 @@ const PLAIN: Bm25Flavour = {
   queryTerms: (query) => PLAIN.words(query).map(porterStem),
   idf: fts5Idf,
 };
-
-/** The weight FTS5's bm25() gives a phrase found in `frequency` of `size` rows. */
-function fts5Idf(size: number, frequency: number): number {
-  const idf = Math.log((size - frequency + 0.5) / (frequency + 0.5));
-  return idf <= 0 ? 1e-6 : idf;
-}
 
 /**
  * The best `depth` pages for the question's words (each a phrase, OR-ed), as

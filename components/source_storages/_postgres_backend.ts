@@ -415,9 +415,9 @@ export class PostgresBackend implements IndexBackend {
    * many searches ask at the same time).
    */
   async #heldVectors(index: Found, dimension: number): Promise<HeldVectors> {
-    const known = this.#held.get(index.key);
+    const known = this.#held.get(index.id);
     if (known) return known;
-    let holding = this.#holding.get(index.key);
+    let holding = this.#holding.get(index.id);
     if (!holding) {
       holding = (async () => {
         const values = new Float32Array(index.chunkCount * dimension);
@@ -427,10 +427,10 @@ export class PostgresBackend implements IndexBackend {
         } WHERE index_id = ${index.id}`;
         for (const row of rows) bytes.set(row.embedding as Uint8Array, row.ordinal * dimension * 4);
         const held = { values, bytes: values.byteLength };
-        this.#held.set(index.key, held);
+        this.#held.set(index.id, held);
         return held;
-      })().finally(() => this.#holding.delete(index.key));
-      this.#holding.set(index.key, holding);
+      })().finally(() => this.#holding.delete(index.id));
+      this.#holding.set(index.id, holding);
     }
     return await holding;
   }

@@ -16,14 +16,11 @@
  * @module
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
-import { queryTerms } from "./_bm25.ts";
+import { B, K1, queryTerms } from "./_bm25.ts";
 import { porterStem } from "./_porter.ts";
 import { wordKey } from "./_proximity.ts";
 import { indexAt, startsOf, topPositions } from "./_positions.ts";
 
-// The usual constants (Robertson and Zaragoza, 2009), FTS5's and `_bm25.ts`'s.
-const K1 = 1.2;
-const B = 0.75;
 // A posting is the chunk's position times COUNTS plus the term's count in it.
 // A count past COUNTS - 1 (one word 4,096 times in a chunk) is taken as that:
 // BM25 has long stopped growing with the count by then.
@@ -67,9 +64,17 @@ export const FTS5: Bm25Flavour = {
   stem: porterStem,
   queryTerms: (query) => queryTerms(query).map(porterStem),
   plainRuns: true,
-  // FTS5 keeps a word in more than half the chunks a little above nothing.
-  idf: (size, frequency) => Math.max(1e-6, Math.log((size - frequency + 0.5) / (frequency + 0.5))),
+  idf: fts5Idf,
 };
+
+/**
+ * The weight FTS5's bm25() gives a phrase found in `frequency` of `size` rows:
+ * a word in more than half of them a little above nothing.
+ */
+export function fts5Idf(size: number, frequency: number): number {
+  const idf = Math.log((size - frequency + 0.5) / (frequency + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
 
 /** svc's own BM25, as `bm25Search()` ranks: content words, light stems. */
 export const OWN_BM25: Bm25Flavour = {
