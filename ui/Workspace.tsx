@@ -102,20 +102,22 @@ export function Workspace(
     };
   }, [menuOpen]);
 
-  /** Opens the new chat dialog; without the components (the API is down) says why it cannot. */
+  /**
+   * Opens the new chat dialog, at once or, while the components are still
+   * loading, once they are; the effect below says why it cannot without them.
+   */
   function startChat() {
     setMenuOpen(false);
-    if (components) {
-      setCreating(true);
-      return;
-    }
-    setNotice(
-      `A new chat needs svc's components, which cannot be read now: ${
-        componentsError ?? store.loadError ?? "they are still loading"
-      }`,
-    );
-    void loadComponents();
+    setCreating(true);
+    if (!components && componentsError) void loadComponents();
   }
+
+  // A new chat was asked for and the components cannot be read (the API is down).
+  useEffect(() => {
+    if (!creating || components || !componentsError) return;
+    setNotice(`A new chat needs svc's components, which cannot be read now: ${componentsError}`);
+    setCreating(false);
+  }, [creating, components, componentsError]);
 
   function select(chatId: string) {
     setSelectedId(chatId);

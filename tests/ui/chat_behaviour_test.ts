@@ -300,8 +300,15 @@ browserTest(
     await using svc = await startSvcUi();
     const ada = await apiUser(svc.apiUrl, "ada");
     const page = await browser.newPage({ viewport: { width: 1280, height: 640 } });
+    // "New chat" pressed while the components are still on their way opens the dialog once they come.
+    const clicked = Promise.withResolvers<void>();
+    await page.route("**/components", async (route) => {
+      await clicked.promise;
+      await route.continue();
+    });
     await openAs(page, svc.url, ada);
     await page.getByRole("button", { name: "New chat" }).first().click();
+    clicked.resolve();
     const dialog = page.getByRole("dialog", { name: "New chat" });
     await dialog.getByText("Advanced parameters").click();
     const delay = dialog.getByLabel("Delay Ms");
