@@ -352,46 +352,268 @@ export interface PostingHit {
   score: number;
 }
 
+/** A query term found in the chunks searched: where its postings lie in each index, and its weight. */
+interface FoundTerm {
+  /** Its postings in index i are `postingsOf[bounds[2i]..bounds[2i + 1]]`. */
+  bounds: Uint32Array;
+  frequency: number;
+  idf: number;
+}
+
 /**
  * The best `limit` chunks of the given postings (all of one flavour) for a
  * query, best first, ranked as one collection of only those chunks. Chunks
  * without a query term are left out; ties go to the earlier index, then the
  * earlier chunk.
+ *
+ * When the query's rare terms alone put `limit` chunks beyond what its
+ * common terms could add to any other (the MaxScore bound), the common
+ * terms' long postings are read only for those chunks; the scores, and so
+ * the ranking, are the same as reading every posting.
  */
 export function rankPostings(
   indexes: readonly TermPostings[],
   query: string,
   limit: number,
 ): PostingHit[] {
+  const scoring = QueryScoring.of(indexes, query);
+  const best = scoring.bounded(limit) ?? scoring.exhaustive(limit);
   const starts = startsOf(indexes);
-  const size = starts[indexes.length]!;
-  if (size === 0) return [];
-  const meanLength = indexes.reduce((sum, index) => sum + index.totalLength, 0) / size || 1;
-  const flavour = indexes[0]!.flavour;
-  const scores = new Float64Array(size);
-  for (const term of flavour.queryTerms(query)) {
-    const key = termKey(term);
-    const ranges = indexes.map((index) => index.range(key));
-    const frequency = ranges.reduce((sum, [from, to]) => sum + to - from, 0);
-    if (frequency === 0) continue;
-    const idf = flavour.idf(size, frequency);
-    const lengthWeight = B / meanLength;
-    ranges.forEach(([from, to], i) => {
-      const { postingsOf: postings, lengths } = indexes[i]!;
-      const offset = starts[i]!;
-      for (let p = from; p < to; p++) {
-        const posting = postings[p]!;
-        const chunk = posting >>> COUNT_BITS;
-        const count = posting & (COUNTS - 1);
-        const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
-        scores[offset + chunk]! += (idf * count * (K1 + 1)) / (count + norm);
-      }
-    });
-  }
-  return topPositions(scores, limit).map((position) => {
+  return best.map(({ position, score }) => {
     const index = indexAt(starts, position);
-    return { index, chunk: position - starts[index]!, score: scores[position]! };
+    return { index, chunk: position - starts[index]!, score };
   });
+}
+
+/** A position among the chunks laid end to end, and its score. */
+export interface Scored {
+  position: number;
+  score: number;
+}
+
+/** A query's BM25 over the postings of several indexes, chunks numbered end to end. */
+export class QueryScoring {
+  readonly #indexes: readonly TermPostings[];
+  readonly #starts: Uint32Array;
+  readonly #lengthWeight: number;
+  /** The query's terms found, in its order; a term given twice is the same object twice. */
+  readonly #terms: readonly FoundTerm[];
+
+  private constructor(
+    indexes: readonly TermPostings[],
+    starts: Uint32Array,
+    lengthWeight: number,
+    terms: readonly FoundTerm[],
+  ) {
+    this.#indexes = indexes;
+    this.#starts = starts;
+    this.#lengthWeight = lengthWeight;
+    this.#terms = terms;
+  }
+
+  /** The scoring of `query` over `indexes` (all of one flavour). */
+  static of(indexes: readonly TermPostings[], query: string): QueryScoring {
+    const starts = startsOf(indexes);
+    const size = starts[indexes.length]!;
+    const meanLength = indexes.reduce((sum, index) => sum + index.totalLength, 0) / size || 1;
+    const flavour = indexes[0]?.flavour ?? FTS5;
+    const found = new Map<string, FoundTerm | undefined>();
+    const terms: FoundTerm[] = [];
+    for (const term of size === 0 ? [] : flavour.queryTerms(query)) {
+      if (!found.has(term)) {
+        const key = termKey(term);
+        const bounds = new Uint32Array(2 * indexes.length);
+        let frequency = 0;
+        indexes.forEach((index, i) => {
+          const [from, to] = index.range(key);
+          [bounds[2 * i], bounds[2 * i + 1]] = [from, to];
+          frequency += to - from;
+        });
+        const idf = flavour.idf(size, frequency);
+        found.set(term, frequency > 0 ? { bounds, frequency, idf } : undefined);
+      }
+      const known = found.get(term);
+      if (known) terms.push(known);
+    }
+    return new QueryScoring(indexes, starts, B / meanLength, terms);
+  }
+
+  /** The best `limit` chunks, every posting of every term added up in the query's order of terms. */
+  exhaustive(limit: number): Scored[] {
+    const scores = new Float64Array(this.#starts[this.#indexes.length]!);
+    for (const term of this.#terms) this.#add(term, scores);
+    return topPositions(scores, limit).map((position) => ({ position, score: scores[position]! }));
+  }
+
+  /**
+   * The same as {@linkcode QueryScoring.exhaustive} when the rarest terms
+   * bound it (MaxScore): the terms are added rarest first until the
+   * `limit`-th best sum so far is above all that the terms left could add
+   * to a chunk (a term adds less than `idf * (K1 + 1)`). Only the chunks
+   * that can still reach it are then scored, in the query's order of terms,
+   * so that each sum is the one `exhaustive()` makes. Undefined when the
+   * bound never holds, or would save little.
+   */
+  bounded(limit: number): Scored[] | undefined {
+    const terms = this.#terms;
+    const rarestFirst = [...new Set(terms)].sort((a, b) => a.frequency - b.frequency);
+    // A term the query gives twice counts twice.
+    const times = (term: FoundTerm) => terms.filter((other) => other === term).length;
+    let left = terms.reduce((sum, term) => sum + term.idf * (K1 + 1), 0);
+    let unread = rarestFirst.reduce((sum, term) => sum + term.frequency, 0);
+    const sums = new Float64Array(this.#starts[this.#indexes.length]!);
+    const met = new Met(sums.length);
+    for (const term of rarestFirst) {
+      // Worth a look only when this term's postings are many more than the chunks met.
+      if (limit > 0 && met.size >= limit && term.frequency > BOUND_SAVING * met.size) {
+        const floor = kthLargest(sums, met.positions, limit);
+        if (floor > left * (1 + ROUNDING)) {
+          const reaching: number[] = [];
+          for (const position of met.positions) {
+            if (sums[position]! + left >= floor * (1 - ROUNDING)) reaching.push(position);
+          }
+          // Scoring a chunk looks each term up: cheaper than the postings left, or go on.
+          if (reaching.length * terms.length * LOOKUP_COST < unread) {
+            return this.#scoredExactly(reaching, limit);
+          }
+        }
+      }
+      const count = times(term);
+      this.#add(term, sums, count, met);
+      left -= count * term.idf * (K1 + 1);
+      unread -= term.frequency;
+    }
+    return undefined;
+  }
+
+  /**
+   * Adds `times` a term's weight in each chunk holding it to its score; the
+   * positions first given a score are added to `met`, when given.
+   */
+  #add(term: FoundTerm, scores: Float64Array, times = 1, met?: Met): void {
+    const { bounds, idf } = term;
+    for (let i = 0; i < this.#indexes.length; i++) {
+      const [from, to] = [bounds[2 * i]!, bounds[2 * i + 1]!];
+      if (from === to) continue;
+      const { postingsOf, lengths } = this.#indexes[i]!;
+      const run = { postings: postingsOf, lengths, from, to, offset: this.#starts[i]! };
+      if (met) addMeeting(run, scores, times * idf, this.#lengthWeight, met);
+      else addPostings(run, scores, idf, this.#lengthWeight);
+    }
+  }
+
+  /** The best `limit` of `positions`, each scored by every term as `exhaustive()` adds them. */
+  #scoredExactly(positions: number[], limit: number): Scored[] {
+    const lengthWeight = this.#lengthWeight;
+    const scored = positions.sort((a, b) => a - b).map((position) => {
+      const index = indexAt(this.#starts, position);
+      const chunk = position - this.#starts[index]!;
+      const { postingsOf: postings, lengths } = this.#indexes[index]!;
+      const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
+      let score = 0;
+      for (const { bounds, idf } of this.#terms) {
+        const count = countIn(postings, bounds[2 * index]!, bounds[2 * index + 1]!, chunk);
+        if (count > 0) score += (idf * count * (K1 + 1)) / (count + norm);
+      }
+      return { position, score };
+    });
+    return scored.filter(({ score }) => score > 0)
+      .sort((a, b) => b.score - a.score || a.position - b.position)
+      .slice(0, limit);
+  }
+}
+
+// The bound is tried before a term with this many times more postings than
+// the chunks met so far; sums are compared with a margin far above their rounding.
+const BOUND_SAVING = 1;
+// What looking a term's count up in a chunk costs, in postings read.
+const LOOKUP_COST = 16;
+const ROUNDING = 1e-9;
+
+/**
+ * One term's postings in one index: `postings[from..to]`, of chunks counted
+ * from `offset` among those laid end to end.
+ */
+interface PostingRun {
+  postings: Uint32Array;
+  lengths: Uint32Array;
+  from: number;
+  to: number;
+  offset: number;
+}
+
+/** Adds a run's BM25 weights, the term's `idf` given, to the scores of its chunks. */
+function addPostings(
+  { postings, lengths, from, to, offset }: PostingRun,
+  scores: Float64Array,
+  idf: number,
+  lengthWeight: number,
+): void {
+  for (let p = from; p < to; p++) {
+    const posting = postings[p]!;
+    const chunk = posting >>> COUNT_BITS;
+    const count = posting & (COUNTS - 1);
+    const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
+    scores[offset + chunk]! += (idf * count * (K1 + 1)) / (count + norm);
+  }
+}
+
+/** {@linkcode addPostings}, the positions first given a score added to `met`. */
+function addMeeting(
+  { postings, lengths, from, to, offset }: PostingRun,
+  scores: Float64Array,
+  idf: number,
+  lengthWeight: number,
+  met: Met,
+): void {
+  for (let p = from; p < to; p++) {
+    const posting = postings[p]!;
+    const chunk = posting >>> COUNT_BITS;
+    const count = posting & (COUNTS - 1);
+    const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
+    const position = offset + chunk;
+    if (scores[position] === 0) met.add(position);
+    scores[position]! += (idf * count * (K1 + 1)) / (count + norm);
+  }
+}
+
+/** The positions given a score so far, in the order met. */
+class Met {
+  #positions: Int32Array;
+  size = 0;
+
+  constructor(capacity: number) {
+    this.#positions = new Int32Array(capacity);
+  }
+
+  add(position: number): void {
+    this.#positions[this.size++] = position;
+  }
+
+  get positions(): Int32Array {
+    return this.#positions.subarray(0, this.size);
+  }
+}
+
+/** A term's count in a chunk, found in the term's postings (ascending by chunk) in `[from, to)`. */
+function countIn(postings: Uint32Array, from: number, to: number, chunk: number): number {
+  const first = chunk * COUNTS;
+  let low = from;
+  let high = to;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (postings[middle]! < first) low = middle + 1;
+    else high = middle;
+  }
+  return low < to && postings[low]! < first + COUNTS ? postings[low]! - first : 0;
+}
+
+/** The `k`-th largest of `scores` at `positions` (at least `k` of them). */
+function kthLargest(scores: Float64Array, positions: Int32Array, k: number): number {
+  const values = new Float64Array(positions.length);
+  for (let i = 0; i < positions.length; i++) values[i] = scores[positions[i]!]!;
+  const best = topPositions(values, k, -Infinity);
+  return values[best[best.length - 1]!]!;
 }
 
 /**

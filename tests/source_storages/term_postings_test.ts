@@ -4,6 +4,7 @@ import { Bm25Index, bm25Search, queryTerms } from "../../components/source_stora
 import {
   FTS5,
   OWN_BM25,
+  QueryScoring,
   rankPostings,
   TermPostings,
 } from "../../components/source_storages/_term_postings.ts";
@@ -125,3 +126,34 @@ Deno.test("TermPostings keeps each chunk's words as the proximity ranking reads 
     texts.forEach((text, chunk) => assert.deepEqual(postings.wordsOf(chunk), wordKeys(text)));
   }
 });
+
+for (const [name, flavour] of [["FTS5", FTS5], ["svc", OWN_BM25]] as const) {
+  Deno.test(`rankPostings() bounded by the rare terms ranks as reading every posting, in ${name}'s flavour`, async () => {
+    // Words drawn by Zipf's law, as in text: a few in most chunks, most in few.
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}x`);
+    const word = () => vocabulary[Math.floor(Math.exp(random() * Math.log(3000))) - 1]!;
+    const chunk = () => Array.from({ length: 20 + Math.floor(random() * 200) }, word).join(" ");
+    const indexes = await Promise.all(
+      [1500, 10, 2500].map((size) =>
+        TermPostings.build(Array.from({ length: size }, chunk), flavour)
+      ),
+    );
+    let bounded = 0;
+    for (let i = 0; i < 60; i++) {
+      const query = Array.from({ length: 2 + (i % 12) }, word).join(" ");
+      for (const limit of [1, 10, 100]) {
+        const scoring = QueryScoring.of(indexes, query);
+        const exhaustive = scoring.exhaustive(limit);
+        const found = scoring.bounded(limit);
+        if (found) {
+          bounded++;
+          assert.deepEqual(found, exhaustive, `${query}, ${limit}`);
+        }
+      }
+    }
+    // Most queries hold a rare word, which bounds the ranking.
+    assert.ok(bounded > 90, `bounded ${bounded} of 180`);
+  });
+}
