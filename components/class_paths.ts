@@ -38,7 +38,7 @@ export const BUILTIN_MODULES: Readonly<Record<string, string>> = {
   "svc.assistants.AI21": "./assistants/ai21.ts",
 };
 
-/** The document readers, imported as {@linkcode BUILTIN_MODULES} are, by `Document.pageReader`. */
+/** The document readers, imported as {@linkcode BUILTIN_MODULES} are, by {@linkcode loadReaders}. */
 export const READERS_MODULE = "./documents/mod.ts";
 
 const BUILTIN_LOADERS: Record<string, ClassLoader> = Object.fromEntries(
@@ -172,7 +172,13 @@ function moduleUrl(specifier: string, base: string): string {
 // svc put together, its handlers loaded when a document is first read: a Rag finds classes here,
 // a document reads its pages with svc's handlers. Loading `registry.ts` sets the same, loaded.
 Rag.defaultResolver = CLASS_PATHS;
-Document.pageReader = async (document) => {
-  const readers: typeof import("./documents/mod.ts") = await import(READERS_MODULE);
-  return readers.readPages(document);
-};
+Document.pageReader = async (document) => (await loadReaders()).readPages(document);
+
+/**
+ * The document readers, loaded when a document is first read, by a name Deno
+ * does not read ahead: their modules (PDF.js, zip's with Node's zlib) cost a
+ * start some 10 MiB and 70 ms of processor time to load.
+ */
+export function loadReaders(): Promise<typeof import("./documents/mod.ts")> {
+  return import(READERS_MODULE);
+}

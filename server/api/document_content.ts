@@ -6,6 +6,7 @@
  */
 import { type Context, Hono } from "hono";
 import { extname } from "node:path";
+import { loadReaders } from "../../components/class_paths.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import type { StoredDocument } from "../database/mod.ts";
@@ -26,9 +27,6 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = {
 
 /** How much of the file is read at a time. */
 const CHUNK_SIZE = 64 * 1024;
-
-/** The document readers, which `deploy/compile.ts` includes in the binary. */
-const READERS = "../../components/documents/mod.ts";
 
 /**
  * The routes of a document's content and pages: the owner's only, 404 for
@@ -84,12 +82,8 @@ export function documentContentRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const row = await uploadedDocument(c);
     await stat(row.metadata.path as string, row);
-    // Loaded by the first request of a document's pages, by a name Deno does not read ahead: the
-    // readers' modules (PDF.js, zip's with Node's zlib) cost a start some 10 MiB and 70 ms of
-    // processor time to load, and preparing them ahead some 15 ms more.
-    const { extractPages }: typeof import("../../components/documents/mod.ts") = await import(
-      READERS
-    );
+    // Loaded by the first request of a document's pages.
+    const { extractPages } = await loadReaders();
     const pages = await extractPages(new (deps.document ?? LocalDocument)(row));
     const body: DocumentPages = {
       pages: pages.map((page) => ({ number: page.number, text: page.text })),

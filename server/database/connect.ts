@@ -48,8 +48,6 @@ export interface OpenDatabaseOptions {
    * @default {true for a file, false otherwise}
    */
   thread?: boolean;
-  /** Counts the database's writes: the database thread's count, which the main thread reads. */
-  changes?: ChangeCount;
 }
 
 /**
@@ -84,11 +82,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     if (options.thread ?? true) return await openThread(location.path, name, options);
     // Loaded here: the main thread of a file's database, the thread's, never loads Deno's SQLite.
     const { openFile } = await import("./file_database.ts");
-    return await openFile(location.path, {
-      name,
-      timeout: options.timeout,
-      changes: options.changes,
-    });
+    return await openFile(location.path, { name, timeout: options.timeout });
   }
   const name = redactUrl(url);
   let client: Client;
@@ -103,7 +97,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   return new LibsqlDatabase(client, {
     name,
     singleConnection: memory,
-    changes: memory ? new ChangeCount() : options.changes,
+    changes: memory ? new ChangeCount() : undefined,
     cacheReads: memory,
   });
 }

@@ -56,10 +56,16 @@ const BEGIN: Readonly<Record<string, string>> = {
 /** How many prepared statements each connection keeps. */
 const KEPT_STATEMENTS = 64;
 
+/** A statement prepared, and the names of the columns of its rows. */
+interface Prepared {
+  statement: StatementSync;
+  columns: string[];
+}
+
 /** One connection and the statements it prepared. */
 class Connection {
   readonly db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #statements = new Map<string, Prepared>();
 
   constructor(path: string, options: SqliteFileOptions) {
     this.db = sqlite(() => new DatabaseSync(path, { timeout: options.timeout }));
@@ -72,20 +78,17 @@ class Connection {
       ? { sql: statement, args: [] }
       : { sql: statement.sql, args: statement.args ?? [] };
     return sqlite(() => {
-      const prepared = this.#prepare(sql);
+      const { statement: prepared, columns } = this.#prepare(sql);
       const values = Array.isArray(args) ? args.map(bound) : [];
       const named = Array.isArray(args) ? undefined : Object.fromEntries(
         Object.entries(args).map(([name, value]) => [name.replace(/^[:@$]/, ""), bound(value)]),
       );
-      const columns = prepared.columns().map((column) => column.name);
       if (columns.length === 0) {
         const { changes, lastInsertRowid } = named
           ? prepared.run(named, ...values)
           : prepared.run(...values);
         return result([], [], Number(changes), BigInt(lastInsertRowid));
       }
-      // Deno has it, as Node does since 24; its types do not say so yet.
-      (prepared as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
       const raw = (named
         ? prepared.all(named, ...values)
         : prepared.all(...values)) as unknown as unknown[][];
@@ -102,12 +105,18 @@ class Connection {
     });
   }
 
-  #prepare(sql: string): StatementSync {
+  #prepare(sql: string): Prepared {
     let prepared = this.#statements.get(sql);
     if (prepared) {
       this.#statements.delete(sql);
     } else {
-      prepared = this.db.prepare(sql);
+      const statement = this.db.prepare(sql);
+      const columns = statement.columns().map((column) => column.name);
+      // Deno has it, as Node does since 24; its types do not say so yet.
+      if (columns.length > 0) {
+        (statement as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+      }
+      prepared = { statement, columns };
       if (this.#statements.size >= KEPT_STATEMENTS) {
         this.#statements.delete(this.#statements.keys().next().value!);
       }

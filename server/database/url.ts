@@ -58,7 +58,7 @@ export function parseDatabaseUrl(
       'database_url = "memory" was removed: use "sqlite://" for an in-memory database',
     );
   }
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  const scheme = schemeOf(url);
   if (scheme === undefined) {
     throw refused(url, `it is not a URL; use ${FORMS}`);
   }
@@ -96,8 +96,13 @@ export function parseDatabaseUrl(
  * ```
  */
 export function shareApiDatabase(databaseUrl: string): void {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(databaseUrl)?.[1]?.toLowerCase() ?? "";
+  const scheme = schemeOf(databaseUrl) ?? "";
   setApiPostgresUrl(POSTGRES_SCHEMES.includes(scheme) ? databaseUrl : undefined);
+}
+
+/** The scheme a URL starts with, in lower case (RFC 3986's letters); undefined when none. */
+function schemeOf(url: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
 }
 
 function parseSqliteUrl(url: string, base: string): DatabaseLocation {
