@@ -7,7 +7,7 @@
  * @module
  */
 import type { StoredChunk } from "../indexing/mod.ts";
-import type { Sized } from "./_search_cache.ts";
+import type { SearchCache, Sized } from "./_search_cache.ts";
 
 /** The passages of one index kept in memory, by their place in the index's chunks. */
 export interface KeptPassages extends Sized {
@@ -102,4 +102,35 @@ export function passageAt(
 export function vectorAt(kept: KeptPassages, chunk: number): Float32Array | undefined {
   if (!kept.vectors || chunk >= kept.ordinals.length) return undefined;
   return kept.vectors.subarray(chunk * kept.dimension, (chunk + 1) * kept.dimension);
+}
+
+/** An index searched: what reads its passages, and where the cache keeps them. */
+export interface PassagesOf<Id> {
+  id: Id;
+  cacheKey: string;
+}
+
+/**
+ * The passages kept in `cache` of each index searched. When some are not,
+ * and all of them (`bytes` together) fit in half the budget, those are read
+ * again by `read` and kept: a large chat searched meanwhile may have pushed
+ * a small one's out, and the small one then reads them once rather than at
+ * each question. An index without passages is not kept.
+ */
+export async function keptOrRead<Id>(
+  cache: SearchCache<KeptPassages>,
+  indexes: readonly PassagesOf<Id>[],
+  bytes: number,
+  read: (missing: Id[]) => AsyncIterable<{ id: Id; passages: KeptPassages }>,
+): Promise<(KeptPassages | undefined)[]> {
+  const kept = indexes.map((index) => cache.get(index.cacheKey));
+  if (kept.every((passages) => passages) || bytes > cache.budget / 2) return kept;
+  const missing = [...new Set(indexes.flatMap((index, i) => kept[i] ? [] : [index.id]))];
+  const found = new Map<Id, KeptPassages>();
+  for await (const { id, passages } of read(missing)) found.set(id, passages);
+  return indexes.map((index, i) => {
+    const passages = kept[i] ?? found.get(index.id);
+    if (!kept[i] && passages && passages.ordinals.length > 0) cache.set(index.cacheKey, passages);
+    return passages;
+  });
 }

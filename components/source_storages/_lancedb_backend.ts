@@ -37,6 +37,7 @@ import {
 } from "./_memory_search.ts";
 import {
   keepPassages,
+  keptOrRead,
   type KeptPassages,
   passageAt,
   storedPassage,
@@ -182,31 +183,24 @@ export class LanceDBBackend extends SerialBackend {
     return [text.flatMap(chunkAt), nearest.flatMap(chunkAt)];
   }
 
-  /**
-   * The passages kept in memory of each index searched. When some are not,
-   * and all of the chat's fit in half the budget, they are read again: a
-   * large chat searched meanwhile may have pushed a small one's out, and the
-   * small one then reads them once rather than at each question.
-   */
-  async #kept(
+  /** The passages kept in memory of each index searched (see `keptOrRead()`). */
+  #kept(
     chunks: Lance.Table,
     keys: readonly string[],
     indexes: readonly Searchable[],
     dimension: number,
   ): Promise<(KeptPassages | undefined)[]> {
-    const kept = keys.map((key) => this.#passages.get(`${dimension}/${key}`));
-    const bytes = indexes.reduce((sum, index) => sum + index.passageBytes, 0);
-    if (kept.every((passages) => passages) || bytes > this.#passages.budget / 2) return kept;
-    const missing = [...new Set(keys.filter((_, i) => !kept[i]))];
-    for await (const { key, passages } of this.#read(chunks, missing, dimension)) {
-      if (passages.ordinals.length > 0) this.#passages.set(`${dimension}/${key}`, passages);
-    }
-    return keys.map((key) => this.#passages.get(`${dimension}/${key}`));
+    return keptOrRead(
+      this.#passages,
+      keys.map((key) => ({ id: key, cacheKey: `${dimension}/${key}` })),
+      indexes.reduce((sum, index) => sum + index.passageBytes, 0),
+      (missing) => this.#read(chunks, missing, dimension),
+    );
   }
 
   /** The chunks of the indexes under `keys`, read from the table some indexes at a time. */
   async *#read(chunks: Lance.Table, keys: readonly string[], dimension: number): AsyncGenerator<{
-    key: string;
+    id: string;
     passages: KeptPassages;
     vectors: Float32Array[];
   }> {
@@ -223,7 +217,7 @@ export class LanceDBBackend extends SerialBackend {
           own.map((row, i) => storedPassage(row, vectors[i])),
           dimension,
         );
-        yield { key, passages, vectors };
+        yield { id: key, passages, vectors };
       }
     }
   }
@@ -244,7 +238,7 @@ export class LanceDBBackend extends SerialBackend {
       if (entry) held.set(key, entry);
       return !entry;
     });
-    for await (const { key, passages, vectors } of this.#read(chunks, missing, dimension)) {
+    for await (const { id: key, passages, vectors } of this.#read(chunks, missing, dimension)) {
       const entry = {
         ...await memoryIndex({
           texts: passages.texts,

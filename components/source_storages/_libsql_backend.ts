@@ -38,6 +38,7 @@ import {
 } from "./_memory_search.ts";
 import {
   keepPassages,
+  keptOrRead,
   type KeptPassages,
   passageAt,
   storedPassage,
@@ -439,52 +440,35 @@ export class LibSQLBackend implements IndexBackend {
       if (entry) held.set(index.id, entry);
       else missing.push(index.id);
     }
-    for await (const { id, ids, kept, embeddings } of this.#read(missing, dimension, vectors)) {
-      const entry = await searchable(
-        ids,
-        kept.texts,
-        embeddings,
-        dimension,
-        kept.bytes,
-      );
+    for await (const { id, ids, passages, embeddings } of this.#read(missing, dimension, vectors)) {
+      const entry = await searchable(ids, passages.texts, embeddings, dimension, passages.bytes);
       held.set(id, entry);
       this.#memory.set(cacheKey(createdAt.get(id)!, id, dimension), entry);
-      this.#passages.set(cacheKey(createdAt.get(id)!, id, dimension), kept);
+      this.#passages.set(cacheKey(createdAt.get(id)!, id, dimension), passages);
     }
     return stored.map((index) => held.get(index.id)!);
   }
 
-  /**
-   * The passages kept in memory of each index searched. When some are not,
-   * and all of the chat's fit in half the budget, they are read again: a
-   * large chat searched meanwhile may have pushed a small one's out, and the
-   * small one then reads them once rather than at each question.
-   */
-  async #kept(
+  /** The passages kept in memory of each index searched (see `keptOrRead()`). */
+  #kept(
     stored: readonly { id: number; createdAt: number }[],
     indexes: readonly Searchable[],
     dimension: number,
     vectors: boolean,
   ): Promise<(KeptPassages | undefined)[]> {
-    const keyOf = (i: number) => cacheKey(stored[i]!.createdAt, stored[i]!.id, dimension);
-    const kept = stored.map((_, i) => this.#passages.get(keyOf(i)));
-    const bytes = indexes.reduce((sum, index) => sum + index.passageBytes, 0);
-    if (kept.every((passages) => passages) || bytes > this.#passages.budget / 2) return kept;
-    const missing = stored.flatMap((index, i) => kept[i] ? [] : [index.id]);
-    const read = new Map<number, KeptPassages>();
-    for await (const { id, kept } of this.#read(missing, dimension, vectors)) read.set(id, kept);
-    return stored.map((index, i) => {
-      const passages = kept[i] ?? read.get(index.id);
-      if (!kept[i] && passages) this.#passages.set(keyOf(i), passages);
-      return passages;
-    });
+    return keptOrRead(
+      this.#passages,
+      stored.map(({ id, createdAt }) => ({ id, cacheKey: cacheKey(createdAt, id, dimension) })),
+      indexes.reduce((sum, index) => sum + index.passageBytes, 0),
+      (missing) => this.#read(missing, dimension, vectors),
+    );
   }
 
   /** The chunks of the indexes `ids`, read from the database some indexes at a time. */
   async *#read(ids: readonly number[], dimension: number, vectors: boolean): AsyncGenerator<{
     id: number;
     ids: number[];
-    kept: KeptPassages;
+    passages: KeptPassages;
     embeddings: Float32Array[];
   }> {
     for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
@@ -505,11 +489,11 @@ export class LibSQLBackend implements IndexBackend {
         const embeddings = vectors
           ? chunkRows.map((row) => new Float32Array(row.embedding as ArrayBuffer))
           : [];
-        const kept = keepPassages(
+        const passages = keepPassages(
           chunkRows.map((row, i) => storedPassage(row, embeddings[i])),
           dimension,
         );
-        yield { id, ids: chunkRows.map((row) => Number(row.id)), kept, embeddings };
+        yield { id, ids: chunkRows.map((row) => Number(row.id)), passages, embeddings };
       }
     }
   }
