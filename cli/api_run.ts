@@ -25,6 +25,8 @@ export interface ApiArgs {
 /** The server, which `deploy/compile.ts` includes in the binary. */
 export const SERVER = "../server/serve.ts";
 
+// The flags of `svc api` as `cli/api.ts` gives them to commander (tests/cli/api_run_test.ts
+// holds the two to the same names).
 const FLAGS = new Map<string, keyof Omit<ApiArgs, "config">>([
   ["--ignore-unavailable-components", "ignoreUnavailableComponents"],
   ["--allow-insecure-demo-sign-in", "allowInsecureDemoSignIn"],

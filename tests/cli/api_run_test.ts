@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { apiCommand } from "../../cli/api.ts";
 import { apiArgs } from "../../cli/api_run.ts";
 import { run } from "../../cli/mod.ts";
 import { tmpDir } from "../test_utils.ts";
@@ -19,6 +20,23 @@ Deno.test("apiArgs() reads the usual svc api lines, as commander would", () => {
     ]),
     { config: "a.toml", ignoreUnavailableComponents: true, allowInsecureDemoSignIn: true },
   );
+});
+
+Deno.test("apiArgs() reads every option of svc api's commander command, by the same name", () => {
+  const command = () => apiCommand({ io: { out() {}, err() {} }, exit() {} });
+  const { options } = command();
+  assert.ok(options.length >= 3);
+  for (const option of options) {
+    const value = option.required ? "a.toml" : undefined;
+    for (const flag of [option.short, option.long].filter((flag) => flag !== undefined)) {
+      const args = ["api", flag!, ...value === undefined ? [] : [value]];
+      const commander = command();
+      commander.parseOptions(args.slice(1));
+      const expected = { [option.attributeName()]: value ?? true };
+      assert.deepEqual(commander.opts(), expected);
+      assert.deepEqual(apiArgs(args), expected, args.join(" "));
+    }
+  }
 });
 
 Deno.test("apiArgs() leaves every other line to commander: help, mistakes, other commands", () => {
