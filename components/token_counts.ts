@@ -55,21 +55,21 @@ function tokensOfPiece(piece: string): number[] {
 }
 
 /**
- * Calls `visit` with each piece of `text` in order: cut after every letter
- * that a character other than a letter follows (a cut).
+ * Calls `visit` with each piece of `text` in order, and where it ends: cut
+ * after every letter that a character other than a letter follows (a cut).
  */
-function eachPiece(text: string, visit: (piece: string) => void): void {
+function eachPiece(text: string, visit: (piece: string, end: number) => void): void {
   let start = 0;
   let afterLetter = false;
   for (let i = 0; i < text.length; i++) {
     const kind = kindOf(text.charCodeAt(i));
     if (afterLetter && kind === OTHER) {
-      visit(text.slice(start, i));
+      visit(text.slice(start, i), i);
       start = i;
     }
     afterLetter = kind === LETTER;
   }
-  if (start < text.length) visit(text.slice(start));
+  if (start < text.length) visit(text.slice(start), text.length);
 }
 
 /**
@@ -166,29 +166,15 @@ export function measureTokens(text: string, withIds = false): MeasuredText {
   let last = -1;
   let atFirst = 0;
   let atLast = 0;
-  let start = 0;
-  let afterLetter = false;
-  for (let i = 0; i < text.length; i++) {
-    const kind = kindOf(text.charCodeAt(i));
-    if (afterLetter && kind === OTHER) {
-      const piece = tokensOfPiece(text.slice(start, i));
-      tokens += piece.length;
-      if (ids) { for (const token of piece) ids.push(token); }
-      if (first < 0) {
-        first = i;
-        atFirst = tokens;
-      }
-      last = i;
-      atLast = tokens;
-      start = i;
-    }
-    afterLetter = kind === LETTER;
-  }
-  if (start < text.length) {
-    const piece = tokensOfPiece(text.slice(start));
-    tokens += piece.length;
-    if (ids) { for (const token of piece) ids.push(token); }
-  }
+  eachPiece(text, (piece, end) => {
+    const pieceTokens = tokensOfPiece(piece);
+    tokens += pieceTokens.length;
+    if (ids) { for (const token of pieceTokens) ids.push(token); }
+    // Every piece but the last ends at a cut.
+    if (end === text.length) return;
+    if (first < 0) [first, atFirst] = [end, tokens];
+    [last, atLast] = [end, tokens];
+  });
   return { tokens, first, last, inner: atLast - atFirst, ...ids ? { ids } : {} };
 }
 
