@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { freePort, startProcess } from "../tests/_process.ts";
 import { Client, pause, rss } from "../tests/rely/_server.ts";
 import { svcToml } from "../tests/test_utils.ts";
-import { PDF_WORKERS } from "../components/documents/pdf.ts";
+import { pdfWorkers } from "../components/documents/pdf.ts";
 import { LONG_PDF_PAGES, longPdf, readPdfArgs } from "./_long_pdf.ts";
 
 const RUNS = 3;
@@ -120,7 +120,7 @@ async function ingest(): Promise<Ingest> {
 async function svcReading(): Promise<number> {
   const started = performance.now();
   const output = await new Deno.Command(Deno.execPath(), {
-    args: readPdfArgs(document, PDF_WORKERS),
+    args: readPdfArgs(document, pdfWorkers()),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -66,6 +66,8 @@ export const ENV_VARIABLES: readonly string[] = [
   "SVC_MAX_CHUNK_SIZE",
   "SVC_MAX_CHUNKS_PER_DOCUMENT",
   "SVC_SHARE_INDEXES",
+  // the document readers
+  "SVC_PDF_WORKERS",
   // the tests and benchmarks, which may share a shell with svc
   "SVC_REQUIRE_BROWSER",
   "SVC_CHROMIUM",

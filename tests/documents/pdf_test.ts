@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
 import { SvcError } from "../../components/core/errors.ts";
 import { LAYOUT_WINDOW } from "../../components/documents/_pdf_layout.ts";
-import { pdfHandler, readPdfPages, streamPdfPages } from "../../components/documents/pdf.ts";
-import { run } from "../_process.ts";
+import {
+  pdfHandler,
+  pdfWorkers,
+  readPdfPages,
+  streamPdfPages,
+} from "../../components/documents/pdf.ts";
+import { denoArgs, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { fixture, refusal } from "./_helpers.ts";
 import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_pdf_text.ts";
@@ -120,6 +125,34 @@ Deno.test("`pdfHandler` refuses a PDF whose page tree counts -1 pages", async ()
       refusal('Cannot read "counted.pdf": the file is not a valid PDF'),
     );
   }
+});
+
+Deno.test("SVC_PDF_WORKERS sets the workers that read a PDF beside svc's thread, at most one a core", async () => {
+  assert.equal(pdfWorkers({}), 0);
+  assert.equal(pdfWorkers({ SVC_PDF_WORKERS: " 2 " }), Math.min(2, navigator.hardwareConcurrency));
+  assert.equal(pdfWorkers({ SVC_PDF_WORKERS: "4096" }), navigator.hardwareConcurrency);
+  for (const value of ["0", "-1", "two", "1.5"]) {
+    assert.throws(() => pdfWorkers({ SVC_PDF_WORKERS: value }), {
+      name: "SvcError",
+      message: `SVC_PDF_WORKERS must be a positive whole number, not "${value}"`,
+    });
+  }
+  // svc reading with a worker, as set in its environment, reads the same pages.
+  const path = fixturePath("labelled/clsguide.pdf");
+  const script = `import { pdfHandler } from "${
+    new URL("../../components/documents/pdf.ts", import.meta.url).href
+  }";
+    const pages = await pdfHandler.extractPages(await Deno.readFile(${
+    JSON.stringify(path)
+  }), "a.pdf");
+    console.log(JSON.stringify(pages));`;
+  const ended = await run(Deno.execPath(), denoArgs("eval", script), {
+    env: { SVC_PDF_WORKERS: "1" },
+  });
+  assert.equal(ended.code, 0, ended.stderr);
+  const whole = await readPdfPages(await Deno.readFile(path), "a.pdf", { workers: 0 });
+  assert.deepEqual(JSON.parse(ended.stdout), whole);
+  assert.ok(whole.length > 32, "more pages than one turn, so that the worker reads some");
 });
 
 Deno.test("`pdfHandler` still reads PDFs after refusing bad ones", async () => {
