@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { freePort, startProcess } from "../tests/_process.ts";
 import { Client, pause, rss } from "../tests/rely/_server.ts";
 import { svcToml } from "../tests/test_utils.ts";
-import { pdfWorkers } from "../components/documents/pdf.ts";
+import { pdfWorkers } from "../components/core/pdf_workers.ts";
 import { LONG_PDF_PAGES, longPdf, readPdfArgs } from "./_long_pdf.ts";
 
 const RUNS = 3;

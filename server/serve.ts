@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { localRoot } from "../components/core/local_root.ts";
+import { pdfWorkers } from "../components/core/pdf_workers.ts";
 import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
@@ -69,6 +70,8 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
   const limits = requestLimits();
   const userQuotas = quotas();
+  // Read when a PDF is, and checked here, so that a mistyped value stops svc rather than each read.
+  pdfWorkers();
   const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);

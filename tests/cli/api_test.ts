@@ -70,6 +70,19 @@ Deno.test("svc api refuses an unknown class path in the configuration, naming it
   );
 });
 
+Deno.test("svc api refuses to start with SVC_PDF_WORKERS that is not a positive whole number", async () => {
+  await using dir = await tmpDir();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(config, `local_root = "${dir.path}"\n`);
+  const { code, stderr } = await run(
+    Deno.execPath(),
+    denoArgs("run", "-A", MAIN, "api", "-c", config),
+    { env: { SVC_PDF_WORKERS: "all" } },
+  );
+  assert.equal(code, 1);
+  assert.match(stderr, /SVC_PDF_WORKERS must be a positive whole number, not "all"/);
+});
+
 Deno.test("svc api without a configuration says how to make one", async () => {
   await using dir = await tmpDir();
   const { code, stderr } = await run(Deno.execPath(), denoArgs("run", "-A", MAIN, "api"), {

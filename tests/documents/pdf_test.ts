@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { SvcError } from "../../components/core/errors.ts";
 import { LAYOUT_WINDOW } from "../../components/documents/_pdf_layout.ts";
-import {
-  pdfHandler,
-  pdfWorkers,
-  readPdfPages,
-  streamPdfPages,
-} from "../../components/documents/pdf.ts";
+import { pdfHandler, readPdfPages, streamPdfPages } from "../../components/documents/pdf.ts";
+import { pdfWorkers } from "../../components/core/pdf_workers.ts";
 import { denoArgs, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { fixture, refusal } from "./_helpers.ts";
