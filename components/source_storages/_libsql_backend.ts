@@ -1,8 +1,6 @@
 /**
- * The indexes of the LibSQL source storage in a libSQL database: chunks, their
- * vectors in `F32_BLOB` columns, and an FTS5 table of the chunks' text, which
- * search no longer reads (it is kept up to date so that an earlier svc can
- * still use the database).
+ * The indexes of the LibSQL source storage in a libSQL database: chunks, and
+ * their vectors in `F32_BLOB` columns.
  *
  * A search ranks the chat's chunks, and only those, in memory: what it needs
  * of each index is read once (the chunks' texts and vectors) and kept, within
@@ -12,9 +10,9 @@
  * - The full-text arm is FTS5's BM25 with FTS5's tokenizer, computed over the
  *   chat's chunks alone: the chat's own term statistics, so another user's
  *   documents change nothing of its ranking, and a cost that grows with the
- *   chat, not the database. The FTS5 table over the whole database read every
- *   chunk holding a query's word, anyone's, and took 500 ms for a chat of
- *   100,000 chunks.
+ *   chat, not the database. svc 0.3.0's FTS5 table over the whole database
+ *   read every chunk holding a query's word, anyone's, and took 500 ms for a
+ *   chat of 100,000 chunks.
  * - The vector arm scans the codes on the query's heaviest dimensions, then
  *   ranks its best candidates (twice the chunks it gives) exactly by their
  *   stored vectors, as `vector_distance_cos` would, ties to the lower id.
@@ -59,7 +57,17 @@ import {
 
 // Rows per write; between them other requests get their turn.
 const BATCH_ROWS = 200;
-const SCHEMA_VERSION = "1";
+const SCHEMA_VERSION = "2";
+// Version 1 kept an FTS5 table of the chunks' text, filled by triggers, which
+// search stopped reading when it moved into memory: it was three fifths of
+// the time of storing a chunk. Version 2 drops it; an svc of version 1
+// refuses the database, naming both versions, rather than search without it.
+const TO_VERSION_2 = [
+  `DROP TRIGGER IF EXISTS rag_chunks_insert`,
+  `DROP TRIGGER IF EXISTS rag_chunks_delete`,
+  `DROP TABLE IF EXISTS rag_chunks_fts`,
+  `UPDATE rag_meta SET value = '2' WHERE name = 'schema' AND value = '1'`,
+];
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
 
@@ -86,18 +94,6 @@ const SCHEMA = [
     num_tokens INTEGER NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS rag_chunks_by_index ON rag_chunks (index_id, ordinal)`,
-  // Porter stems English ("braided" finds "braid"); remove_diacritics lets
-  // "cafe" find "café".
-  `CREATE VIRTUAL TABLE IF NOT EXISTS rag_chunks_fts USING fts5(
-    text, content='rag_chunks', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
-  )`,
-  `CREATE TRIGGER IF NOT EXISTS rag_chunks_insert AFTER INSERT ON rag_chunks BEGIN
-    INSERT INTO rag_chunks_fts (rowid, text) VALUES (new.id, new.text);
-  END`,
-  `CREATE TRIGGER IF NOT EXISTS rag_chunks_delete AFTER DELETE ON rag_chunks BEGIN
-    INSERT INTO rag_chunks_fts (rag_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-  END`,
   `CREATE TABLE IF NOT EXISTS rag_links (
     chat_id TEXT NOT NULL,
     document_id TEXT NOT NULL,
@@ -169,6 +165,8 @@ export class LibSQLBackend implements IndexBackend {
       await client.execute(
         `INSERT OR IGNORE INTO rag_meta (name, value) VALUES ('schema', '${SCHEMA_VERSION}')`,
       );
+    } else if (found === "1") {
+      await client.batch(TO_VERSION_2, "write");
     } else if (found !== SCHEMA_VERSION) {
       throw new Error(
         `its rag_* tables have schema version ${found}, and this svc knows ${SCHEMA_VERSION}`,

@@ -23,12 +23,9 @@ function counts(root: string): Promise<Record<string, number>> {
 async function countsIn(path: string): Promise<Record<string, number>> {
   const client = createClient({ url: `file:${path}` });
   try {
-    // The full-text index must match its chunks; docsize has a row per indexed chunk.
-    await client.execute(`INSERT INTO rag_chunks_fts (rag_chunks_fts) VALUES ('integrity-check')`);
     const tables = await client.execute(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'rag_*'
-        AND name NOT IN ('rag_meta', 'rag_chunks_fts', 'rag_chunks_fts_data', 'rag_chunks_fts_idx',
-          'rag_chunks_fts_config') ORDER BY name`,
+        AND name != 'rag_meta' ORDER BY name`,
     );
     const counted: Record<string, number> = {};
     for (const row of tables.rows) {
@@ -77,11 +74,62 @@ Deno.test("LibSQL indexes a document once for every chat, and removes it with th
   assert.deepEqual(await counts(root.path), {
     rag_builds: 0,
     rag_chunks: 0,
-    rag_chunks_fts_docsize: 0,
     rag_indexes: 0,
     rag_links: 0,
     rag_vectors_512: 0,
   });
+});
+
+Deno.test("LibSQL drops the FTS5 table of a database of schema version 1, and keeps its indexes", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const params = chatParams("kept");
+  await new LibSQL().store([report], params);
+  // The database as svc 0.3.0 left it: its chunks' text in an FTS5 table, kept by triggers.
+  const path = `${root.path}/libsql/sources.db`;
+  const client = createClient({ url: `file:${path}` });
+  try {
+    await client.batch([
+      `CREATE VIRTUAL TABLE rag_chunks_fts USING fts5(text, content='rag_chunks',
+        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
+      `CREATE TRIGGER rag_chunks_insert AFTER INSERT ON rag_chunks BEGIN
+        INSERT INTO rag_chunks_fts (rowid, text) VALUES (new.id, new.text);
+      END`,
+      `CREATE TRIGGER rag_chunks_delete AFTER DELETE ON rag_chunks BEGIN
+        INSERT INTO rag_chunks_fts (rag_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+      END`,
+      `INSERT INTO rag_chunks_fts (rag_chunks_fts) VALUES ('rebuild')`,
+      `UPDATE rag_meta SET value = '1' WHERE name = 'schema'`,
+    ], "write");
+    const before = await counts(root.path);
+    assert.ok(before.rag_chunks_fts_docsize! > 0);
+
+    const sources = await new LibSQL().retrieve([report], "What is the secret ingredient?", params);
+    assert.match(sources[0]!.content, /cardamom/);
+    const { rows } = await client.execute(
+      `SELECT type, name FROM sqlite_master WHERE name GLOB 'rag_chunks_*' ORDER BY name`,
+    );
+    assert.deepEqual(rows.map((row) => `${row.type} ${row.name}`), ["index rag_chunks_by_index"]);
+    const version = await client.execute(`SELECT value FROM rag_meta WHERE name = 'schema'`);
+    assert.equal(version.rows[0]!.value, "2");
+    const after = await counts(root.path);
+    assert.deepEqual(after, {
+      rag_builds: 0,
+      rag_chunks: before.rag_chunks,
+      rag_indexes: 1,
+      rag_links: 1,
+      rag_vectors_512: before.rag_chunks,
+    });
+
+    // A later version's database is refused, naming both versions.
+    await client.execute(`UPDATE rag_meta SET value = '3' WHERE name = 'schema'`);
+    await assert.rejects(
+      new LibSQL().retrieve([report], "bread", params),
+      /its rag_\* tables have schema version 3, and this svc knows 2/,
+    );
+  } finally {
+    client.close();
+  }
 });
 
 Deno.test("LibSQL indexes anew for other chunk settings or another embedder", async () => {
