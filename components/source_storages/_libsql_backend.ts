@@ -165,13 +165,14 @@ export class LibSQLBackend implements IndexBackend {
       await client.execute(
         `INSERT OR IGNORE INTO rag_meta (name, value) VALUES ('schema', '${SCHEMA_VERSION}')`,
       );
-    } else if (found === "1") {
-      await client.batch(TO_VERSION_2, "write");
-    } else if (found !== SCHEMA_VERSION) {
+    } else if (found !== "1" && found !== SCHEMA_VERSION) {
       throw new Error(
         `its rag_* tables have schema version ${found}, and this svc knows ${SCHEMA_VERSION}`,
       );
     }
+    // At every start: an svc of version 1 that opened the database since made the table again
+    // before it refused the database.
+    await client.batch(TO_VERSION_2, "write");
     const backend = new LibSQLBackend(client, options);
     await backend.#sweep();
     return backend;

@@ -121,6 +121,21 @@ Deno.test("LibSQL drops the FTS5 table of a database of schema version 1, and ke
       rag_vectors_512: before.rag_chunks,
     });
 
+    // svc 0.3.0 opening it since makes its table and triggers again before it refuses it: they go
+    // again at the next start.
+    await client.batch([
+      `CREATE VIRTUAL TABLE rag_chunks_fts USING fts5(text, content='rag_chunks',
+        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
+      `CREATE TRIGGER rag_chunks_insert AFTER INSERT ON rag_chunks BEGIN
+        INSERT INTO rag_chunks_fts (rowid, text) VALUES (new.id, new.text);
+      END`,
+    ], "write");
+    await new LibSQL().retrieve([report], "bread", params);
+    const left = await client.execute(
+      `SELECT name FROM sqlite_master WHERE name GLOB 'rag_chunks_fts*' OR type = 'trigger'`,
+    );
+    assert.deepEqual(left.rows, []);
+
     // A later version's database is refused, naming both versions.
     await client.execute(`UPDATE rag_meta SET value = '3' WHERE name = 'schema'`);
     await assert.rejects(
