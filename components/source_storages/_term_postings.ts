@@ -497,8 +497,7 @@ export class QueryScoring {
       if (from === to) continue;
       const { postingsOf, lengths } = this.#indexes[i]!;
       const run = { postings: postingsOf, lengths, from, to, offset: this.#starts[i]! };
-      if (met) addMeeting(run, scores, times * idf, this.#lengthWeight, met);
-      else addPostings(run, scores, idf, this.#lengthWeight);
+      addPostings(run, scores, times * idf, this.#lengthWeight, met);
     }
   }
 
@@ -542,29 +541,16 @@ interface PostingRun {
   offset: number;
 }
 
-/** Adds a run's BM25 weights, the term's `idf` given, to the scores of its chunks. */
+/**
+ * Adds a run's BM25 weights, the term's `idf` given, to the scores of its
+ * chunks; the positions first given a score are added to `met`, when given.
+ */
 function addPostings(
   { postings, lengths, from, to, offset }: PostingRun,
   scores: Float64Array,
   idf: number,
   lengthWeight: number,
-): void {
-  for (let p = from; p < to; p++) {
-    const posting = postings[p]!;
-    const chunk = posting >>> COUNT_BITS;
-    const count = posting & (COUNTS - 1);
-    const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
-    scores[offset + chunk]! += (idf * count * (K1 + 1)) / (count + norm);
-  }
-}
-
-/** {@linkcode addPostings}, the positions first given a score added to `met`. */
-function addMeeting(
-  { postings, lengths, from, to, offset }: PostingRun,
-  scores: Float64Array,
-  idf: number,
-  lengthWeight: number,
-  met: Met,
+  met?: Met,
 ): void {
   for (let p = from; p < to; p++) {
     const posting = postings[p]!;
@@ -572,7 +558,7 @@ function addMeeting(
     const count = posting & (COUNTS - 1);
     const norm = K1 * (1 - B + lengths[chunk]! * lengthWeight);
     const position = offset + chunk;
-    if (scores[position] === 0) met.add(position);
+    if (met && scores[position] === 0) met.add(position);
     scores[position]! += (idf * count * (K1 + 1)) / (count + norm);
   }
 }

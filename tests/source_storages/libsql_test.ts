@@ -80,6 +80,18 @@ Deno.test("LibSQL indexes a document once for every chat, and removes it with th
   });
 });
 
+/** The FTS5 table of the chunks' text and its triggers, as the storage's schema version 1 made them. */
+const FTS5_OF_VERSION_1 = [
+  `CREATE VIRTUAL TABLE rag_chunks_fts USING fts5(text, content='rag_chunks',
+    content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
+  `CREATE TRIGGER rag_chunks_insert AFTER INSERT ON rag_chunks BEGIN
+    INSERT INTO rag_chunks_fts (rowid, text) VALUES (new.id, new.text);
+  END`,
+  `CREATE TRIGGER rag_chunks_delete AFTER DELETE ON rag_chunks BEGIN
+    INSERT INTO rag_chunks_fts (rag_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  END`,
+];
+
 Deno.test("LibSQL drops the FTS5 table of a database of schema version 1, and keeps its indexes", async () => {
   await using root = await tmpLocalRoot();
   const report = await copiedFixture(root.path, "report.pdf");
@@ -90,14 +102,7 @@ Deno.test("LibSQL drops the FTS5 table of a database of schema version 1, and ke
   const client = createClient({ url: `file:${path}` });
   try {
     await client.batch([
-      `CREATE VIRTUAL TABLE rag_chunks_fts USING fts5(text, content='rag_chunks',
-        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
-      `CREATE TRIGGER rag_chunks_insert AFTER INSERT ON rag_chunks BEGIN
-        INSERT INTO rag_chunks_fts (rowid, text) VALUES (new.id, new.text);
-      END`,
-      `CREATE TRIGGER rag_chunks_delete AFTER DELETE ON rag_chunks BEGIN
-        INSERT INTO rag_chunks_fts (rag_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-      END`,
+      ...FTS5_OF_VERSION_1,
       `INSERT INTO rag_chunks_fts (rag_chunks_fts) VALUES ('rebuild')`,
       `UPDATE rag_meta SET value = '1' WHERE name = 'schema'`,
     ], "write");
@@ -123,13 +128,7 @@ Deno.test("LibSQL drops the FTS5 table of a database of schema version 1, and ke
 
     // svc 0.3.0 opening it since makes its table and triggers again before it refuses it: they go
     // again at the next start.
-    await client.batch([
-      `CREATE VIRTUAL TABLE rag_chunks_fts USING fts5(text, content='rag_chunks',
-        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
-      `CREATE TRIGGER rag_chunks_insert AFTER INSERT ON rag_chunks BEGIN
-        INSERT INTO rag_chunks_fts (rowid, text) VALUES (new.id, new.text);
-      END`,
-    ], "write");
+    await client.batch(FTS5_OF_VERSION_1, "write");
     await new LibSQL().retrieve([report], "bread", params);
     const left = await client.execute(
       `SELECT name FROM sqlite_master WHERE name GLOB 'rag_chunks_fts*' OR type = 'trigger'`,
