@@ -112,12 +112,20 @@ export function Workspace(
     if (!components && componentsError) void loadComponents();
   }
 
-  // A new chat was asked for and the components cannot be read (the API is down).
+  /** Opens the dialog adding documents to the open chat, as {@linkcode startChat} opens its own. */
+  function addDocuments() {
+    setAdding(true);
+    if (!components && componentsError) void loadComponents();
+  }
+
+  // A dialog was asked for and the components cannot be read (the API is down).
   useEffect(() => {
-    if (!creating || components || !componentsError) return;
-    setNotice(`A new chat needs svc's components, which cannot be read now: ${componentsError}`);
+    if ((!creating && !adding) || components || !componentsError) return;
+    const asked = creating ? "A new chat" : "Adding documents";
+    setNotice(`${asked} needs svc's components, which cannot be read now: ${componentsError}`);
     setCreating(false);
-  }, [creating, components, componentsError]);
+    setAdding(false);
+  }, [creating, adding, components, componentsError]);
 
   function select(chatId: string) {
     setSelectedId(chatId);
@@ -210,7 +218,7 @@ export function Workspace(
         onRegenerate={() => store.regenerate(selected.id)}
         onRetry={(prompt) => store.retry(selected.id, prompt)}
         onRename={(name) => store.rename(selected.id, name)}
-        onAddDocuments={() => components ? setAdding(true) : startChat()}
+        onAddDocuments={addDocuments}
         onShowSources={(messageKey, source) => setPanel({ kind: "sources", messageKey, source })}
         onShowInfo={() => setPanel(panel?.kind === "info" ? undefined : { kind: "info" })}
         onDelete={() => setDeleting(selected)}
