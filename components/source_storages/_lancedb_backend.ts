@@ -75,6 +75,8 @@ const KEEP_VERSIONS_MS = 60_000;
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
 // Indexes read from the table at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
+// The chats whose links are kept between questions, the most recently asked.
+const KEPT_CHAT_LINKS = 1024;
 
 /** The tables of an open LanceDB folder. */
 export class LanceDBBackend extends SerialBackend {
@@ -82,6 +84,8 @@ export class LanceDBBackend extends SerialBackend {
   readonly #modules: LanceModules;
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
+  // Each chat's links as last read, and the versions of the two tables they were read at.
+  readonly #links = new Map<string, { versions: string; links: Map<string, IndexInfo> }>();
   readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY);
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
@@ -280,6 +284,25 @@ export class LanceDBBackend extends SerialBackend {
     const rows = await (await this.#table(`chunks_${info.dimension}`)).query()
       .where(`key = ${literal(key)}`).select(CHUNK_COLUMNS).toArray();
     return rows.map(chunkOf).sort((a, b) => a.ordinal - b.ordinal);
+  }
+
+  /**
+   * A chat's links, read again only when the links or the indexes changed
+   * since: two reads of the tables' versions (which see every process's
+   * writes) rather than two queries, most of a small chat's question. The
+   * versions are read before the links, so links kept are never older than
+   * the versions they are kept with.
+   */
+  override async links(chatId: string): Promise<Map<string, IndexInfo>> {
+    const tables = await Promise.all([this.#table("links"), this.#table("indexes")]);
+    const versions = (await Promise.all(tables.map((table) => table.version()))).join(" ");
+    const held = this.#links.get(chatId);
+    if (held?.versions === versions) return new Map(held.links);
+    const links = await super.links(chatId);
+    this.#links.delete(chatId);
+    if (this.#links.size >= KEPT_CHAT_LINKS) this.#links.delete(this.#links.keys().next().value!);
+    this.#links.set(chatId, { versions, links });
+    return new Map(links);
   }
 
   protected override async chatLinks(chatId: string): Promise<StoredLink[]> {

@@ -148,3 +148,36 @@ Deno.test("LanceDB searches the same with too little memory to keep the passages
   assert.deepEqual(await reading.search(keys, query), found);
   assert.deepEqual(await reading.search(keys, query), found);
 });
+
+Deno.test("LanceDB reads a chat's links again only when a process changed the links or the indexes", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  await new LanceDB().store([report], chatParams("kept"));
+  const modules = { lancedb, arrow };
+  const asking = await LanceDBBackend.open(`${root.path}/lancedb`, modules);
+  // Another process's backend on the same folder.
+  const other = await LanceDBBackend.open(`${root.path}/lancedb`, modules);
+  let reads = 0;
+  const read = (asking as unknown as { chatLinks(chatId: string): Promise<unknown> }).chatLinks
+    .bind(asking);
+  Object.assign(asking, { chatLinks: (chatId: string) => (reads++, read(chatId)) });
+
+  const first = await asking.links("kept");
+  assert.deepEqual([...first.keys()], [report.id]);
+  const { key } = first.get(report.id)!;
+  assert.deepEqual(await asking.links("kept"), first);
+  assert.equal(reads, 1);
+
+  // Changed by the other process: read again.
+  await other.unlink("kept");
+  assert.equal((await asking.links("kept")).size, 0);
+  assert.equal(reads, 2);
+  // Changed by this one: read again.
+  await new LanceDB().store([report], chatParams("kept"));
+  assert.equal(await asking.link({ chatId: "again", documentId: report.id, key: key }), true);
+  assert.deepEqual([...(await asking.links("again")).keys()], [report.id]);
+  assert.deepEqual([...(await asking.links("kept")).keys()], [report.id]);
+  assert.equal(reads, 4);
+  assert.deepEqual([...(await asking.links("kept")).keys()], [report.id]);
+  assert.equal(reads, 4);
+});
