@@ -24,7 +24,7 @@
  * an exact scan of the same chunks.
  * @module
  */
-import type { Client, InStatement, InValue } from "@libsql/client";
+import type { Client, InStatement, InValue, ResultSet } from "@libsql/client";
 import { reclaimSpace } from "../sqlite_space.ts";
 import { abandoned, newBuilder, runBuild } from "./_builders.ts";
 import {
@@ -70,6 +70,8 @@ const TO_VERSION_2 = [
 ];
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
+// The chats whose links are kept between questions, the most recently asked.
+const KEPT_CHAT_LINKS = 1024;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -133,6 +135,15 @@ export interface LibSQLBackendOptions {
    * @default {DEFAULT_PASSAGE_MEMORY}
    */
   passageMemory?: number;
+  /**
+   * Whether SQLite's `data_version` counts the writes of every other client
+   * of the database, as it does for a file: a chat's links and its indexes'
+   * ids are then kept between questions while nothing wrote. False for a
+   * database on a server, whose other clients' writes it does not count: they
+   * are read at every question.
+   * @default {true}
+   */
+  seesOtherWrites?: boolean;
 }
 
 /**
@@ -148,10 +159,19 @@ export class LibSQLBackend implements IndexBackend {
   readonly #memory: SearchCache<Searchable>;
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
+  // The writes this backend made: with SQLite's count of other connections' commits, what the
+  // rows kept between questions are checked against, in a file (see #state).
+  #writes = 0;
+  readonly #keepsRows: boolean;
+  // Each chat's links, and each index's id and time by key, as last read, with the state read
+  // before them.
+  readonly #links = new Map<string, { state: string; links: Map<string, IndexInfo> }>();
+  #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
     this.#reclaimSpace = options.reclaimSpace ?? false;
+    this.#keepsRows = options.seesOtherWrites ?? true;
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY);
     this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY);
   }
@@ -180,10 +200,10 @@ export class LibSQLBackend implements IndexBackend {
 
   async link(link: IndexLink): Promise<boolean> {
     const earlier = await this.#linkedIndex(link);
-    const [linked] = await this.#client.batch([
+    const [linked] = await this.#write([
       linkStatement(link),
       ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
-    ], "write");
+    ]);
     return linked!.rowsAffected > 0;
   }
 
@@ -195,7 +215,7 @@ export class LibSQLBackend implements IndexBackend {
     const builder = await newBuilder();
     using _running = runBuild(builder);
     const now = Date.now();
-    const [created] = await this.#client.batch([
+    const [created] = await this.#write([
       {
         sql: `INSERT INTO rag_indexes (pending_key, content_hash, chunk_size, chunk_overlap,
           embedder, dimension, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -214,7 +234,7 @@ export class LibSQLBackend implements IndexBackend {
           `INSERT INTO rag_builds (index_id, builder, heartbeat) VALUES (last_insert_rowid(), ?, ?)`,
         args: [builder, now],
       },
-    ], "write");
+    ]);
     const id = Number(created!.rows[0]!.id);
     const ids: number[] = [];
     try {
@@ -238,14 +258,14 @@ export class LibSQLBackend implements IndexBackend {
           sql: `UPDATE rag_builds SET heartbeat = ? WHERE index_id = ?`,
           args: [Date.now(), id],
         });
-        const results = await this.#client.batch(statements, "write");
+        const results = await this.#write(statements);
         for (let i = 0; i < end - start; i++) ids.push(Number(results[2 * i]!.lastInsertRowid));
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
       const earlier = await this.#linkedIndex(link);
-      const [completed] = await this.#client.batch([
+      const [completed] = await this.#write([
         {
           sql: `UPDATE rag_indexes SET key = pending_key WHERE id = ?
             AND NOT EXISTS (SELECT 1 FROM rag_indexes WHERE key = ?)`,
@@ -255,7 +275,7 @@ export class LibSQLBackend implements IndexBackend {
         linkStatement(link),
         ...await this.#removeIndex(id, index.dimension, "abandoned"),
         ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
-      ], "write");
+      ]);
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
         // Ready for the chat's first question, which would read it all back otherwise.
         const texts = index.chunks.map((chunk) => chunk.text);
@@ -274,13 +294,26 @@ export class LibSQLBackend implements IndexBackend {
       }
     } catch (error) {
       // When this fails too (a full disk), the rows go at the next sweep.
-      await this.#client.batch(await this.#removeIndex(id, index.dimension, "abandoned"), "write")
+      await this.#write(await this.#removeIndex(id, index.dimension, "abandoned"))
         .catch(() => {});
       throw error;
     }
   }
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
+    const state = await this.#state();
+    const held = this.#links.get(chatId);
+    if (state !== undefined && held?.state === state) return new Map(held.links);
+    const links = await this.#readLinks(chatId);
+    if (state !== undefined) {
+      this.#links.delete(chatId);
+      if (this.#links.size >= KEPT_CHAT_LINKS) this.#links.delete(this.#links.keys().next().value!);
+      this.#links.set(chatId, { state, links });
+    }
+    return new Map(links);
+  }
+
+  async #readLinks(chatId: string): Promise<Map<string, IndexInfo>> {
     const rows = await this.#jsonRows({
       sql: `SELECT json_group_array(json_object('document_id', l.document_id, 'key', i.key,
           'content_hash', i.content_hash, 'chunk_size', i.chunk_size,
@@ -310,10 +343,10 @@ export class LibSQLBackend implements IndexBackend {
     const removals = await Promise.all(
       linked.rows.map((row) => this.#removeIndex(Number(row.id), Number(row.dimension), "orphan")),
     );
-    await this.#client.batch([
+    await this.#write([
       { sql: `DELETE FROM rag_links WHERE chat_id = ?`, args: [chatId] },
       ...removals.flat(),
-    ], "write");
+    ]);
     await this.#sweep({ reclaim: linked.rows.length > 0 });
   }
 
@@ -322,16 +355,7 @@ export class LibSQLBackend implements IndexBackend {
     query: SearchQuery,
   ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
-    const found = await this.#jsonRows({
-      sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
-        FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
-      args: [...keys],
-    });
-    const stored = found.map((row) => ({
-      id: Number(row.id),
-      key: String(row.key),
-      createdAt: Number(row.created_at),
-    }));
+    const stored = await this.#storedIndexes(keys);
     if (stored.length === 0) return [[], []];
     const dimension = query.vector.length;
     const vectors = await this.#hasVectors(dimension);
@@ -448,6 +472,50 @@ export class LibSQLBackend implements IndexBackend {
     return stored.map((index) => held.get(index.id)!);
   }
 
+  /** The ids and times of the complete indexes under `keys`, those read before kept while unchanged. */
+  async #storedIndexes(keys: readonly string[]): Promise<StoredIndex[]> {
+    const state = await this.#state();
+    if (state === undefined || this.#indexes.state !== state) {
+      this.#indexes = { state: state ?? "", byKey: new Map() };
+    }
+    const { byKey } = this.#indexes;
+    const missing = keys.filter((key) => !byKey.has(key));
+    if (missing.length > 0) {
+      const found = await this.#jsonRows({
+        sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
+          FROM rag_indexes WHERE key IN (${marks(missing.length)})`,
+        args: missing,
+      });
+      for (const row of found) {
+        const key = String(row.key);
+        byKey.set(key, { id: Number(row.id), key, createdAt: Number(row.created_at) });
+      }
+    }
+    return keys.flatMap((key) => byKey.get(key) ?? []);
+  }
+
+  /**
+   * What the database's rows are at now, for the rows kept between questions: this backend's
+   * writes and SQLite's `data_version`, which counts the commits of every other connection, other
+   * processes' included. Undefined for a database on a server, whose other clients' writes it
+   * does not count: its rows are read at every question.
+   */
+  async #state(): Promise<string | undefined> {
+    if (!this.#keepsRows) return undefined;
+    const writes = this.#writes;
+    const { rows } = await this.#client.execute("PRAGMA data_version");
+    return `${writes} ${rows[0]?.[0]}`;
+  }
+
+  /** Runs statements in one write transaction, counted among this backend's writes once it ends. */
+  async #write(statements: InStatement[]): Promise<ResultSet[]> {
+    try {
+      return await this.#client.batch(statements, "write");
+    } finally {
+      this.#writes++;
+    }
+  }
+
   /** The passages kept in memory of each index searched (see `keptOrRead()`). */
   #kept(
     stored: readonly { id: number; createdAt: number }[],
@@ -532,9 +600,8 @@ export class LibSQLBackend implements IndexBackend {
           heartbeat: Number(row.heartbeat ?? row.created_at),
         };
         if (!(await abandoned(build))) continue;
-        await this.#client.batch(
+        await this.#write(
           await this.#removeIndex(Number(row.id), Number(row.dimension), "abandoned"),
-          "write",
         );
         removed = true;
       }
@@ -594,14 +661,14 @@ export class LibSQLBackend implements IndexBackend {
     }
     const table = `rag_vectors_${dimension}`;
     if (!this.#vectorTables.has(dimension)) {
-      await this.#client.batch([
+      await this.#write([
         `CREATE TABLE IF NOT EXISTS ${table} (
           chunk_id INTEGER PRIMARY KEY REFERENCES rag_chunks (id),
           index_id INTEGER NOT NULL,
           embedding F32_BLOB(${dimension}) NOT NULL
         )`,
         `CREATE INDEX IF NOT EXISTS ${table}_by_index ON ${table} (index_id)`,
-      ], "write");
+      ]);
       this.#vectorTables.add(dimension);
     }
     return table;
@@ -625,6 +692,13 @@ function linkStatement(link: IndexLink): InStatement {
       ON CONFLICT (chat_id, document_id) DO UPDATE SET index_id = excluded.index_id`,
     args: [link.chatId, link.documentId, link.key],
   };
+}
+
+/** A complete index's row id, key and time of creation. */
+interface StoredIndex {
+  id: number;
+  key: string;
+  createdAt: number;
 }
 
 /** One index as search keeps it in memory, with its chunks' ids by ordinal. */

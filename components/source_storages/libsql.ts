@@ -105,7 +105,10 @@ async function open(
     } else {
       client = createClient({ url, authToken: options.authToken });
     }
-    return await LibSQLBackend.open(client, { reclaimSpace: options.path !== undefined });
+    return await LibSQLBackend.open(client, {
+      reclaimSpace: options.path !== undefined,
+      seesOtherWrites: options.path !== undefined,
+    });
   } catch (error) {
     client?.close();
     const fault = diskFaultError(`Cannot open the LibSQL database ${quote(name)}`, error);

@@ -511,3 +511,57 @@ Deno.test("LibSQL searches the same with too little memory to keep the indexes o
     client.close();
   }
 });
+
+Deno.test("LibSQL keeps a chat's links between questions until a connection writes to the database", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams("kept", { chunk_size: 8, chunk_overlap: 2 });
+  await new LibSQL().store([report, guide], params);
+  const url = `file:${root.path}/libsql/sources.db`;
+  const own = createClient({ url });
+  const other = createClient({ url });
+  try {
+    const backend = await LibSQLBackend.open(own);
+    const first = await backend.links("kept");
+    assert.deepEqual([...first.keys()].sort(), [guide.id, report.id].sort());
+    const [vector] = new HashEmbedder().embedSync(["secret ingredient"]);
+    const query = { text: "secret ingredient", vector: vector!, limit: 100 };
+    const keys = [...first.values()].map((info) => info.key);
+    const found = await backend.search(keys, query);
+
+    // A row changed through the backend's own connection but not by it is not seen: the links
+    // and the indexes' ids are kept.
+    await own.execute({ sql: `DELETE FROM rag_links WHERE document_id = ?`, args: [guide.id] });
+    assert.deepEqual(await backend.links("kept"), first);
+    // Another connection's commit is: everything is read again.
+    await other.execute({
+      sql: `INSERT INTO rag_links (chat_id, document_id, index_id)
+        SELECT 'kept', 'a-third', index_id FROM rag_links WHERE document_id = ?`,
+      args: [report.id],
+    });
+    assert.deepEqual([...(await backend.links("kept")).keys()].sort(), ["a-third", report.id]);
+    assert.deepEqual(await backend.search(keys, query), found);
+    await other.execute({ sql: `DELETE FROM rag_links WHERE chat_id = 'kept'` });
+    assert.equal((await backend.links("kept")).size, 0);
+
+    // So is the backend's own write.
+    await own.execute({
+      sql: `INSERT INTO rag_links (chat_id, document_id, index_id)
+        SELECT 'kept', ?, id FROM rag_indexes WHERE key = ?`,
+      args: [report.id, first.get(report.id)!.key],
+    });
+    assert.equal((await backend.links("kept")).size, 0);
+    assert.equal(
+      await backend.link({ chatId: "kept", documentId: guide.id, key: first.get(guide.id)!.key }),
+      true,
+    );
+    assert.deepEqual(
+      [...(await backend.links("kept")).keys()].sort(),
+      [guide.id, report.id].sort(),
+    );
+  } finally {
+    own.close();
+    other.close();
+  }
+});
