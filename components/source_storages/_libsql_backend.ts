@@ -44,7 +44,7 @@ import {
 } from "./_kept_passages.ts";
 import type { WordsKept } from "./_proximity.ts";
 import { DEFAULT_PASSAGE_MEMORY, DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
-import { FTS5 } from "./_term_postings.ts";
+import { FTS5, TermPostings } from "./_term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -96,6 +96,14 @@ const SCHEMA = [
     num_tokens INTEGER NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS rag_chunks_by_index ON rag_chunks (index_id, ordinal)`,
+  // Each index's postings for the full-text ranking (TermPostings.toBytes()), so that its first
+  // search after a start reads them rather than building them from the texts: kept for the index
+  // made at created_at, and read for no other that took its id since.
+  `CREATE TABLE IF NOT EXISTS rag_postings (
+    index_id INTEGER PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    data BLOB NOT NULL
+  )`,
   `CREATE TABLE IF NOT EXISTS rag_links (
     chat_id TEXT NOT NULL,
     document_id TEXT NOT NULL,
@@ -262,6 +270,19 @@ export class LibSQLBackend implements IndexBackend {
         for (let i = 0; i < end - start; i++) ids.push(Number(results[2 * i]!.lastInsertRowid));
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
+      // Ready for the chat's first question, which would read it all back otherwise, and its
+      // postings stored with it, for the first question after a start.
+      const texts = index.chunks.map((chunk) => chunk.text);
+      const kept = keepPassages(
+        index.chunks.map((chunk, ordinal) => ({
+          ...chunk,
+          ordinal,
+          pages: JSON.stringify(chunk.pageNumbers),
+          vector: index.vectors[ordinal],
+        })),
+        index.dimension,
+      );
+      const entry = await searchable(ids, texts, index.vectors, index.dimension, kept.bytes);
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
       const earlier = await this.#linkedIndex(link);
@@ -272,23 +293,12 @@ export class LibSQLBackend implements IndexBackend {
           args: [id, index.key],
         },
         { sql: `DELETE FROM rag_builds WHERE index_id = ?`, args: [id] },
+        postingsStatement(id, now, entry.terms),
         linkStatement(link),
         ...await this.#removeIndex(id, index.dimension, "abandoned"),
         ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
       ]);
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
-        // Ready for the chat's first question, which would read it all back otherwise.
-        const texts = index.chunks.map((chunk) => chunk.text);
-        const kept = keepPassages(
-          index.chunks.map((chunk, ordinal) => ({
-            ...chunk,
-            ordinal,
-            pages: JSON.stringify(chunk.pageNumbers),
-            vector: index.vectors[ordinal],
-          })),
-          index.dimension,
-        );
-        const entry = await searchable(ids, texts, index.vectors, index.dimension, kept.bytes);
         this.#memory.set(cacheKey(now, id, index.dimension), entry);
         this.#passages.set(cacheKey(now, id, index.dimension), kept);
       }
@@ -463,12 +473,27 @@ export class LibSQLBackend implements IndexBackend {
       if (entry) held.set(index.id, entry);
       else missing.push(index.id);
     }
-    for await (const { id, ids, passages, embeddings } of this.#read(missing, dimension, vectors)) {
-      const entry = await searchable(ids, passages.texts, embeddings, dimension, passages.bytes);
+    const built: InStatement[] = [];
+    const reading = this.#read(missing, dimension, vectors, { postings: true });
+    for await (const { id, ids, passages, embeddings, postings } of reading) {
+      const entry = await searchable(
+        ids,
+        passages.texts,
+        embeddings,
+        dimension,
+        passages.bytes,
+        postings,
+      );
+      if (!postings && ids.length > 0) {
+        built.push(postingsStatement(id, createdAt.get(id)!, entry.terms, { ifIndexed: true }));
+      }
       held.set(id, entry);
       this.#memory.set(cacheKey(createdAt.get(id)!, id, dimension), entry);
       this.#passages.set(cacheKey(createdAt.get(id)!, id, dimension), passages);
     }
+    // Postings built here, of an index stored before they were kept, are kept for the next start;
+    // a disk that refuses the write (full, read-only) leaves them to be built again then.
+    if (built.length > 0) await this.#write(built).catch(() => {});
     return stored.map((index) => held.get(index.id)!);
   }
 
@@ -532,14 +557,22 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   /** The chunks of the indexes `ids`, read from the database some indexes at a time. */
-  async *#read(ids: readonly number[], dimension: number, vectors: boolean): AsyncGenerator<{
+  async *#read(
+    ids: readonly number[],
+    dimension: number,
+    vectors: boolean,
+    options: { postings?: boolean } = {},
+  ): AsyncGenerator<{
     id: number;
     ids: number[];
     passages: KeptPassages;
     embeddings: Float32Array[];
+    /** The index's postings as stored, when asked for and kept for it. */
+    postings?: TermPostings;
   }> {
     for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
       const group = ids.slice(start, start + LOADED_INDEXES);
+      const postings = options.postings ? await this.#storedPostings(group) : new Map();
       const { rows } = await this.#client.execute({
         sql: vectors
           ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
@@ -560,9 +593,37 @@ export class LibSQLBackend implements IndexBackend {
           chunkRows.map((row, i) => storedPassage(row, embeddings[i])),
           dimension,
         );
-        yield { id, ids: chunkRows.map((row) => Number(row.id)), passages, embeddings };
+        const stored = postings.get(id);
+        yield {
+          id,
+          ids: chunkRows.map((row) => Number(row.id)),
+          passages,
+          embeddings,
+          // Postings of as many chunks as the index has, else built again.
+          postings: stored?.size === chunkRows.length ? stored : undefined,
+        };
       }
     }
+  }
+
+  /** The postings kept of the indexes `ids`, each for the index made when they were kept. */
+  async #storedPostings(ids: readonly number[]): Promise<Map<number, TermPostings>> {
+    const { rows } = await this.#client.execute({
+      sql: `SELECT p.index_id, p.data FROM rag_postings p
+        JOIN rag_indexes i ON i.id = p.index_id AND i.created_at = p.created_at
+        WHERE p.index_id IN (${marks(ids.length)})`,
+      args: [...ids],
+    });
+    const postings = new Map<number, TermPostings>();
+    for (const row of rows) {
+      try {
+        const bytes = new Uint8Array(row.data as ArrayBuffer);
+        postings.set(Number(row.index_id), TermPostings.fromBytes(bytes, FTS5));
+      } catch {
+        // Bytes of another format: built again from the texts.
+      }
+    }
+    return postings;
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -644,6 +705,7 @@ export class LibSQLBackend implements IndexBackend {
       });
     }
     statements.push(
+      { sql: `DELETE FROM rag_postings WHERE index_id = ? AND ${applies}`, args },
       { sql: `DELETE FROM rag_chunks WHERE index_id = ? AND ${applies}`, args },
       { sql: `DELETE FROM rag_builds WHERE index_id = ? AND ${applies}`, args },
       {
@@ -685,6 +747,29 @@ export class LibSQLBackend implements IndexBackend {
   }
 }
 
+/**
+ * Keeps an index's postings, for the index made at `createdAt`; with `ifIndexed`, only while that
+ * index is still there (postings built by a search, which a removal may have overtaken).
+ */
+function postingsStatement(
+  id: number,
+  createdAt: number,
+  terms: TermPostings,
+  options: { ifIndexed?: boolean } = {},
+): InStatement {
+  const data = terms.toBytes();
+  return options.ifIndexed
+    ? {
+      sql: `INSERT OR REPLACE INTO rag_postings (index_id, created_at, data)
+        SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM rag_indexes WHERE id = ? AND created_at = ?)`,
+      args: [id, createdAt, data, id, createdAt],
+    }
+    : {
+      sql: `INSERT OR REPLACE INTO rag_postings (index_id, created_at, data) VALUES (?, ?, ?)`,
+      args: [id, createdAt, data],
+    };
+}
+
 function linkStatement(link: IndexLink): InStatement {
   return {
     sql: `INSERT INTO rag_links (chat_id, document_id, index_id)
@@ -715,11 +800,12 @@ async function searchable(
   vectors: readonly Float32Array[],
   dimension: number,
   passageBytes: number,
+  terms?: TermPostings,
 ): Promise<Searchable> {
   const idArray = Float64Array.from(ids);
   const bytes = idArray.byteLength;
   return {
-    ...await memoryIndex({ texts, vectors, dimension, flavour: FTS5, bytes }),
+    ...await memoryIndex({ texts, vectors, dimension, flavour: FTS5, bytes, terms }),
     ids: idArray,
     passageBytes,
   };

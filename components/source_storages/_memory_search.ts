@@ -35,12 +35,14 @@ export interface MemoryIndexOptions {
    * @default {0}
    */
   bytes?: number;
+  /** The texts' postings in `flavour`, built before: they are not built again. */
+  terms?: TermPostings;
 }
 
 /** What search keeps of an index. */
 export async function memoryIndex(options: MemoryIndexOptions): Promise<MemoryIndex> {
   const { texts, vectors, dimension, flavour, bytes = 0 } = options;
-  const terms = await TermPostings.build(texts, flavour);
+  const terms = options.terms ?? await TermPostings.build(texts, flavour);
   const codes = VectorCodes.build(vectors, dimension);
   return { terms, codes, bytes: bytes + terms.bytes + codes.bytes };
 }

@@ -27,6 +27,9 @@ import { indexAt, startsOf, topPositions } from "./_positions.ts";
 export const COUNT_BITS = 12;
 const COUNTS = 2 ** COUNT_BITS;
 const MAX_CHUNKS = Math.floor(2 ** 32 / COUNTS);
+// The layout of TermPostings.toBytes(), and its count of words when none were kept.
+const BYTES_FORMAT = 1;
+const NO_WORDS = 0xffffffff;
 // Chunks tokenized between two turns of the event loop.
 const SLICE = 200;
 // As FTS5's unicode61 tokenizer with remove_diacritics: letters and digits,
@@ -225,6 +228,74 @@ export class TermPostings {
     const postings = new Uint32Array(total);
     order.forEach((term, t) => postings.set(lists[term]!, starts[t]));
     const words = keepsWords ? { keys: Uint32Array.from(wordKeys), starts: wordStarts } : undefined;
+    return new TermPostings(flavour, keys, starts, postings, lengths, words);
+  }
+
+  /**
+   * The postings as bytes, to keep beside the chunks: what
+   * {@linkcode TermPostings.fromBytes} makes the same postings of again,
+   * without reading the texts.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { FTS5, TermPostings } from "./_term_postings.ts";
+   * const postings = await TermPostings.build(["The secret is Svc!", "Rye bread"], FTS5);
+   * const again = TermPostings.fromBytes(postings.toBytes(), FTS5);
+   * assert.deepEqual(again.range(0), postings.range(0));
+   * assert.equal(again.totalLength, postings.totalLength);
+   * ```
+   */
+  toBytes(): Uint8Array {
+    const words = this.#words;
+    const header = Uint32Array.of(
+      BYTES_FORMAT,
+      this.#keys.length,
+      this.#postings.length,
+      this.size,
+      words ? words.keys.length : NO_WORDS,
+    );
+    const arrays = [header, this.#keys, this.#starts, this.#postings, this.#lengths];
+    if (words) arrays.push(words.keys, words.starts);
+    const bytes = new Uint8Array(arrays.reduce((sum, array) => sum + array.byteLength, 0));
+    let at = 0;
+    for (const array of arrays) {
+      bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
+      at += array.byteLength;
+    }
+    return bytes;
+  }
+
+  /**
+   * The postings that {@linkcode TermPostings.toBytes} gave as bytes, read in
+   * `flavour`, the one they were built in.
+   *
+   * @throws {RangeError} for bytes that are not postings of this format
+   */
+  static fromBytes(bytes: Uint8Array, flavour: Bm25Flavour): TermPostings {
+    let at = 0;
+    const take = <T>(make: (buffer: ArrayBuffer) => T, count: number, size: number): T => {
+      if (at + count * size > bytes.byteLength) throw new RangeError("The postings are cut short");
+      // Copied, so that each array starts where its type needs.
+      const taken = make(bytes.slice(at, at + count * size).buffer);
+      at += count * size;
+      return taken;
+    };
+    const [format, keyCount, postingCount, size, wordCount] = take(
+      (buffer) => new Uint32Array(buffer),
+      5,
+      4,
+    );
+    if (format !== BYTES_FORMAT) throw new RangeError(`Postings of format ${format} are not known`);
+    const keys = take((buffer) => new Float64Array(buffer), keyCount!, 8);
+    const u32 = (count: number) => take((buffer) => new Uint32Array(buffer), count, 4);
+    const starts = u32(keyCount! + 1);
+    const postings = u32(postingCount!);
+    const lengths = u32(size!);
+    const words = wordCount === NO_WORDS
+      ? undefined
+      : { keys: u32(wordCount!), starts: u32(size! + 1) };
+    if (at !== bytes.byteLength) throw new RangeError("The postings have bytes left over");
     return new TermPostings(flavour, keys, starts, postings, lengths, words);
   }
 

@@ -66,6 +66,7 @@ Deno.test("LibSQL indexes a document once for every chat, and removes it with th
   assert.equal(stored.rag_indexes, 1);
   assert.equal(stored.rag_links, 3);
   assert.equal(stored.rag_vectors_512, stored.rag_chunks);
+  assert.equal(stored.rag_postings, 1);
 
   await storage.delete(chatParams("first"));
   await storage.delete(chatParams("second"));
@@ -76,6 +77,7 @@ Deno.test("LibSQL indexes a document once for every chat, and removes it with th
     rag_chunks: 0,
     rag_indexes: 0,
     rag_links: 0,
+    rag_postings: 0,
     rag_vectors_512: 0,
   });
 });
@@ -123,6 +125,7 @@ Deno.test("LibSQL drops the FTS5 table of a database of schema version 1, and ke
       rag_chunks: before.rag_chunks,
       rag_indexes: 1,
       rag_links: 1,
+      rag_postings: 1,
       rag_vectors_512: before.rag_chunks,
     });
 
@@ -563,5 +566,56 @@ Deno.test("LibSQL keeps a chat's links between questions until a connection writ
   } finally {
     own.close();
     other.close();
+  }
+});
+
+Deno.test("LibSQL's first search after a start reads the postings it kept, and builds and keeps those it lacks", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams("kept", { chunk_size: 8, chunk_overlap: 2 });
+  await new LibSQL().store([report, guide], params);
+  const url = `file:${root.path}/libsql/sources.db`;
+  const client = createClient({ url });
+  try {
+    const keys = [...(await (await LibSQLBackend.open(client)).links("kept")).values()]
+      .map((info) => info.key);
+    const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
+    const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+    // Each search by a backend opened anew, as after a start.
+    const search = async () => await (await LibSQLBackend.open(client)).search(keys, query);
+    const kept = async () =>
+      (await client.execute(
+        `SELECT p.index_id, p.created_at = i.created_at AS same FROM rag_postings p
+          JOIN rag_indexes i ON i.id = p.index_id ORDER BY p.index_id`,
+      )).rows.map((row) => Number(row.same));
+    const found = await search();
+    assert.ok(found[0]!.length > 0);
+    assert.deepEqual(await kept(), [1, 1]);
+
+    // Postings built from the texts rank the same: none kept, then of another index that had the
+    // same id, then bytes of no known format; each time they are built and kept again.
+    for (
+      const spoil of [
+        `DELETE FROM rag_postings`,
+        `UPDATE rag_postings SET created_at = created_at - 1`,
+        `UPDATE rag_postings SET data = x'00010203'`,
+      ]
+    ) {
+      await client.execute(spoil);
+      assert.deepEqual(await search(), found, spoil);
+      assert.deepEqual(await kept(), [1, 1], spoil);
+      const { rows } = await client.execute(`SELECT length(data) AS n FROM rag_postings`);
+      assert.ok(rows.every((row) => Number(row.n) > 4), spoil);
+    }
+
+    // The full-text ranking is the kept postings', not the texts': a text changed under them
+    // still ranks by the words it had.
+    const places = (chunks: { key: string; ordinal: number }[]) =>
+      chunks.map((chunk) => `${chunk.key}-${chunk.ordinal}`);
+    await client.execute(`UPDATE rag_chunks SET text = 'nothing of interest'`);
+    assert.deepEqual(places((await search())[0]!), places(found[0]!));
+  } finally {
+    client.close();
   }
 });

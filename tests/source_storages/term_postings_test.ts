@@ -157,3 +157,33 @@ for (const [name, flavour] of [["FTS5", FTS5], ["svc", OWN_BM25]] as const) {
     assert.ok(bounded > 90, `bounded ${bounded} of 180`);
   });
 }
+
+Deno.test("TermPostings read back from their bytes are the same postings, in both flavours", async () => {
+  const texts = [
+    ...(await Deno.readTextFile(`${FIXTURES}labelled/commander.md`)).split(/\n\s*\n/),
+    "Crème brûlée? café! naïve résumé",
+    "",
+  ];
+  for (const flavour of [FTS5, OWN_BM25]) {
+    const built = await TermPostings.build(texts, flavour);
+    const bytes = built.toBytes();
+    const again = TermPostings.fromBytes(bytes, flavour);
+    assert.equal(again.size, built.size);
+    assert.equal(again.totalLength, built.totalLength);
+    assert.equal(again.bytes, built.bytes);
+    assert.deepEqual(again.postingsOf, built.postingsOf);
+    assert.deepEqual(again.lengths, built.lengths);
+    for (let chunk = 0; chunk < texts.length; chunk++) {
+      assert.deepEqual(again.wordsOf(chunk), built.wordsOf(chunk));
+    }
+    for (const question of ["How do I add an option?", "café", "variadic arguments"]) {
+      assert.deepEqual(rankPostings([again], question, 20), rankPostings([built], question, 20));
+    }
+    assert.throws(() => TermPostings.fromBytes(bytes.subarray(0, bytes.length - 4), flavour), {
+      name: "RangeError",
+    });
+    const other = bytes.slice();
+    other[0] = 99;
+    assert.throws(() => TermPostings.fromBytes(other, flavour), /format 99/);
+  }
+});
