@@ -70,6 +70,10 @@ const TO_VERSION_2 = [
 ];
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
+// The count of writes to the tables, which a search checks the rows it keeps against.
+const START_GENERATION = `INSERT OR IGNORE INTO rag_meta (name, value) VALUES ('generation', '0')`;
+const NEXT_GENERATION =
+  `UPDATE rag_meta SET value = CAST(value AS INTEGER) + 1 WHERE name = 'generation'`;
 // The chats whose links are kept between questions, the most recently asked.
 const KEPT_CHAT_LINKS = 1024;
 
@@ -144,14 +148,13 @@ export interface LibSQLBackendOptions {
    */
   passageMemory?: number;
   /**
-   * Whether SQLite's `data_version` counts the writes of every other client
-   * of the database, as it does for a file: a chat's links and its indexes'
-   * ids are then kept between questions while nothing wrote. False for a
-   * database on a server, whose other clients' writes it does not count: they
-   * are read at every question.
+   * Whether a chat's links and its indexes' ids are kept between questions
+   * while nothing wrote to the database: for a file, where checking is
+   * cheaper than reading them. False for a database on a server, where it is
+   * not: they are read at every question.
    * @default {true}
    */
-  seesOtherWrites?: boolean;
+  keepLinks?: boolean;
 }
 
 /**
@@ -167,9 +170,6 @@ export class LibSQLBackend implements IndexBackend {
   readonly #memory: SearchCache<Searchable>;
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
-  // The writes this backend made: with SQLite's count of other connections' commits, what the
-  // rows kept between questions are checked against, in a file (see #state).
-  #writes = 0;
   readonly #keepsRows: boolean;
   // Each chat's links, and each index's id and time by key, as last read, with the state read
   // before them.
@@ -179,7 +179,7 @@ export class LibSQLBackend implements IndexBackend {
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
     this.#reclaimSpace = options.reclaimSpace ?? false;
-    this.#keepsRows = options.seesOtherWrites ?? true;
+    this.#keepsRows = options.keepLinks ?? true;
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY);
     this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY);
   }
@@ -200,7 +200,7 @@ export class LibSQLBackend implements IndexBackend {
     }
     // At every start: an svc of version 1 that opened the database since made the table again
     // before it refused the database.
-    await client.batch(TO_VERSION_2, "write");
+    await client.batch([...TO_VERSION_2, START_GENERATION], "write");
     const backend = new LibSQLBackend(client, options);
     await backend.#sweep();
     return backend;
@@ -520,25 +520,24 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   /**
-   * What the database's rows are at now, for the rows kept between questions: this backend's
-   * writes and SQLite's `data_version`, which counts the commits of every other connection, other
-   * processes' included. Undefined for a database on a server, whose other clients' writes it
-   * does not count: its rows are read at every question.
+   * What the database's rows are at now, for the rows kept between questions: the count of
+   * writes that every backend adds to at each of its writes (`rag_meta`'s generation), and
+   * SQLite's `data_version`, which counts the commits of every other connection, other
+   * processes' included. Undefined for a database on a server: its rows are read at every
+   * question.
    */
   async #state(): Promise<string | undefined> {
     if (!this.#keepsRows) return undefined;
-    const writes = this.#writes;
-    const { rows } = await this.#client.execute("PRAGMA data_version");
-    return `${writes} ${rows[0]?.[0]}`;
+    const { rows } = await this.#client.execute(
+      `SELECT (SELECT value FROM rag_meta WHERE name = 'generation'),
+        (SELECT data_version FROM pragma_data_version)`,
+    );
+    return `${rows[0]?.[0]} ${rows[0]?.[1]}`;
   }
 
-  /** Runs statements in one write transaction, counted among this backend's writes once it ends. */
+  /** Runs statements in one write transaction, which adds one to the count of writes. */
   async #write(statements: InStatement[]): Promise<ResultSet[]> {
-    try {
-      return await this.#client.batch(statements, "write");
-    } finally {
-      this.#writes++;
-    }
+    return await this.#client.batch([...statements, NEXT_GENERATION], "write");
   }
 
   /** The passages kept in memory of each index searched (see `keptOrRead()`). */

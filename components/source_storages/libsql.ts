@@ -107,7 +107,7 @@ async function open(
     }
     return await LibSQLBackend.open(client, {
       reclaimSpace: options.path !== undefined,
-      seesOtherWrites: options.path !== undefined,
+      keepLinks: options.path !== undefined,
     });
   } catch (error) {
     client?.close();

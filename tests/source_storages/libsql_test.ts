@@ -555,10 +555,17 @@ Deno.test("LibSQL keeps a chat's links between questions until a connection writ
       args: [report.id, first.get(report.id)!.key],
     });
     assert.equal((await backend.links("kept")).size, 0);
+    // Each of a backend's writes adds one to the count of writes, which every connection reads.
+    const generation = async () =>
+      Number(
+        (await other.execute(`SELECT value FROM rag_meta WHERE name = 'generation'`)).rows[0]![0],
+      );
+    const before = await generation();
     assert.equal(
       await backend.link({ chatId: "kept", documentId: guide.id, key: first.get(guide.id)!.key }),
       true,
     );
+    assert.equal(await generation(), before + 1);
     assert.deepEqual(
       [...(await backend.links("kept")).keys()].sort(),
       [guide.id, report.id].sort(),
