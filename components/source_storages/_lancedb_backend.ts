@@ -45,7 +45,7 @@ import {
 } from "./_kept_passages.ts";
 import type { WordsKept } from "./_proximity.ts";
 import { DEFAULT_PASSAGE_MEMORY, DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
-import { OWN_BM25 } from "./_term_postings.ts";
+import { OWN_BM25, TermPostings } from "./_term_postings.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -242,7 +242,11 @@ export class LanceDBBackend extends SerialBackend {
       if (entry) held.set(key, entry);
       return !entry;
     });
+    const kept = await this.#storedPostings(missing);
+    const built: { key: string; data: Uint8Array }[] = [];
     for await (const { id: key, passages, vectors } of this.#read(chunks, missing, dimension)) {
+      const stored = kept.get(key);
+      const terms = stored?.size === passages.texts.length ? stored : undefined;
       const entry = {
         ...await memoryIndex({
           texts: passages.texts,
@@ -250,6 +254,7 @@ export class LanceDBBackend extends SerialBackend {
           dimension,
           flavour: OWN_BM25,
           bytes: passages.ordinals.byteLength,
+          terms,
         }),
         ordinals: passages.ordinals,
         passageBytes: passages.bytes,
@@ -258,9 +263,32 @@ export class LanceDBBackend extends SerialBackend {
       if (passages.ordinals.length > 0) {
         this.#memory.set(`${dimension}/${key}`, entry);
         this.#passages.set(`${dimension}/${key}`, passages);
+        if (!terms) built.push({ key, data: entry.terms.toBytes() });
       }
     }
+    // Postings built here are kept for the next start (those of an index are the same whoever
+    // builds them); a disk that refuses the write leaves them to be built again then.
+    if (built.length > 0) await (await this.#table("postings")).add(built).catch(() => {});
     return keys.map((key) => held.get(key)!);
+  }
+
+  /**
+   * The postings kept of the indexes under `keys`, built by a first search before: an index's
+   * postings depend on its texts alone, which its key names.
+   */
+  async #storedPostings(keys: readonly string[]): Promise<Map<string, TermPostings>> {
+    const postings = new Map<string, TermPostings>();
+    for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
+      const group = keys.slice(start, start + LOADED_INDEXES);
+      for (const row of await this.#rows("postings", `key IN (${group.map(literal).join(", ")})`)) {
+        try {
+          postings.set(String(row.key), TermPostings.fromBytes(row.data as Uint8Array, OWN_BM25));
+        } catch {
+          // Bytes of another format: built again from the texts.
+        }
+      }
+    }
+    return postings;
   }
 
   /** The rows of the chunks at `places`, with their vectors, by ordinal and key. */
@@ -348,6 +376,7 @@ export class LanceDBBackend extends SerialBackend {
     if (!info) return undefined;
     const chunks = `chunks_${info.dimension}`;
     await (await this.#table(chunks)).delete(where);
+    await (await this.#table("postings")).delete(where);
     await (await this.#table("indexes")).delete(where);
     return chunks;
   }
@@ -359,7 +388,7 @@ export class LanceDBBackend extends SerialBackend {
    * written less than a minute before).
    */
   async #compactRemoved(tables: Iterable<string>): Promise<void> {
-    for (const table of new Set([...tables, "indexes"])) await this.#compact(table);
+    for (const table of new Set([...tables, "postings", "indexes"])) await this.#compact(table);
   }
 
   protected override async infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
@@ -440,6 +469,9 @@ export class LanceDBBackend extends SerialBackend {
       ]);
     }
     if (name === "links") return new Schema([text("chat_id"), text("document_id"), text("key")]);
+    if (name === "postings") {
+      return new Schema([text("key"), new Field("data", new this.#modules.arrow.Binary(), false)]);
+    }
     const dimension = Number(name.slice("chunks_".length));
     if (!Number.isInteger(dimension) || dimension < 1) {
       throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);

@@ -40,7 +40,7 @@ Deno.test("LanceDB indexes a document once for every chat, and removes it with t
   await storage.delete(chatParams("second"));
   assert.deepEqual(await counts(root.path), { ...stored, links: 1 });
   await storage.delete(chatParams("third"));
-  assert.deepEqual(await counts(root.path), { chunks_512: 0, indexes: 0, links: 0 });
+  assert.deepEqual(await counts(root.path), { chunks_512: 0, indexes: 0, links: 0, postings: 0 });
 });
 
 Deno.test("LanceDB indexes anew for another embedder, and drops the index no one uses", async () => {
@@ -180,4 +180,40 @@ Deno.test("LanceDB reads a chat's links again only when a process changed the li
   assert.equal(reads, 4);
   assert.deepEqual([...(await asking.links("kept")).keys()], [report.id]);
   assert.equal(reads, 4);
+});
+
+Deno.test("LanceDB's first search after a start reads the postings a search kept before, and removes them with the index", async () => {
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const guide = await copiedFixture(root.path, "guide.md");
+  const params = chatParams("kept", { chunk_size: 8, chunk_overlap: 2 });
+  await new LanceDB().store([report, guide], params);
+  const modules = { lancedb, arrow };
+  const path = `${root.path}/lancedb`;
+  // Each search by a backend opened anew, as after a start.
+  const opened = () => LanceDBBackend.open(path, modules);
+  const keys = [...(await (await opened()).links("kept")).values()].map((info) => info.key);
+  const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
+  const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+  const found = await (await opened()).search(keys, query);
+  assert.ok(found[0]!.length > 0);
+  assert.equal((await counts(root.path)).postings, 2);
+  // Read, not built again: nothing more is kept.
+  assert.deepEqual(await (await opened()).search(keys, query), found);
+  assert.equal((await counts(root.path)).postings, 2);
+
+  // Bytes of no known format are built again and kept beside them; missing ones too.
+  const db = await lancedb.connect(path);
+  const postings = await db.openTable("postings");
+  await postings.delete("true");
+  await postings.add(keys.map((key) => ({ key, data: Uint8Array.of(9, 9, 9, 9) })));
+  assert.deepEqual(await (await opened()).search(keys, query), found);
+  assert.equal((await counts(root.path)).postings, 4);
+  await postings.delete("true");
+  assert.deepEqual(await (await opened()).search(keys, query), found);
+  assert.equal((await counts(root.path)).postings, 2);
+  db.close();
+
+  await new LanceDB().delete(params);
+  assert.equal((await counts(root.path)).postings, 0);
 });
