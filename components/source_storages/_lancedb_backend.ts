@@ -268,7 +268,9 @@ export class LanceDBBackend extends SerialBackend {
     }
     // Postings built here are kept for the next start (those of an index are the same whoever
     // builds them); a disk that refuses the write leaves them to be built again then.
-    if (built.length > 0) await (await this.#table("postings")).add(built).catch(() => {});
+    if (built.length > 0) {
+      await this.#table("postings").then((table) => table.add(built)).catch(() => {});
+    }
     return keys.map((key) => held.get(key)!);
   }
 
@@ -280,7 +282,10 @@ export class LanceDBBackend extends SerialBackend {
     const postings = new Map<string, TermPostings>();
     for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
       const group = keys.slice(start, start + LOADED_INDEXES);
-      for (const row of await this.#rows("postings", `key IN (${group.map(literal).join(", ")})`)) {
+      const where = `key IN (${group.map(literal).join(", ")})`;
+      // A folder from before the table, on a disk that cannot make it now, still searches.
+      const rows = await this.#rows("postings", where).catch(() => []);
+      for (const row of rows) {
         try {
           postings.set(String(row.key), TermPostings.fromBytes(row.data as Uint8Array, OWN_BM25));
         } catch {

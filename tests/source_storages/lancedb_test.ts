@@ -6,6 +6,7 @@ import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
 import { LanceDBBackend } from "../../components/source_storages/_lancedb_backend.ts";
+import { smallDisk } from "../_disk.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
@@ -216,4 +217,27 @@ Deno.test("LanceDB's first search after a start reads the postings a search kept
 
   await new LanceDB().delete(params);
   assert.equal((await counts(root.path)).postings, 0);
+});
+
+Deno.test("LanceDB searches a folder from before the postings were kept on a read-only disk", async () => {
+  await using disk = await smallDisk(32 * 1024 * 1024);
+  // Only a real file system turns LanceDB's own writes away.
+  if (disk.kind !== "tmpfs") return;
+  await using root = await tmpLocalRoot();
+  const report = await copiedFixture(root.path, "report.pdf");
+  const path = `${disk.path}/lancedb`;
+  const params = chatParams("old", { chunk_size: 8, chunk_overlap: 2 });
+  await new LanceDB({ path }).store([report], params);
+  const modules = { lancedb, arrow };
+  const keys = [...(await (await LanceDBBackend.open(path, modules)).links("old")).values()]
+    .map((info) => info.key);
+  await disk.readOnly();
+  const [vector] = new HashEmbedder().embedSync(["secret ingredient"]);
+  const found = await (await LanceDBBackend.open(path, modules)).search(keys, {
+    text: "secret ingredient",
+    vector: vector!,
+    limit: 100,
+  });
+  assert.match(found[0]![0]!.text, /secret ingredient/i);
+  await disk.writable();
 });
