@@ -44,7 +44,12 @@ import {
   vectorAt,
 } from "./_kept_passages.ts";
 import type { WordsKept } from "./_proximity.ts";
-import { DEFAULT_PASSAGE_MEMORY, DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
+import {
+  DEFAULT_PASSAGE_MEMORY,
+  DEFAULT_SEARCH_MEMORY,
+  KeptLinks,
+  SearchCache,
+} from "./_search_cache.ts";
 import { OWN_BM25, TermPostings } from "./_term_postings.ts";
 import {
   type IndexInfo,
@@ -75,8 +80,6 @@ const KEEP_VERSIONS_MS = 60_000;
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
 // Indexes read from the table at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
-// The chats whose links are kept between questions, the most recently asked.
-const KEPT_CHAT_LINKS = 1024;
 
 /** The tables of an open LanceDB folder. */
 export class LanceDBBackend extends SerialBackend {
@@ -85,7 +88,7 @@ export class LanceDBBackend extends SerialBackend {
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
   // Each chat's links as last read, and the versions of the two tables they were read at.
-  readonly #links = new Map<string, { versions: string; links: Map<string, IndexInfo> }>();
+  readonly #links = new KeptLinks<IndexInfo>();
   readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY);
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
@@ -329,13 +332,11 @@ export class LanceDBBackend extends SerialBackend {
   override async links(chatId: string): Promise<Map<string, IndexInfo>> {
     const tables = await Promise.all([this.#table("links"), this.#table("indexes")]);
     const versions = (await Promise.all(tables.map((table) => table.version()))).join(" ");
-    const held = this.#links.get(chatId);
-    if (held?.versions === versions) return new Map(held.links);
+    const held = this.#links.get(chatId, versions);
+    if (held) return held;
     const links = await super.links(chatId);
-    this.#links.delete(chatId);
-    if (this.#links.size >= KEPT_CHAT_LINKS) this.#links.delete(this.#links.keys().next().value!);
-    this.#links.set(chatId, { versions, links });
-    return new Map(links);
+    this.#links.set(chatId, versions, links);
+    return links;
   }
 
   protected override async chatLinks(chatId: string): Promise<StoredLink[]> {

@@ -43,7 +43,12 @@ import {
   vectorAt,
 } from "./_kept_passages.ts";
 import type { WordsKept } from "./_proximity.ts";
-import { DEFAULT_PASSAGE_MEMORY, DEFAULT_SEARCH_MEMORY, SearchCache } from "./_search_cache.ts";
+import {
+  DEFAULT_PASSAGE_MEMORY,
+  DEFAULT_SEARCH_MEMORY,
+  KeptLinks,
+  SearchCache,
+} from "./_search_cache.ts";
 import { FTS5, TermPostings } from "./_term_postings.ts";
 import {
   type IndexBackend,
@@ -74,8 +79,6 @@ const LOADED_INDEXES = 16;
 const START_GENERATION = `INSERT OR IGNORE INTO rag_meta (name, value) VALUES ('generation', '0')`;
 const NEXT_GENERATION =
   `UPDATE rag_meta SET value = CAST(value AS INTEGER) + 1 WHERE name = 'generation'`;
-// The chats whose links are kept between questions, the most recently asked.
-const KEPT_CHAT_LINKS = 1024;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -173,7 +176,7 @@ export class LibSQLBackend implements IndexBackend {
   readonly #keepsRows: boolean;
   // Each chat's links, and each index's id and time by key, as last read, with the state read
   // before them.
-  readonly #links = new Map<string, { state: string; links: Map<string, IndexInfo> }>();
+  readonly #links = new KeptLinks<IndexInfo>();
   #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
@@ -312,15 +315,11 @@ export class LibSQLBackend implements IndexBackend {
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
     const state = await this.#state();
-    const held = this.#links.get(chatId);
-    if (state !== undefined && held?.state === state) return new Map(held.links);
+    const held = state === undefined ? undefined : this.#links.get(chatId, state);
+    if (held) return held;
     const links = await this.#readLinks(chatId);
-    if (state !== undefined) {
-      this.#links.delete(chatId);
-      if (this.#links.size >= KEPT_CHAT_LINKS) this.#links.delete(this.#links.keys().next().value!);
-      this.#links.set(chatId, { state, links });
-    }
-    return new Map(links);
+    if (state !== undefined) this.#links.set(chatId, state, links);
+    return links;
   }
 
   async #readLinks(chatId: string): Promise<Map<string, IndexInfo>> {
