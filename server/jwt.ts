@@ -6,8 +6,17 @@
  * expired.
  * @module
  */
-import { errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
+import type { JWTPayload } from "jose";
 import { SvcError } from "../components/core/errors.ts";
+
+/**
+ * jose, loaded with the first token signed or checked rather than when `svc api` starts, which it
+ * held up by some 10 ms.
+ */
+function jose(): Promise<typeof import("jose")> {
+  return joseModule ??= import("jose");
+}
+let joseModule: Promise<typeof import("jose")> | undefined;
 
 /** The shortest signing secret svc takes, in bytes: HS256's own key size. */
 export const MIN_SECRET_BYTES = 32;
@@ -55,6 +64,7 @@ export async function signJwt(
   options: SignJwtOptions,
 ): Promise<string> {
   const now = Math.floor(options.now.getTime() / 1000);
+  const { SignJWT } = await jose();
   return await new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: options.kind.type })
     .setAudience(options.kind.audience)
@@ -95,6 +105,7 @@ export async function verifyJwt<Claim extends string>(
   key: Uint8Array,
   options: VerifyJwtOptions<Claim>,
 ): Promise<Record<Claim, string>> {
+  const { errors } = await jose();
   try {
     const payload = await verifiedPayload(token, key, options);
     if (typeof payload.exp !== "number" || payload.exp * 1000 <= options.now.getTime()) {
@@ -134,6 +145,7 @@ async function verifiedPayload(
   const id = `${kind.type}\n${kind.audience}\n${token}`;
   const known = tokens.get(id);
   if (known) return known;
+  const { jwtVerify } = await jose();
   const { payload } = await jwtVerify(token, key, {
     algorithms: ["HS256"],
     typ: kind.type,
