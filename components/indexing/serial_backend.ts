@@ -61,13 +61,15 @@ export abstract class SerialBackend implements IndexBackend {
   /**
    * {@linkcode IndexBackend.link} for a caller that holds the queue: links to
    * a complete index only, replaces the document's earlier link, and removes
-   * the index that one pointed to when no chat links to it any more.
+   * the index that one pointed to when no chat links to it any more. With
+   * `indexed`, the caller has just stored the index while holding the queue,
+   * so it is not read again.
    */
-  protected async linkHeld(link: IndexLink): Promise<boolean> {
-    if (!(await this.infos([link.key])).has(link.key)) return false;
+  protected async linkHeld(link: IndexLink, { indexed = false } = {}): Promise<boolean> {
+    if (!indexed && !(await this.infos([link.key])).has(link.key)) return false;
     const earlier = await this.linkedKey(link);
     if (earlier === link.key) return true;
-    await this.writeLink(link);
+    await this.writeLink(link, { replaces: earlier !== undefined });
     if (earlier !== undefined) await this.removeOrphans([earlier]);
     return await this.stillThere(link);
   }
@@ -94,8 +96,11 @@ export abstract class SerialBackend implements IndexBackend {
   protected abstract chatLinks(chatId: string): Promise<StoredLink[]>;
   /** The key a chat's document is linked to now, if any. */
   protected abstract linkedKey(link: IndexLink): Promise<string | undefined>;
-  /** Writes a link, replacing the chat's document's earlier one. */
-  protected abstract writeLink(link: IndexLink): Promise<void>;
+  /**
+   * Writes a link, replacing the chat's document's earlier one; `replaces` says whether there was
+   * one when the queue's holder read it (another process may have written one since).
+   */
+  protected abstract writeLink(link: IndexLink, options: { replaces: boolean }): Promise<void>;
   /** Removes every link of a chat. */
   protected abstract deleteLinks(chatId: string): Promise<void>;
   /** Removes each of the indexes that no chat links to any more, with its chunks. */

@@ -53,6 +53,7 @@ Deno.test("LanceDB indexes anew for another embedder, and drops the index no one
   const sources = await other.retrieve([guide], "Ctrl+C", params);
   assert.match(sources[0]!.content, /Ctrl/);
   const stored = await counts(root.path);
+  assert.equal(stored.links, 1, "the document's link replaced, not added beside it");
   assert.equal(stored.indexes, 1);
   assert.equal(stored.chunks_512, 0);
   assert.ok(stored.chunks_64! > 0);
