@@ -20,7 +20,7 @@
  *   cross-compiled target and the binary extracts when it loads them.
  * @module
  */
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { BUILTIN_MODULES, READERS_MODULE } from "../components/class_paths.ts";
 import { AUTHENTICATION_MODULES } from "../server/auth/registry.ts";
 import { POSTGRES } from "../server/database/connect.ts";
@@ -54,15 +54,14 @@ export const COMMANDS = "cli/mod.ts";
 export const NAMED_IMPORTS: readonly string[] = [
   ...new Set([
     COMMANDS,
-    `cli/${CLI_COMMANDS.replace(/^\.\//, "")}`,
-    `cli/${SERVER}`.replace(/^cli\/\.\.\//, ""),
+    // Each named relative to the module that imports it.
+    posix.join("cli", CLI_COMMANDS),
+    posix.join("cli", SERVER),
     ...[...Object.values(BUILTIN_MODULES), READERS_MODULE].map((module) =>
-      `components/${module.replace(/^\.\//, "")}`
+      posix.join("components", module)
     ),
-    ...Object.values(AUTHENTICATION_MODULES).map((module) =>
-      `server/auth/${module.replace(/^\.\//, "")}`
-    ),
-    `server/database/${POSTGRES.replace(/^\.\//, "")}`,
+    ...Object.values(AUTHENTICATION_MODULES).map((module) => posix.join("server/auth", module)),
+    posix.join("server/database", POSTGRES),
   ]),
 ];
 

@@ -8,6 +8,8 @@ import { copyFile } from "node:fs/promises";
 import { LocalDocument } from "../../components/core/document.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
+import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import type { IndexInfo, SearchQuery } from "../../components/indexing/mod.ts";
 import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
 import { parseQuestions } from "../../cli/_eval_questions.ts";
 import { answers as isAnswer, pagesOfLocation, RANK_DEPTH } from "../../cli/_eval_scores.ts";
@@ -28,6 +30,36 @@ export function chatParams(chatId: string, params: Record<string, unknown> = {})
 export async function copiedFixture(folder: string, name: string): Promise<LocalDocument> {
   await copyFile(`${FIXTURES}${name}`, `${folder}/${name}`);
   return LocalDocument.fromPath(`${folder}/${name}`, { id: `id-of-${name}` });
+}
+
+/**
+ * `report.pdf` and `guide.md` copied into `folder` and stored for the chat in small passages, as
+ * the tests of a backend's search start.
+ */
+export async function storedFixtures(
+  folder: string,
+  storage: IndexedSourceStorage,
+  chatId: string,
+): Promise<{ report: LocalDocument; guide: LocalDocument; params: ChatParams }> {
+  const report = await copiedFixture(folder, "report.pdf");
+  const guide = await copiedFixture(folder, "guide.md");
+  const params = chatParams(chatId, { chunk_size: 8, chunk_overlap: 2 });
+  await storage.store([report, guide], params);
+  return { report, guide, params };
+}
+
+/** A question as a backend searches for it: its text, its offline embedding, the best 100. */
+export function searchQuery(text: string): SearchQuery {
+  const [vector] = new HashEmbedder().embedSync([text]);
+  return { text, vector: vector!, limit: 100 };
+}
+
+/** The keys of the indexes a backend links the chat's documents to. */
+export async function linkedKeys(
+  backend: { links(chatId: string): Promise<Map<string, IndexInfo>> },
+  chatId: string,
+): Promise<string[]> {
+  return [...(await backend.links(chatId)).values()].map((info) => info.key);
 }
 
 /** Questions about `report.pdf`, each with the page that answers it. */

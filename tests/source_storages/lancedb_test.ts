@@ -8,7 +8,7 @@ import { LanceDB } from "../../components/source_storages/lancedb.ts";
 import { LanceDBBackend } from "../../components/source_storages/_lancedb_backend.ts";
 import { smallDisk } from "../_disk.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture } from "./_helpers.ts";
+import { chatParams, copiedFixture, linkedKeys, searchQuery, storedFixtures } from "./_helpers.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
 
 /** Row counts of the storage's tables in the local root's LanceDB folder. */
@@ -134,15 +134,11 @@ Deno.test("LanceDB ranks full text over the chat's documents only: words of othe
 
 Deno.test("LanceDB searches the same with too little memory to keep the passages: it reads them again", async () => {
   await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const guide = await copiedFixture(root.path, "guide.md");
-  const params = chatParams("small", { chunk_size: 8, chunk_overlap: 2 });
-  await new LanceDB().store([report, guide], params);
+  await storedFixtures(root.path, new LanceDB(), "small");
   const modules = { lancedb, arrow };
   const roomy = await LanceDBBackend.open(`${root.path}/lancedb`, modules);
-  const keys = [...(await roomy.links("small")).values()].map((info) => info.key);
-  const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
-  const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+  const keys = await linkedKeys(roomy, "small");
+  const query = searchQuery("secret ingredient of the winter loaf");
   const found = await roomy.search(keys, query);
   assert.ok(found[0]!.length > 0 && found[1]!.length > 0);
   assert.deepEqual(await roomy.search(keys, query), found);
@@ -186,17 +182,13 @@ Deno.test("LanceDB reads a chat's links again only when a process changed the li
 
 Deno.test("LanceDB's first search after a start reads the postings a search kept before, and removes them with the index", async () => {
   await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const guide = await copiedFixture(root.path, "guide.md");
-  const params = chatParams("kept", { chunk_size: 8, chunk_overlap: 2 });
-  await new LanceDB().store([report, guide], params);
+  const { params } = await storedFixtures(root.path, new LanceDB(), "kept");
   const modules = { lancedb, arrow };
   const path = `${root.path}/lancedb`;
   // Each search by a backend opened anew, as after a start.
   const opened = () => LanceDBBackend.open(path, modules);
-  const keys = [...(await (await opened()).links("kept")).values()].map((info) => info.key);
-  const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
-  const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+  const keys = await linkedKeys(await opened(), "kept");
+  const query = searchQuery("secret ingredient of the winter loaf");
   const found = await (await opened()).search(keys, query);
   assert.ok(found[0]!.length > 0);
   assert.equal((await counts(root.path)).postings, 2);
@@ -230,15 +222,12 @@ Deno.test("LanceDB searches a folder from before the postings were kept on a rea
   const params = chatParams("old", { chunk_size: 8, chunk_overlap: 2 });
   await new LanceDB({ path }).store([report], params);
   const modules = { lancedb, arrow };
-  const keys = [...(await (await LanceDBBackend.open(path, modules)).links("old")).values()]
-    .map((info) => info.key);
+  const keys = await linkedKeys(await LanceDBBackend.open(path, modules), "old");
   await disk.readOnly();
-  const [vector] = new HashEmbedder().embedSync(["secret ingredient"]);
-  const found = await (await LanceDBBackend.open(path, modules)).search(keys, {
-    text: "secret ingredient",
-    vector: vector!,
-    limit: 100,
-  });
+  const found = await (await LanceDBBackend.open(path, modules)).search(
+    keys,
+    searchQuery("secret ingredient"),
+  );
   assert.match(found[0]![0]!.text, /secret ingredient/i);
   await disk.writable();
 });

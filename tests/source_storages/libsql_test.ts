@@ -10,7 +10,14 @@ import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.
 import { type SmallDisk, smallDisk } from "../_disk.ts";
 import { denoArgs, spawn } from "../_process.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture, PDF_QUESTIONS } from "./_helpers.ts";
+import {
+  chatParams,
+  copiedFixture,
+  linkedKeys,
+  PDF_QUESTIONS,
+  searchQuery,
+  storedFixtures,
+} from "./_helpers.ts";
 import { recordCalls, watchWorkers } from "./_threads.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
 
@@ -488,17 +495,11 @@ Deno.test("LibSQL's vector arm ranks as an exact scan of the chat's stored vecto
 
 Deno.test("LibSQL searches the same with too little memory to keep the indexes or the passages: it reads them again", async () => {
   await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const guide = await copiedFixture(root.path, "guide.md");
-  const params = chatParams("small", { chunk_size: 8, chunk_overlap: 2 });
-  await new LibSQL().store([report, guide], params);
-  const url = `file:${root.path}/libsql/sources.db`;
-  const client = createClient({ url });
+  await storedFixtures(root.path, new LibSQL(), "small");
+  const client = createClient({ url: `file:${root.path}/libsql/sources.db` });
   try {
-    const keys = [...(await (await LibSQLBackend.open(client)).links("small")).values()]
-      .map((info) => info.key);
-    const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
-    const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+    const keys = await linkedKeys(await LibSQLBackend.open(client), "small");
+    const query = searchQuery("secret ingredient of the winter loaf");
     const roomy = await (await LibSQLBackend.open(client)).search(keys, query);
     const tight = await LibSQLBackend.open(client, { searchMemory: 1 });
     assert.ok(roomy[0]!.length > 0 && roomy[1]!.length > 0);
@@ -517,10 +518,7 @@ Deno.test("LibSQL searches the same with too little memory to keep the indexes o
 
 Deno.test("LibSQL keeps a chat's links between questions until a connection writes to the database", async () => {
   await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const guide = await copiedFixture(root.path, "guide.md");
-  const params = chatParams("kept", { chunk_size: 8, chunk_overlap: 2 });
-  await new LibSQL().store([report, guide], params);
+  const { report, guide } = await storedFixtures(root.path, new LibSQL(), "kept");
   const url = `file:${root.path}/libsql/sources.db`;
   const own = createClient({ url });
   const other = createClient({ url });
@@ -528,8 +526,7 @@ Deno.test("LibSQL keeps a chat's links between questions until a connection writ
     const backend = await LibSQLBackend.open(own);
     const first = await backend.links("kept");
     assert.deepEqual([...first.keys()].sort(), [guide.id, report.id].sort());
-    const [vector] = new HashEmbedder().embedSync(["secret ingredient"]);
-    const query = { text: "secret ingredient", vector: vector!, limit: 100 };
+    const query = searchQuery("secret ingredient");
     const keys = [...first.values()].map((info) => info.key);
     const found = await backend.search(keys, query);
 
@@ -578,17 +575,11 @@ Deno.test("LibSQL keeps a chat's links between questions until a connection writ
 
 Deno.test("LibSQL's first search after a start reads the postings it kept, and builds and keeps those it lacks", async () => {
   await using root = await tmpLocalRoot();
-  const report = await copiedFixture(root.path, "report.pdf");
-  const guide = await copiedFixture(root.path, "guide.md");
-  const params = chatParams("kept", { chunk_size: 8, chunk_overlap: 2 });
-  await new LibSQL().store([report, guide], params);
-  const url = `file:${root.path}/libsql/sources.db`;
-  const client = createClient({ url });
+  await storedFixtures(root.path, new LibSQL(), "kept");
+  const client = createClient({ url: `file:${root.path}/libsql/sources.db` });
   try {
-    const keys = [...(await (await LibSQLBackend.open(client)).links("kept")).values()]
-      .map((info) => info.key);
-    const [vector] = new HashEmbedder().embedSync(["secret ingredient of the winter loaf"]);
-    const query = { text: "secret ingredient of the winter loaf", vector: vector!, limit: 100 };
+    const keys = await linkedKeys(await LibSQLBackend.open(client), "kept");
+    const query = searchQuery("secret ingredient of the winter loaf");
     // Each search by a backend opened anew, as after a start.
     const search = async () => await (await LibSQLBackend.open(client)).search(keys, query);
     const kept = async () =>
