@@ -60,17 +60,22 @@ export function repeatsNone<T extends { document: unknown; content: string }>(
   options: NearDuplicateOptions = {},
 ): (source: T) => boolean {
   const threshold = options.threshold ?? 0.5;
-  const taken: { document: unknown; triples: Set<Triple> }[] = [];
+  // A source's triples are made only once another of its document is met:
+  // over a chat of many documents, most sources are the first of theirs.
+  const taken: { document: unknown; content: string; triples?: Set<Triple> }[] = [];
   const words = new Map<string, number>();
   return (source) => {
-    const triples = wordTriples(source.content, words);
-    const repeats = taken.some((better) => {
-      if (better.document !== source.document || triples.size === 0) return false;
+    const same = taken.filter((better) => better.document === source.document);
+    let triples: Set<Triple> | undefined;
+    const repeats = same.length > 0 && same.some((better) => {
+      triples ??= wordTriples(source.content, words);
+      if (triples.size === 0) return false;
+      better.triples ??= wordTriples(better.content, words);
       let shared = 0;
       for (const triple of triples) if (better.triples.has(triple)) shared++;
       return shared / triples.size > threshold;
     });
-    if (!repeats) taken.push({ document: source.document, triples });
+    if (!repeats) taken.push({ document: source.document, content: source.content, triples });
     return !repeats;
   };
 }
