@@ -43,6 +43,7 @@ import {
   storedPassage,
   vectorAt,
 } from "./_kept_passages.ts";
+import { chunkRows } from "./_lance_chunk_rows.ts";
 import type { WordsKept } from "./_proximity.ts";
 import {
   DEFAULT_PASSAGE_MEMORY,
@@ -69,8 +70,6 @@ export interface LanceModules {
   arrow: typeof Arrow;
 }
 
-// Rows turned into Arrow at a time; between them other requests get their turn.
-const BATCH_ROWS = 256;
 // Writes to a table between two compactions: each write adds a small file
 // (a fragment), and many of them slow every scan.
 const WRITES_PER_COMPACTION = 32;
@@ -125,7 +124,12 @@ export class LanceDBBackend extends SerialBackend {
       const key = literal(index.key);
       // The rows of a build that crashed before it was complete.
       if (await chunks.countRows(`key = ${key}`) > 0) await chunks.delete(`key = ${key}`);
-      await chunks.add(await this.#chunkRows(index));
+      // LanceDB refuses to add no rows: a document without text has none.
+      if (index.chunks.length > 0) {
+        await chunks.add(
+          await chunkRows(this.#modules.lancedb, this.#schema(`chunks_${index.dimension}`), index),
+        );
+      }
       try {
         await (await this.#table("indexes")).add([indexRecord(index)]);
         await this.linkHeld(link, { indexed: true });
@@ -415,29 +419,6 @@ export class LanceDBBackend extends SerialBackend {
 
   async #rows(table: string, where: string): Promise<Row[]> {
     return await (await this.#table(table)).query().where(where).toArray();
-  }
-
-  /** The chunks of an index as one Arrow table, built in batches. */
-  async #chunkRows(index: NewIndex): Promise<Arrow.Table> {
-    const schema = this.#schema(`chunks_${index.dimension}`);
-    const tables: Arrow.Table[] = [];
-    for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-      const rows = index.chunks.slice(start, start + BATCH_ROWS).map((chunk, i) => ({
-        key: index.key,
-        ordinal: start + i,
-        text: chunk.text,
-        page_numbers: JSON.stringify(chunk.pageNumbers),
-        num_tokens: chunk.numTokens,
-        vector: index.vectors[start + i]!,
-      }));
-      // LanceDB's own maker: it uses its copy of apache-arrow, which is not
-      // the one this module imports (CommonJS against ESM), and it drops the
-      // rows of a table made by another copy.
-      tables.push(this.#modules.lancedb.makeArrowTable(rows, { schema }));
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
-    if (tables.length === 0) return this.#modules.lancedb.makeArrowTable([], { schema });
-    return tables[0]!.concat(...tables.slice(1));
   }
 
   /** A table, opened or created (with its indexes) on first use. */

@@ -103,6 +103,22 @@ for (const [path, Storage, setup] of RUNS) {
   });
 
   test(
+    `${label} stores a document without text beside one with, and retrieves only the other's`,
+    withStorage(async (folder, make) => {
+      const blank = LocalDocument.fromPath(await writeFile(folder, "blank.md", " \n\n "));
+      const guide = await copiedFixture(folder, "guide.md");
+      const storage = make();
+      const params = chatParams("with-a-blank");
+      await storage.store([blank, guide], params);
+      const sources = await storage.retrieve([blank, guide], "How do I install it?", params);
+      assert.ok(sources.length > 0);
+      assert.ok(sources.every((source) => source.document === guide));
+      assert.deepEqual(await storage.retrieve([blank], "How do I install it?", params), []);
+      await storage.delete(params);
+    }),
+  );
+
+  test(
     `${label} retrieves chunks of the chat's documents with pages, within num_tokens`,
     withStorage(async (folder, make) => {
       const report = await copiedFixture(folder, "report.pdf");
