@@ -12,8 +12,20 @@
  * On 20,000 chunks of the hash embedder, the best 200 so found, ranked
  * exactly, held all of the exact scan's top 10 and 99% of its top 100;
  * `bench/retrieval_bench.ts` measures the recall at 100,000.
+ *
+ * The codes are kept in the memory of a WebAssembly scan (`_code_arena.ts`),
+ * which sums the query's weights, made integers of 16 bits, times the codes
+ * of 16 vectors at a time.
  * @module
  */
+import {
+  type Block,
+  dots,
+  holdBlock,
+  scanBytes,
+  scanIntegers,
+  scratchBlock,
+} from "./_code_arena.ts";
 import { indexAt, startsOf, topPositions } from "./_positions.ts";
 
 // The share of the query's squared length its first pass covers, and the
@@ -25,6 +37,12 @@ const HEAD_MIN = 48;
 const COMPLETED_MIN = 1000;
 const COMPLETED_TIMES = 4;
 const COMPLETED_SHARE = 0.01;
+// The scan adds 16 vectors at a time: each dimension's codes are padded to a multiple of 16.
+const LANES = 16;
+// The largest integer weight: within 16 bits, and small enough that a sum of
+// as many codes as a vector has dimensions stays within 32 bits.
+const MAX_WEIGHT = 32767;
+const MAX_SUM = 2 ** 31 - 1;
 
 /** The vectors of one document's chunks as 8-bit codes. */
 export class VectorCodes {
@@ -33,17 +51,20 @@ export class VectorCodes {
   readonly dimension: number;
   /** The bytes the codes take in memory. */
   readonly bytes: number;
-  // codes[d * size + i] is dimension d of vector i, times factors[i]'s inverse.
-  readonly #codes: Int8Array;
+  // In the scan's memory from block.offset: the code of dimension d of vector
+  // i, times factors[i]'s inverse, at d * stride + i.
+  readonly #block: Block;
+  readonly #stride: number;
   // Turns a code's dot product into the cosine's (the query's length left out).
   readonly #factors: Float32Array;
 
-  private constructor(dimension: number, codes: Int8Array, factors: Float32Array) {
+  private constructor(dimension: number, stride: number, factors: Float32Array) {
     this.size = factors.length;
     this.dimension = dimension;
-    this.bytes = codes.byteLength + factors.byteLength;
-    this.#codes = codes;
+    this.#stride = stride;
+    this.#block = holdBlock(this, dimension * stride);
     this.#factors = factors;
+    this.bytes = this.#block.bytes + factors.byteLength;
   }
 
   /**
@@ -59,8 +80,12 @@ export class VectorCodes {
    */
   static build(vectors: readonly Float32Array[], dimension: number): VectorCodes {
     const size = vectors.length;
-    const codes = new Int8Array(size * dimension);
-    const factors = new Float32Array(size);
+    const stride = Math.ceil(size / LANES) * LANES;
+    const made = new VectorCodes(dimension, stride, new Float32Array(size));
+    // Made after the block was taken (taking one may grow the memory).
+    const codes = scanBytes().subarray(made.#block.offset, made.#block.offset + dimension * stride);
+    // A block given back before holds its old codes: every byte is written.
+    codes.fill(0);
     vectors.forEach((vector, i) => {
       let largest = 0;
       let norm = 0;
@@ -72,59 +97,39 @@ export class VectorCodes {
       if (largest === 0) return;
       const scale = 127 / largest;
       for (let d = 0; d < dimension; d++) {
-        codes[d * size + i] = Math.round((vector[d] ?? 0) * scale);
+        codes[d * stride + i] = Math.round((vector[d] ?? 0) * scale);
       }
-      factors[i] = 1 / (scale * Math.sqrt(norm));
+      made.#factors[i] = 1 / (scale * Math.sqrt(norm));
     });
-    return new VectorCodes(dimension, codes, factors);
+    return made;
   }
 
-  /** Adds the dot product of every vector with `weights` over `dims` to `scores` from `offset`. */
-  addDimensions(
-    scores: Float64Array,
-    offset: number,
-    dims: Int32Array,
-    weights: Float64Array,
-  ): void {
-    const codes = this.#codes;
-    const size = this.size;
-    let j = 0;
-    // Four dimensions a pass, each score read and written once for them: the
-    // same additions in the same order, so the same sums, in half the time.
-    for (; j + 4 <= dims.length; j += 4) {
-      const [a, b, c, d] = [
-        dims[j]! * size,
-        dims[j + 1]! * size,
-        dims[j + 2]! * size,
-        dims[j + 3]! * size,
-      ];
-      const [wa, wb, wc, wd] = [weights[j]!, weights[j + 1]!, weights[j + 2]!, weights[j + 3]!];
-      for (let i = 0; i < size; i++) {
-        scores[offset + i] = scores[offset + i]! + wa * codes[a + i]! + wb * codes[b + i]! +
-          wc * codes[c + i]! + wd * codes[d + i]!;
-      }
-    }
-    for (; j < dims.length; j++) {
-      const start = dims[j]! * size;
-      const weight = weights[j]!;
-      for (let i = 0; i < size; i++) scores[offset + i]! += weight * codes[start + i]!;
-    }
-  }
-
-  /** Multiplies the scores of every vector, from `offset`, by its {@linkcode VectorCodes.factor}. */
-  scale(scores: Float64Array, offset: number): void {
+  /**
+   * Adds to `scores`, from `offset`, the dot product of every vector with the
+   * weights of `query` over its dimensions, times the vector's
+   * {@linkcode VectorCodes.factor}.
+   */
+  addScaledDots(scores: Float64Array, offset: number, query: ScanQuery): void {
+    dots(this.#block.offset, this.#stride, query.dims, query.weights, query.count, query.out);
+    const sums = scanIntegers();
+    const out = query.out / 4;
     const factors = this.#factors;
-    for (let i = 0; i < factors.length; i++) scores[offset + i]! *= factors[i]!;
+    for (let i = 0; i < factors.length; i++) {
+      scores[offset + i]! += (sums[out + i]! / query.scale) * factors[i]!;
+    }
   }
 
-  /** The dot product of vector `i` with `query` over the dimensions `dims`, unscaled. */
-  partialDot(i: number, query: Float32Array, dims: readonly number[]): number {
-    const codes = this.#codes;
-    const size = this.size;
+  /**
+   * The dot product of vector `i` with `query` over the dimensions `dims`,
+   * unscaled; `codes` is {@linkcode scanBytes}.
+   */
+  partialDot(codes: Int8Array, i: number, query: Float32Array, dims: readonly number[]): number {
+    const start = this.#block.offset + i;
+    const stride = this.#stride;
     let sum = 0;
     for (let j = 0; j < dims.length; j++) {
       const d = dims[j]!;
-      sum += query[d]! * codes[d * size + i]!;
+      sum += query[d]! * codes[start + d * stride]!;
     }
     return sum;
   }
@@ -133,6 +138,46 @@ export class VectorCodes {
   factor(i: number): number {
     return this.#factors[i]!;
   }
+}
+
+/** A query's dimensions and integer weights in the scan's memory, and room for the sums. */
+interface ScanQuery {
+  dims: number;
+  weights: number;
+  count: number;
+  /** What the weights were multiplied by. */
+  scale: number;
+  out: number;
+}
+
+/**
+ * The weights of `query` over `dims` as the scan takes them, for codes of at
+ * most `stride` vectors, in a scratch block given back by `using`.
+ */
+function scanQuery(
+  query: Float32Array,
+  dims: readonly number[],
+  stride: number,
+): ScanQuery & Disposable {
+  const count = dims.length;
+  const scratch = scratchBlock(4 * (2 * count + stride));
+  const largest = dims.reduce((most, d) => Math.max(most, Math.abs(query[d]!)), 0);
+  const scale = Math.min(MAX_WEIGHT, Math.floor(MAX_SUM / (127 * Math.max(count, 1)))) /
+    (largest || 1);
+  const integers = scanIntegers();
+  const at = scratch.offset / 4;
+  dims.forEach((d, j) => {
+    integers[at + j] = d;
+    integers[at + count + j] = Math.round(query[d]! * scale);
+  });
+  return {
+    dims: scratch.offset,
+    weights: scratch.offset + 4 * count,
+    count,
+    scale,
+    out: scratch.offset + 8 * count,
+    [Symbol.dispose]: scratch[Symbol.dispose],
+  };
 }
 
 /** A candidate of {@linkcode nearestCodes}: its index in the list given, and its chunk. */
@@ -166,15 +211,19 @@ export function nearestCodes(
   const head = dims.slice(0, headSize);
   const tail = dims.slice(headSize);
 
+  const stride = indexes.reduce(
+    (most, index) => Math.max(most, Math.ceil(index.size / LANES) * LANES),
+    0,
+  );
   const scores = new Float64Array(size);
-  const headDims = Int32Array.from(head);
-  const headWeights = Float64Array.from(head, (d) => query[d]!);
-  indexes.forEach((index, i) => index.addDimensions(scores, starts[i]!, headDims, headWeights));
   const hitOf = (position: number): CodeHit => {
     const index = indexAt(starts, position);
     return { index, chunk: position - starts[index]! };
   };
-  indexes.forEach((index, i) => index.scale(scores, starts[i]!));
+  {
+    using scan = scanQuery(query, head, stride);
+    indexes.forEach((index, i) => index.addScaledDots(scores, starts[i]!, scan));
+  }
   if (tail.length === 0) return topPositions(scores, count, -Infinity).map(hitOf);
 
   // The first pass ranks by the head alone; the best of it get the tail too.
@@ -186,25 +235,19 @@ export function nearestCodes(
   if (completed >= size) {
     // Every vector gets the tail: summed dimension by dimension, as for the
     // head, rather than vector by vector across the codes.
-    const tails = new Float64Array(size);
-    const tailDims = Int32Array.from(tail);
-    const tailWeights = Float64Array.from(tail, (d) => query[d]!);
-    indexes.forEach((index, i) => index.addDimensions(tails, starts[i]!, tailDims, tailWeights));
-    indexes.forEach((index, i) => {
-      for (let chunk = 0; chunk < index.size; chunk++) {
-        const position = starts[i]! + chunk;
-        tails[position] = scores[position]! + tails[position]! * index.factor(chunk);
-      }
-    });
-    return topPositions(tails, count, -Infinity).map(hitOf);
+    using scan = scanQuery(query, tail, stride);
+    indexes.forEach((index, i) => index.addScaledDots(scores, starts[i]!, scan));
+    return topPositions(scores, count, -Infinity).map(hitOf);
   }
   // In the order of their vectors, so that each document's codes are read together.
   const candidates = topPositions(scores, completed, -Infinity).sort((a, b) => a - b);
   const full = new Float64Array(size).fill(-Infinity);
+  const codes = scanBytes();
   for (const position of candidates) {
     const { index, chunk } = hitOf(position);
-    const codes = indexes[index]!;
-    full[position] = scores[position]! + codes.partialDot(chunk, query, tail) * codes.factor(chunk);
+    const held = indexes[index]!;
+    full[position] = scores[position]! +
+      held.partialDot(codes, chunk, query, tail) * held.factor(chunk);
   }
   return topPositions(full, count, -Infinity).map(hitOf);
 }
