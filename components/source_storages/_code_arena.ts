@@ -4,9 +4,10 @@
  * fast as the same sums in JavaScript over a chat of 100,000 chunks (whose
  * codes do not fit the processor's caches: the scan waits on memory as much
  * as it adds). Each index's codes are a block of that memory, given back when
- * the index is no longer held by anything (the search caches dropped it and
- * no search still uses it): a block is then reused, and the memory, which
- * WebAssembly cannot shrink, grows only when no free block is large enough.
+ * the search cache drops the index (a search that still holds it copies them
+ * back for its turn), or when nothing holds it any more: a block is then
+ * reused, and the memory, which WebAssembly cannot shrink, grows only when no
+ * free block is large enough.
  * @module
  */
 import { CODE_SCAN_WASM } from "./_code_scan_wasm.ts";
@@ -144,12 +145,18 @@ function codeScan(): CodeScan {
 
 /**
  * A block of `bytes` bytes of the scan's memory for `holder`, given back
- * once `holder` is collected.
+ * by {@linkcode giveBlock}, or once `holder` is collected.
  */
 export function holdBlock(holder: object, bytes: number): Block {
   const block = codeScan().blocks.take(bytes);
-  released.register(holder, block);
+  released.register(holder, block, holder);
   return block;
+}
+
+/** Gives back the block that {@linkcode holdBlock} gave `holder`. */
+export function giveBlock(holder: object, block: Block): void {
+  released.unregister(holder);
+  codeScan().blocks.give(block);
 }
 
 /** A scratch block, given back by `using`: for what one scan needs beside the codes. */

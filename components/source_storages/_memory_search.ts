@@ -44,7 +44,12 @@ export async function memoryIndex(options: MemoryIndexOptions): Promise<MemoryIn
   const { texts, vectors, dimension, flavour, bytes = 0 } = options;
   const terms = options.terms ?? await TermPostings.build(texts, flavour);
   const codes = VectorCodes.build(vectors, dimension);
-  return { terms, codes, bytes: bytes + terms.bytes + codes.bytes };
+  return {
+    terms,
+    codes,
+    bytes: bytes + terms.bytes + codes.bytes,
+    dropped: () => codes.release(),
+  };
 }
 
 /** A chunk of the indexes searched: the index's place in their list, and the chunk's in it. */

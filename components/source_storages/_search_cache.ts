@@ -23,6 +23,12 @@ export const DEFAULT_PASSAGE_MEMORY = 256 * 1024 * 1024;
 export interface Sized {
   /** The bytes it takes in memory. */
   readonly bytes: number;
+  /**
+   * Called when the cache drops it (for a newer entry, or deleted), to give
+   * back memory that the garbage collector does not see. A search may still
+   * hold it: it must still work after.
+   */
+  dropped?(): void;
 }
 
 /**
@@ -67,13 +73,13 @@ export class SearchCache<T extends Sized> {
 
   /** Keeps `entry` under `key`, dropping the least recently used beyond the budget. */
   set(key: string, entry: T): void {
+    if (this.#entries.get(key) === entry) return void this.get(key);
     this.delete(key);
     this.#entries.set(key, entry);
     this.#bytes += entry.bytes;
-    for (const [oldest, kept] of this.#entries) {
+    for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.budget || oldest === key) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= kept.bytes;
+      this.delete(oldest);
     }
   }
 
@@ -83,6 +89,7 @@ export class SearchCache<T extends Sized> {
     if (!entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
+    entry.dropped?.();
   }
 }
 

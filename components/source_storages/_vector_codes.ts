@@ -21,6 +21,7 @@
 import {
   type Block,
   dots,
+  giveBlock,
   holdBlock,
   scanBytes,
   scanIntegers,
@@ -52,8 +53,10 @@ export class VectorCodes {
   /** The bytes the codes take in memory. */
   readonly bytes: number;
   // In the scan's memory from block.offset: the code of dimension d of vector
-  // i, times factors[i]'s inverse, at d * stride + i.
-  readonly #block: Block;
+  // i, times factors[i]'s inverse, at d * stride + i. Once released, the
+  // same codes in `#copy` instead, until a scan needs them again.
+  #block: Block | undefined;
+  #copy: Int8Array | undefined;
   readonly #stride: number;
   // Turns a code's dot product into the cosine's (the query's length left out).
   readonly #factors: Float32Array;
@@ -65,6 +68,28 @@ export class VectorCodes {
     this.#block = holdBlock(this, dimension * stride);
     this.#factors = factors;
     this.bytes = this.#block.bytes + factors.byteLength;
+  }
+
+  /**
+   * Gives the codes' block of the scan's memory back, for a cache that no
+   * longer keeps them; a search that still holds them copies them back.
+   */
+  release(): void {
+    if (!this.#block) return;
+    const { offset } = this.#block;
+    this.#copy = scanBytes().slice(offset, offset + this.dimension * this.#stride);
+    giveBlock(this, this.#block);
+    this.#block = undefined;
+  }
+
+  /** Where the codes are in the scan's memory, copied back there if they were released. */
+  load(): Block {
+    if (!this.#block) {
+      this.#block = holdBlock(this, this.dimension * this.#stride);
+      scanBytes().set(this.#copy!, this.#block.offset);
+      this.#copy = undefined;
+    }
+    return this.#block;
   }
 
   /**
@@ -83,7 +108,8 @@ export class VectorCodes {
     const stride = Math.ceil(size / LANES) * LANES;
     const made = new VectorCodes(dimension, stride, new Float32Array(size));
     // Made after the block was taken (taking one may grow the memory).
-    const codes = scanBytes().subarray(made.#block.offset, made.#block.offset + dimension * stride);
+    const { offset } = made.load();
+    const codes = scanBytes().subarray(offset, offset + dimension * stride);
     // A block given back before holds its old codes: every byte is written.
     codes.fill(0);
     vectors.forEach((vector, i) => {
@@ -110,7 +136,7 @@ export class VectorCodes {
    * {@linkcode VectorCodes.factor}.
    */
   addScaledDots(scores: Float64Array, offset: number, query: ScanQuery): void {
-    dots(this.#block.offset, this.#stride, query.dims, query.weights, query.count, query.out);
+    dots(this.load().offset, this.#stride, query.dims, query.weights, query.count, query.out);
     const sums = scanIntegers();
     const out = query.out / 4;
     const factors = this.#factors;
@@ -121,10 +147,11 @@ export class VectorCodes {
 
   /**
    * The dot product of vector `i` with `query` over the dimensions `dims`,
-   * unscaled; `codes` is {@linkcode scanBytes}.
+   * unscaled; `codes` is {@linkcode scanBytes}, made after
+   * {@linkcode VectorCodes.load}.
    */
   partialDot(codes: Int8Array, i: number, query: Float32Array, dims: readonly number[]): number {
-    const start = this.#block.offset + i;
+    const start = this.#block!.offset + i;
     const stride = this.#stride;
     let sum = 0;
     for (let j = 0; j < dims.length; j++) {
@@ -211,6 +238,8 @@ export function nearestCodes(
   const head = dims.slice(0, headSize);
   const tail = dims.slice(headSize);
 
+  // Before any view of the memory is made: loading codes back may grow it.
+  for (const index of indexes) index.load();
   const stride = indexes.reduce(
     (most, index) => Math.max(most, Math.ceil(index.size / LANES) * LANES),
     0,

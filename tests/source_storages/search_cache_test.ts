@@ -24,3 +24,18 @@ Deno.test("SearchCache keeps an entry larger than its budget alone, and replaces
   cache.delete("missing");
   assert.equal(cache.bytes, 0);
 });
+
+Deno.test("SearchCache tells an entry it drops, and not one set again under its key", () => {
+  const dropped: string[] = [];
+  const entry = (name: string, bytes: number) => ({ bytes, dropped: () => dropped.push(name) });
+  const cache = new SearchCache<ReturnType<typeof entry>>(100);
+  const a = entry("a", 60);
+  cache.set("a", a);
+  cache.set("a", a);
+  assert.deepEqual(dropped, []);
+  cache.set("b", entry("b", 60)); // beyond the budget: a goes
+  cache.set("b", entry("newer b", 30)); // replaces b
+  cache.delete("b");
+  assert.deepEqual(dropped, ["a", "b", "newer b"]);
+  assert.equal(cache.bytes, 0);
+});

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { scanBytes } from "../../components/source_storages/_code_arena.ts";
 import { nearestCodes, VectorCodes } from "../../components/source_storages/_vector_codes.ts";
 
 function randomVectors(count: number, dimension: number, seed: number): Float32Array[] {
@@ -44,4 +45,41 @@ Deno.test("nearestCodes() gives nothing for no vectors, and a zero vector is nea
   assert.equal(codes.size, 2);
   // Each dimension's codes padded to 16 vectors, and a factor of 4 bytes a vector.
   assert.equal(codes.bytes, 2 * 16 + 2 * 4);
+});
+
+Deno.test("nearestCodes() of a large chat completes its best candidates with the other dimensions", () => {
+  // More vectors than the first pass completes (1,000), and a query of more dimensions than its head.
+  const dimension = 200;
+  const vectors = randomVectors(3000, dimension, 11);
+  const codes = [0, 1000, 2000].map((start) =>
+    VectorCodes.build(vectors.slice(start, start + 1000), dimension)
+  );
+  for (const [q, query] of randomVectors(10, dimension, 13).entries()) {
+    const found = nearestCodes(codes, query, 30).map(({ index, chunk }) => 1000 * index + chunk);
+    for (const nearest of exactTop(vectors, query, 10)) {
+      assert.ok(found.includes(nearest), `query ${q}`);
+    }
+  }
+});
+
+Deno.test("VectorCodes released by a cache still answer a search that holds them, and give their memory back", () => {
+  const dimension = 64;
+  const vectors = randomVectors(300, dimension, 5);
+  const query = randomVectors(1, dimension, 9)[0]!;
+  const codes = VectorCodes.build(vectors, dimension);
+  const before = nearestCodes([codes], query, 20);
+  codes.release();
+  codes.release();
+  // Other codes take the memory given back.
+  const other = VectorCodes.build(randomVectors(300, dimension, 77), dimension);
+  assert.deepEqual(nearestCodes([codes], query, 20), before);
+  assert.notDeepEqual(nearestCodes([other], query, 20), before);
+
+  // Codes of 1 MiB built and released 200 times take the same memory again and again.
+  const many = randomVectors(2048, 512, 3);
+  const memory = () => scanBytes().byteLength;
+  VectorCodes.build(many, 512).release();
+  const after = memory();
+  for (let i = 0; i < 200; i++) VectorCodes.build(many, 512).release();
+  assert.equal(memory(), after);
 });
