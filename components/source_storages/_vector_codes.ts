@@ -270,13 +270,15 @@ export function nearestCodes(
   }
   // In the order of their vectors, so that each document's codes are read together.
   const candidates = topPositions(scores, completed, -Infinity).sort((a, b) => a - b);
-  const full = new Float64Array(size).fill(-Infinity);
   const codes = scanBytes();
-  for (const position of candidates) {
+  const full = candidates.map((position) => {
     const { index, chunk } = hitOf(position);
     const held = indexes[index]!;
-    full[position] = scores[position]! +
+    const score = scores[position]! +
       held.partialDot(codes, chunk, query, tail) * held.factor(chunk);
-  }
-  return topPositions(full, count, -Infinity).map(hitOf);
+    return { position, score };
+  });
+  // Ties to the earlier vector, as topPositions() breaks them.
+  return full.sort((a, b) => b.score - a.score || a.position - b.position).slice(0, count)
+    .map(({ position }) => hitOf(position));
 }
