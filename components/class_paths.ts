@@ -8,8 +8,7 @@
 import { Document } from "./core/document.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { type ClassResolver, Rag } from "./core/rag.ts";
-import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { isAbsolute, pathToFileURL, resolve } from "./core/paths.ts";
 
 /** Loads the class of one class path. */
 export type ClassLoader = () => Promise<unknown>;

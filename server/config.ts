@@ -3,7 +3,7 @@
  * with defaults and environment variables, and written back.
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "../components/core/paths.ts";
 import { parse, stringify, TomlError } from "smol-toml";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { build, type Env, envReader } from "./config_load.ts";

@@ -3,8 +3,7 @@
  * words of every refusal. `config.ts` puts these together into a `Config`.
  * @module
  */
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { homedir, isAbsolute, join, resolve } from "../components/core/paths.ts";
 import { quote } from "../components/core/errors.ts";
 import { builtinClassPaths, isModulePath } from "../components/class_paths.ts";
 // Registers the built-in authentications, which the "authentication" key names.

@@ -4,7 +4,7 @@
  * tokens valid.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { hmacKey, MIN_SECRET_BYTES } from "./jwt.ts";
 

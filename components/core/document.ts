@@ -4,8 +4,7 @@
  * and the reading of pages, are in `components/documents/`.
  * @module
  */
-import { basename, extname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, extname, fileURLToPath, resolve } from "./paths.ts";
 import { quote, SvcError } from "./errors.ts";
 import type { Page } from "./page.ts";
 

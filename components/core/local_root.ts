@@ -2,8 +2,7 @@
  * The local root: the folder where svc and its components keep their files.
  * @module
  */
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { homedir, join, resolve } from "./paths.ts";
 import { envVar } from "./requirements.ts";
 
 let current = resolve(envVar("SVC_LOCAL_ROOT") ?? join(homedir(), ".cache", "svc"));
