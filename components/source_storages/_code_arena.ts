@@ -104,18 +104,26 @@ export class Blocks {
   }
 }
 
+/**
+ * Writes the dot products of the `stride` vectors of the codes at `codes`
+ * (laid out as `VectorCodes` lays them, `stride` a multiple of 16) with
+ * `count` integer weights over as many dimensions, both at offsets of the
+ * memory, to `stride` 32-bit integers at `out`.
+ */
+export type Dots = (
+  codes: number,
+  stride: number,
+  dims: number,
+  weights: number,
+  count: number,
+  out: number,
+) => void;
+
 /** The scan's WebAssembly and the blocks of its memory. */
 interface CodeScan {
   memory: WebAssembly.Memory;
   blocks: Blocks;
-  dots: (
-    codes: number,
-    stride: number,
-    dims: number,
-    weights: number,
-    count: number,
-    out: number,
-  ) => void;
+  dots: Dots;
 }
 
 let scan: CodeScan | undefined;
@@ -179,22 +187,8 @@ export function scanIntegers(): Int32Array {
   return new Int32Array(codeScan().memory.buffer);
 }
 
-/**
- * The dot products of the `stride` vectors of the codes at `codes` (laid out
- * as {@linkcode VectorCodes} lays them, `stride` a multiple of 16) with
- * `count` integer weights over as many dimensions, both at offsets of the
- * memory, into `stride` 32-bit integers at `out`.
- */
-export function dots(
-  codes: number,
-  stride: number,
-  dims: number,
-  weights: number,
-  count: number,
-  out: number,
-): void {
-  codeScan().dots(codes, stride, dims, weights, count, out);
-}
+/** The scan's {@linkcode Dots}. */
+export const dots: Dots = (...args) => codeScan().dots(...args);
 
 function align(bytes: number): number {
   return Math.ceil(bytes / ALIGNMENT) * ALIGNMENT;
