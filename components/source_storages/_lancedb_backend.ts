@@ -73,6 +73,12 @@ export interface LanceModules {
 // Writes to a table between two compactions: each write adds a small file
 // (a fragment), and many of them slow every scan.
 const WRITES_PER_COMPACTION = 32;
+// A compaction rewrites every fragment of fewer than a million rows, so the
+// whole of a chunks table: one waits, beyond the writes above, until the rows
+// written since are this share of those it rewrote last, so that the rows
+// rewritten stay a few times those written (at every 32 writes, compactions
+// took 26 s of the 82 that indexing 100,000 passages took, and 5.5 of 59 so).
+const CHUNKS_GROWTH_PER_COMPACTION = 0.25;
 // How long a searched version stays readable after a compaction: longer than
 // any search, so that none loses its files midway.
 const KEEP_VERSIONS_MS = 60_000;
@@ -88,6 +94,8 @@ export class LanceDBBackend extends SerialBackend {
   readonly #modules: LanceModules;
   readonly #tables = new Map<string, Promise<Lance.Table>>();
   readonly #writes = new Map<string, number>();
+  // Of each chunks table: the rows written since its last compaction, and the rows it then had.
+  readonly #rowsWritten = new Map<string, { since: number; compacted: number }>();
   // Each chat's links as last read, and the versions of the two tables they were read at.
   readonly #links = new KeptLinks<IndexInfo>();
   // The tables' versions as last read, and when; whether this process wrote since.
@@ -142,7 +150,7 @@ export class LanceDBBackend extends SerialBackend {
         await chunks.delete(`key = ${key}`).catch(() => {});
         throw error;
       }
-      await this.#wrote(`chunks_${index.dimension}`);
+      await this.#wrote(`chunks_${index.dimension}`, index.chunks.length);
       await this.#wrote("indexes");
     });
   }
@@ -510,11 +518,17 @@ export class LanceDBBackend extends SerialBackend {
     ]);
   }
 
-  /** Counts a write to a table, and compacts it every so many. */
-  async #wrote(name: string): Promise<void> {
+  /** Counts a write to a table (of `rows` rows to a chunks table), and compacts it every so many. */
+  async #wrote(name: string, rows = 0): Promise<void> {
     const writes = (this.#writes.get(name) ?? 0) + 1;
     this.#writes.set(name, writes);
-    if (writes >= WRITES_PER_COMPACTION) await this.#compact(name);
+    const written = this.#rowsWritten.get(name) ?? { since: 0, compacted: 0 };
+    written.since += rows;
+    this.#rowsWritten.set(name, written);
+    if (
+      writes >= WRITES_PER_COMPACTION &&
+      written.since >= CHUNKS_GROWTH_PER_COMPACTION * written.compacted
+    ) await this.#compact(name);
   }
 
   /**
@@ -523,9 +537,11 @@ export class LanceDBBackend extends SerialBackend {
    */
   async #compact(name: string): Promise<void> {
     this.#writes.set(name, 0);
-    await (await this.#table(name)).optimize({
-      cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS),
-    });
+    const table = await this.#table(name);
+    await table.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) });
+    if (name.startsWith("chunks_")) {
+      this.#rowsWritten.set(name, { since: 0, compacted: await table.countRows() });
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import * as arrow from "npm:apache-arrow@18.1.0";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import type { NewIndex } from "../../components/indexing/mod.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
 import { LanceDBBackend } from "../../components/source_storages/_lancedb_backend.ts";
 import { smallDisk } from "../_disk.ts";
@@ -231,4 +232,53 @@ Deno.test("LanceDB searches a folder from before the postings were kept on a rea
   );
   assert.match(found[0]![0]!.text, /secret ingredient/i);
   await disk.writable();
+});
+
+/** An index of `count` short chunks of 4-dimensional vectors. */
+function smallIndex(key: string, count: number): NewIndex {
+  return {
+    key,
+    contentHash: key,
+    chunkSize: 500,
+    chunkOverlap: 100,
+    embedder: "test",
+    dimension: 4,
+    chunks: Array.from({ length: count }, (_, i) => ({
+      text: `chunk ${i} of ${key}`,
+      pageNumbers: [1],
+      numTokens: 4,
+    })),
+    vectors: Array.from({ length: count }, (_, i) => Float32Array.of(1, i, 0, key.length)),
+  } as unknown as NewIndex;
+}
+
+Deno.test("LanceDB compacts a chunks table every 32 writes, and a large one once it grew by a quarter", async () => {
+  await using root = await tmpLocalRoot();
+  const backend = await LanceDBBackend.open(`${root.path}/lancedb`, { lancedb, arrow });
+  // Reading the tables' latest versions, as the backend writes them.
+  const db = await lancedb.connect(`${root.path}/lancedb`, { readConsistencyInterval: 0 });
+  const fragments = async () =>
+    (await (await db.openTable("chunks_4")).stats()).fragmentStats.numFragments;
+  try {
+    let added = 0;
+    const add = (count: number) => {
+      const key = `index-${added++}`;
+      return backend.add(smallIndex(key, count), { chatId: "chat", documentId: key, key });
+    };
+    // 31 writes of a large index and small ones, a file each; the 32nd compacts them into few.
+    await add(1000);
+    for (let i = 1; i < 31; i++) await add(1);
+    assert.equal(await fragments(), 31);
+    await add(1);
+    const compacted = await fragments();
+    assert.ok(compacted <= 2, `${compacted} files`);
+    // 1,031 rows compacted: 40 writes of 2 rows more are not a quarter of them, a file each.
+    for (let i = 0; i < 40; i++) await add(2);
+    assert.equal(await fragments(), compacted + 40);
+    // 200 rows more in one write reach the quarter: compacted.
+    await add(200);
+    assert.ok(await fragments() <= 2);
+  } finally {
+    db.close();
+  }
 });
