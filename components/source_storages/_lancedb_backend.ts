@@ -164,6 +164,7 @@ export class LanceDBBackend extends SerialBackend {
     // Made by the first index of its dimension: none yet, nothing to find.
     if (!this.#tables.has(name) && !(await this.#db.tableNames()).includes(name)) return [[], []];
     const chunks = await this.#table(name);
+    this.#compactForSearch(name);
 
     query.signal?.throwIfAborted();
     const dimension = query.vector.length;
@@ -529,6 +530,21 @@ export class LanceDBBackend extends SerialBackend {
       writes >= WRITES_PER_COMPACTION &&
       written.since >= CHUNKS_GROWTH_PER_COMPACTION * written.compacted
     ) await this.#compact(name);
+  }
+
+  /**
+   * Compacts a chunks table searched with files written since its last
+   * compaction, once the writes queued are done, while the search goes on: a
+   * search reads every file the key's index does not cover yet to read the
+   * passages it does not keep (200 more files took a question over 100,000
+   * passages from 43 to 78 ms), and indexing leaves up to a quarter of the
+   * table in such files.
+   */
+  #compactForSearch(name: string): void {
+    if ((this.#writes.get(name) ?? 0) < WRITES_PER_COMPACTION) return;
+    this.#writes.set(name, 0);
+    // A compaction that fails (a full disk) is tried again after the next writes.
+    this.exclusive(() => this.#compact(name)).catch(() => {});
   }
 
   /**

@@ -252,7 +252,7 @@ function smallIndex(key: string, count: number): NewIndex {
   } as unknown as NewIndex;
 }
 
-Deno.test("LanceDB compacts a chunks table every 32 writes, and a large one once it grew by a quarter", async () => {
+Deno.test("LanceDB compacts a chunks table every 32 writes, a large one once it grew by a quarter or when it is searched", async () => {
   await using root = await tmpLocalRoot();
   const backend = await LanceDBBackend.open(`${root.path}/lancedb`, { lancedb, arrow });
   // Reading the tables' latest versions, as the backend writes them.
@@ -277,6 +277,20 @@ Deno.test("LanceDB compacts a chunks table every 32 writes, and a large one once
     assert.equal(await fragments(), compacted + 40);
     // 200 rows more in one write reach the quarter: compacted.
     await add(200);
+    assert.ok(await fragments() <= 2);
+
+    // 32 writes of a row: not a quarter, but compacted once the table is searched.
+    for (let i = 0; i < 32; i++) await add(1);
+    assert.ok(await fragments() >= 32);
+    const keys = Array.from({ length: added }, (_, i) => `index-${i}`);
+    const query = { text: "chunk", vector: Float32Array.of(1, 0, 0, 0), limit: 10 };
+    const [text] = await backend.search(keys, query);
+    assert.equal(text!.length, 10);
+    // The compaction is queued behind the writes: a link taken after it waits for it.
+    assert.equal(
+      await backend.link({ chatId: "chat", documentId: "index-0", key: "index-0" }),
+      true,
+    );
     assert.ok(await fragments() <= 2);
   } finally {
     db.close();
