@@ -178,7 +178,15 @@ export class LanceDBBackend extends SerialBackend {
     query.signal?.throwIfAborted();
     // The passages kept in memory are taken from there; the others are read.
     const unkept = [...text, ...candidates].filter((place) => !kept[place.index]);
-    const rows = await this.#rowsAt(chunks, unkept.map(placeOf));
+    const rows = await this.#rowsAt(
+      chunks,
+      unkept.map((place) => ({
+        ...placeOf(place),
+        rowId: indexes[place.index]!.rowIds[place.chunk]!,
+      })),
+      // Row ids that changed (a compaction rewrote their files): kept for the next question.
+      (i, rowId) => indexes[unkept[i]!.index]!.rowIds[unkept[i]!.chunk] = rowId,
+    );
     const rowAt = (place: Place) => {
       const { key, ordinal } = placeOf(place);
       return rows.get(`${key}/${ordinal}`);
@@ -228,11 +236,12 @@ export class LanceDBBackend extends SerialBackend {
     id: string;
     passages: KeptPassages;
     vectors: Float32Array[];
+    rowIds: BigInt64Array;
   }> {
     for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
       const group = keys.slice(start, start + LOADED_INDEXES);
       const rows = await chunks.query().where(`key IN (${group.map(literal).join(", ")})`)
-        .select([...CHUNK_COLUMNS, "vector"]).toArray();
+        .select([...CHUNK_COLUMNS, "vector"]).withRowId().toArray();
       const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
       for (const row of rows) byKey.get(row.key)?.push(row);
       for (const [key, own] of byKey) {
@@ -242,7 +251,8 @@ export class LanceDBBackend extends SerialBackend {
           own.map((row, i) => storedPassage(row, vectors[i])),
           dimension,
         );
-        yield { id: key, passages, vectors };
+        const rowIds = BigInt64Array.from(own, (row) => BigInt(row._rowid));
+        yield { id: key, passages, vectors, rowIds };
       }
     }
   }
@@ -265,7 +275,9 @@ export class LanceDBBackend extends SerialBackend {
     });
     const kept = await this.#storedPostings(missing);
     const built: { key: string; data: Uint8Array }[] = [];
-    for await (const { id: key, passages, vectors } of this.#read(chunks, missing, dimension)) {
+    for await (
+      const { id: key, passages, vectors, rowIds } of this.#read(chunks, missing, dimension)
+    ) {
       const stored = kept.get(key);
       const terms = stored?.size === passages.texts.length ? stored : undefined;
       const entry = {
@@ -274,10 +286,11 @@ export class LanceDBBackend extends SerialBackend {
           vectors,
           dimension,
           flavour: OWN_BM25,
-          bytes: passages.ordinals.byteLength,
+          bytes: passages.ordinals.byteLength + rowIds.byteLength,
           terms,
         }),
         ordinals: passages.ordinals,
+        rowIds,
         passageBytes: passages.bytes,
       };
       held.set(key, entry);
@@ -317,19 +330,46 @@ export class LanceDBBackend extends SerialBackend {
     return postings;
   }
 
-  /** The rows of the chunks at `places`, with their vectors, by ordinal and key. */
-  async #rowsAt(chunks: Lance.Table, places: readonly ChunkPlace[]): Promise<Map<string, Row>> {
-    if (places.length === 0) return new Map();
-    const keys = [...new Set(places.map((place) => place.key))];
-    const named = [...new Set(places.map((place) => `${place.key}/${place.ordinal}`))];
+  /**
+   * The rows of the chunks at `places`, with their vectors, by key and ordinal: taken by the row
+   * ids read with them (100 of 100,000 chunks in 5.9 ms, against 15 found by key and ordinal),
+   * those not found so by key and ordinal, their new row ids given to `moved` with their place's
+   * number: a compaction rewrites the files of the rows it keeps, under new ids.
+   */
+  async #rowsAt(
+    chunks: Lance.Table,
+    places: readonly (ChunkPlace & { rowId: bigint })[],
+    moved: (i: number, rowId: bigint) => void,
+  ): Promise<Map<string, Row>> {
+    const rows = new Map<string, Row>();
+    if (places.length === 0) return rows;
+    const named = (key: unknown, ordinal: unknown) => `${key}/${ordinal}`;
+    const taken = await (async () =>
+      await chunks.takeRowIds(places.map((place) => place.rowId))
+        .select([...CHUNK_COLUMNS, "vector"]).toArray())().catch(() => []); // ids of files no longer there
+    // A row id of a file compacted away names no row, or another's: each row taken is checked.
+    for (const row of taken) rows.set(named(row.key, row.ordinal), row);
+    const missing = [...places.keys()].filter((i) => {
+      const { key, ordinal } = places[i]!;
+      return !rows.has(named(key, ordinal));
+    });
+    if (missing.length === 0) return rows;
+    const number = new Map(missing.map((i) => [named(places[i]!.key, places[i]!.ordinal), i]));
     // The B-tree finds the keys; one list names the chunks (a disjunction of a condition per
     // document made LanceDB test each of 100,000 rows against it, for 1.5 s).
-    const where = `key IN (${keys.map(literal).join(", ")}) AND ` +
-      `concat(key, '/', CAST(CAST(ordinal AS BIGINT) AS VARCHAR)) IN (${
-        named.map(literal).join(", ")
+    const where =
+      `key IN (${[...new Set(missing.map((i) => places[i]!.key))].map(literal).join(", ")})` +
+      ` AND concat(key, '/', CAST(CAST(ordinal AS BIGINT) AS VARCHAR)) IN (${
+        [...number.keys()].map(literal).join(", ")
       })`;
-    const rows = await chunks.query().where(where).select([...CHUNK_COLUMNS, "vector"]).toArray();
-    return new Map(rows.map((row) => [`${row.key}/${row.ordinal}`, row]));
+    const found = await chunks.query().where(where).select([...CHUNK_COLUMNS, "vector"]).withRowId()
+      .toArray();
+    for (const row of found) {
+      const name = named(row.key, row.ordinal);
+      rows.set(name, row);
+      moved(number.get(name)!, BigInt(row._rowid));
+    }
+    return rows;
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -573,6 +613,8 @@ interface ChunkPlace {
 /** One index as search keeps it in memory, with its chunks' ordinals. */
 interface Searchable extends MemoryIndex {
   ordinals: Uint32Array;
+  /** Each chunk's row id when it was last read: where a question reads a passage it does not keep. */
+  rowIds: BigInt64Array;
   /** The bytes its passages take when they are kept too. */
   passageBytes: number;
 }

@@ -146,6 +146,27 @@ Deno.test("LanceDB searches the same with too little memory to keep the passages
   const reading = await LanceDBBackend.open(`${root.path}/lancedb`, modules, { passageMemory: 1 });
   assert.deepEqual(await reading.search(keys, query), found);
   assert.deepEqual(await reading.search(keys, query), found);
+
+  // The passages are read by the row ids read with them; rewritten by a compaction, under new ids,
+  // they are found by key and ordinal instead, and by their new ids after.
+  const written = async () => {
+    const db = await lancedb.connect(`${root.path}/lancedb`);
+    const table = await db.openTable("chunks_512");
+    // A row written and removed leaves a file for the compaction to rewrite with the others.
+    const row = { key: "other", ordinal: 0, text: "", page_numbers: "[]", num_tokens: 0 };
+    await table.add([{ ...row, vector: new Float32Array(512) }]);
+    await table.delete(`key = 'other'`);
+    await table.optimize({ cleanupOlderThan: new Date() });
+    db.close();
+  };
+  const ids = async () =>
+    (await (await lancedb.connect(`${root.path}/lancedb`)).openTable("chunks_512")).query()
+      .select(["key"]).withRowId().toArray().then((rows) => rows.map((row) => row._rowid));
+  const before = await ids();
+  await written();
+  assert.notDeepEqual(await ids(), before, "compacted under new ids");
+  assert.deepEqual(await reading.search(keys, query), found);
+  assert.deepEqual(await reading.search(keys, query), found);
 });
 
 Deno.test("LanceDB reads a chat's links again only when a process changed the links or the indexes: this one's at once, another's within 100 ms", async () => {
