@@ -9,7 +9,7 @@ import { LocalDocument } from "../../components/core/document.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import type { IndexInfo, SearchQuery } from "../../components/indexing/mod.ts";
+import type { IndexInfo, NewIndex, SearchQuery } from "../../components/indexing/mod.ts";
 import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
 import { parseQuestions } from "../../cli/_eval_questions.ts";
 import { answers as isAnswer, pagesOfLocation, RANK_DEPTH } from "../../cli/_eval_scores.ts";
@@ -222,4 +222,30 @@ export async function labelledScores(
     vectors: scoreOf(rankings.vectors),
     fusion: scoreOf(rankings.fusion),
   };
+}
+
+/** A deterministic vector of `dimension` values in [-0.5, 0.5). */
+export function randomVectors(count: number, dimension: number, seed: number): Float32Array[] {
+  let state = seed;
+  const next = () => (state = (state * 16807) % 2147483647) / 2147483647 - 0.5;
+  return Array.from({ length: count }, () => Float32Array.from({ length: dimension }, next));
+}
+
+/** An index of `count` short chunks with deterministic random vectors, for a backend's `add()`. */
+export function randomIndex(key: string, count: number, dimension: number, seed: number): NewIndex {
+  const chunks = Array.from({ length: count }, (_, i) => ({
+    text: `chunk ${i} of ${key}`,
+    pageNumbers: [1],
+    numTokens: 4,
+  }));
+  return {
+    key,
+    contentHash: key,
+    chunkSize: 500,
+    chunkOverlap: 100,
+    embedder: "test",
+    dimension,
+    chunks,
+    vectors: randomVectors(count, dimension, seed),
+  } as unknown as NewIndex;
 }

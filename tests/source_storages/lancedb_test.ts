@@ -4,12 +4,18 @@ import * as arrow from "npm:apache-arrow@18.1.0";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import type { NewIndex } from "../../components/indexing/mod.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
 import { LanceDBBackend } from "../../components/source_storages/_lancedb_backend.ts";
 import { smallDisk } from "../_disk.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture, linkedKeys, searchQuery, storedFixtures } from "./_helpers.ts";
+import {
+  chatParams,
+  copiedFixture,
+  linkedKeys,
+  randomIndex,
+  searchQuery,
+  storedFixtures,
+} from "./_helpers.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
 
 /** Row counts of the storage's tables in the local root's LanceDB folder. */
@@ -255,24 +261,6 @@ Deno.test("LanceDB searches a folder from before the postings were kept on a rea
   await disk.writable();
 });
 
-/** An index of `count` short chunks of 4-dimensional vectors. */
-function smallIndex(key: string, count: number): NewIndex {
-  return {
-    key,
-    contentHash: key,
-    chunkSize: 500,
-    chunkOverlap: 100,
-    embedder: "test",
-    dimension: 4,
-    chunks: Array.from({ length: count }, (_, i) => ({
-      text: `chunk ${i} of ${key}`,
-      pageNumbers: [1],
-      numTokens: 4,
-    })),
-    vectors: Array.from({ length: count }, (_, i) => Float32Array.of(1, i, 0, key.length)),
-  } as unknown as NewIndex;
-}
-
 Deno.test("LanceDB compacts a chunks table every 32 writes, a large one once it grew by a quarter or when it is searched", async () => {
   await using root = await tmpLocalRoot();
   const backend = await LanceDBBackend.open(`${root.path}/lancedb`, { lancedb, arrow });
@@ -284,7 +272,11 @@ Deno.test("LanceDB compacts a chunks table every 32 writes, a large one once it 
     let added = 0;
     const add = (count: number) => {
       const key = `index-${added++}`;
-      return backend.add(smallIndex(key, count), { chatId: "chat", documentId: key, key });
+      return backend.add(randomIndex(key, count, 4, added), {
+        chatId: "chat",
+        documentId: key,
+        key,
+      });
     };
     // 31 writes of a large index and small ones, a file each; the 32nd compacts them into few.
     await add(1000);

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { apiPostgresUrl, setApiPostgresUrl } from "../../components/core/api_database.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import type { NewIndex } from "../../components/indexing/mod.ts";
 import { PostgresBackend } from "../../components/source_storages/_postgres_backend.ts";
 import { closePostgres, Postgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, spawn } from "../_process.ts";
@@ -14,7 +13,7 @@ import {
   type Sql,
 } from "../_postgres.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture } from "./_helpers.ts";
+import { chatParams, copiedFixture, randomIndex, randomVectors } from "./_helpers.ts";
 import { skipPostgres } from "./_pgvector.ts";
 
 /**
@@ -212,32 +211,6 @@ test(
     assert.ok(stored.chunks >= 3000, `${stored.chunks} chunks`);
   },
 );
-
-/** A deterministic vector of `dimension` values in [-0.5, 0.5). */
-function randomVectors(count: number, dimension: number, seed: number): Float32Array[] {
-  let state = seed;
-  const next = () => (state = (state * 16807) % 2147483647) / 2147483647 - 0.5;
-  return Array.from({ length: count }, () => Float32Array.from({ length: dimension }, next));
-}
-
-/** An index of `count` chunks with random vectors, linked to the chat of the same name. */
-function randomIndex(key: string, count: number, dimension: number, seed: number): NewIndex {
-  const chunks = Array.from({ length: count }, (_, i) => ({
-    text: `chunk ${i} of ${key}`,
-    pageNumbers: [1],
-    numTokens: 4,
-  }));
-  return {
-    key,
-    contentHash: key,
-    chunkSize: 500,
-    chunkOverlap: 100,
-    embedder: "test",
-    dimension,
-    chunks,
-    vectors: randomVectors(count, dimension, seed),
-  } as unknown as NewIndex;
-}
 
 test(
   "Postgres searches a large chat through pgvector's HNSW index, finding the chat's chunks only",
