@@ -188,7 +188,9 @@ export function scanIntegers(): Int32Array {
 }
 
 /** The scan's {@linkcode Dots}. */
-export const dots: Dots = (...args) => codeScan().dots(...args);
+export function dots(...args: Parameters<Dots>): void {
+  codeScan().dots(...args);
+}
 
 function align(bytes: number): number {
   return Math.ceil(bytes / ALIGNMENT) * ALIGNMENT;
