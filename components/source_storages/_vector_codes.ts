@@ -137,7 +137,7 @@ export class VectorCodes {
    */
   addScaledDots(scores: Float64Array, offset: number, query: ScanQuery): void {
     dots(this.load().offset, this.#stride, query.dims, query.weights, query.count, query.out);
-    const sums = scanIntegers();
+    const sums = query.integers;
     const out = query.out / 4;
     const factors = this.#factors;
     for (let i = 0; i < factors.length; i++) {
@@ -175,6 +175,8 @@ interface ScanQuery {
   /** What the weights were multiplied by. */
   scale: number;
   out: number;
+  /** The scan's memory as 32-bit integers, made once the scan's blocks are taken. */
+  integers: Int32Array;
 }
 
 /**
@@ -203,6 +205,7 @@ function scanQuery(
     count,
     scale,
     out: scratch.offset + 8 * count,
+    integers,
     [Symbol.dispose]: scratch[Symbol.dispose],
   };
 }
