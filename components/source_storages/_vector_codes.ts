@@ -15,7 +15,10 @@
  *
  * The codes are kept in the memory of a WebAssembly scan (`_code_arena.ts`),
  * which sums the query's weights, made integers of 16 bits, times the codes
- * of 16 vectors at a time.
+ * of 16 vectors at a time. A large chat's codes are scanned laid end to end
+ * (a copy of its indexes', kept for the chats searched last), so that each
+ * dimension is one run of bytes that the processor reads ahead of the scan,
+ * rather than one short run an index.
  * @module
  */
 import {
@@ -44,6 +47,13 @@ const LANES = 16;
 // as many codes as a vector has dimensions stays within 32 bits.
 const MAX_WEIGHT = 32767;
 const MAX_SUM = 2 ** 31 - 1;
+// A chat of this many chunks or more, in several indexes, is scanned with
+// its codes laid end to end: over 100,000 chunks in 1,000 indexes, the scan
+// took 4.5 ms rather than 8.0 (a smaller chat's codes mostly fit the caches).
+const LAID_END_TO_END = 10_000;
+// The most bytes of codes kept so laid: one chat of some 120,000 chunks of
+// 512 dimensions, or several smaller ones.
+const LAID_BYTES = 64 * 2 ** 20;
 
 /** The vectors of one document's chunks as 8-bit codes. */
 export class VectorCodes {
@@ -82,11 +92,19 @@ export class VectorCodes {
     this.#block = undefined;
   }
 
+  /** Gives the codes' block back for good, for codes that no search holds. */
+  discard(): void {
+    if (this.#block) giveBlock(this, this.#block);
+    this.#block = undefined;
+    this.#copy = undefined;
+  }
+
   /** Where the codes are in the scan's memory, copied back there if they were released. */
   load(): Block {
     if (!this.#block) {
+      if (!this.#copy) throw new Error("The codes were discarded");
       this.#block = holdBlock(this, this.dimension * this.#stride);
-      scanBytes().set(this.#copy!, this.#block.offset);
+      scanBytes().set(this.#copy, this.#block.offset);
       this.#copy = undefined;
     }
     return this.#block;
@@ -127,6 +145,34 @@ export class VectorCodes {
       }
       made.#factors[i] = 1 / (scale * Math.sqrt(norm));
     });
+    return made;
+  }
+
+  /** The codes of `parts`, all of one dimension, laid end to end as one index's. */
+  static endToEnd(parts: readonly VectorCodes[]): VectorCodes {
+    const dimension = parts[0]?.dimension ?? 0;
+    const size = parts.reduce((sum, part) => sum + part.size, 0);
+    const stride = Math.ceil(size / LANES) * LANES;
+    const factors = new Float32Array(size);
+    const made = new VectorCodes(dimension, stride, factors);
+    // Every block taken before the view of the memory is made.
+    const froms = parts.map((part) => part.load().offset);
+    const to = made.load().offset;
+    const codes = scanBytes();
+    for (let d = 0; d < dimension; d++) {
+      let at = to + d * stride;
+      parts.forEach((part, i) => {
+        const from = froms[i]! + d * part.#stride;
+        codes.copyWithin(at, from, from + part.size);
+        at += part.size;
+      });
+      codes.fill(0, at, to + (d + 1) * stride);
+    }
+    let at = 0;
+    for (const part of parts) {
+      factors.set(part.#factors, at);
+      at += part.size;
+    }
     return made;
   }
 
@@ -222,6 +268,55 @@ export interface CodeHit {
  * caller ranks them again by the stored vectors.
  */
 export function nearestCodes(
+  indexes: readonly VectorCodes[],
+  query: Float32Array,
+  count: number,
+): CodeHit[] {
+  const size = indexes.reduce((sum, index) => sum + index.size, 0);
+  if (indexes.length < 2 || size < LAID_END_TO_END || size * query.length > LAID_BYTES) {
+    return nearestApart(indexes, query, count);
+  }
+  const starts = startsOf(indexes);
+  return nearestApart([laidEndToEnd.of(indexes)], query, count).map(({ chunk: position }) => {
+    const index = indexAt(starts, position);
+    return { index, chunk: position - starts[index]! };
+  });
+}
+
+/** Chats' codes laid end to end, kept for the chats searched last, within {@linkcode LAID_BYTES}. */
+class LaidEndToEnd {
+  // The latest first. The indexes are not held: a cache may drop them.
+  #chats: { indexes: WeakRef<VectorCodes>[]; codes: VectorCodes }[] = [];
+
+  /** The codes of `indexes` laid end to end, kept from an earlier search or laid now. */
+  of(indexes: readonly VectorCodes[]): VectorCodes {
+    const found = this.#chats.findIndex((chat) =>
+      chat.indexes.length === indexes.length &&
+      chat.indexes.every((index, i) => index.deref() === indexes[i])
+    );
+    if (found >= 0) {
+      const [chat] = this.#chats.splice(found, 1);
+      this.#chats.unshift(chat!);
+      return chat!.codes;
+    }
+    // The oldest go before the new codes are laid, so that they make room for them.
+    let bytes = indexes.reduce((sum, index) => sum + index.size * index.dimension, 0);
+    this.#chats = this.#chats.filter((chat) => {
+      bytes += chat.codes.size * chat.codes.dimension;
+      // No search holds them: a scan runs from start to end without a pause.
+      if (bytes > LAID_BYTES) chat.codes.discard();
+      return bytes <= LAID_BYTES;
+    });
+    const codes = VectorCodes.endToEnd(indexes);
+    this.#chats.unshift({ indexes: indexes.map((index) => new WeakRef(index)), codes });
+    return codes;
+  }
+}
+
+const laidEndToEnd = new LaidEndToEnd();
+
+/** {@linkcode nearestCodes}, each index's codes scanned where they are. */
+function nearestApart(
   indexes: readonly VectorCodes[],
   query: Float32Array,
   count: number,
