@@ -17,6 +17,7 @@
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
 import { B, K1, queryTerms } from "./_bm25.ts";
+import { ChatTerms } from "./_chat_terms.ts";
 import { porterStem } from "./_porter.ts";
 import { wordKey } from "./_proximity.ts";
 import { indexAt, startsOf, topPositions } from "./_positions.ts";
@@ -319,6 +320,14 @@ export class TermPostings {
     return [0, 0];
   }
 
+  /**
+   * The terms' keys, ascending, and where each one's postings start in
+   * {@linkcode TermPostings.postingsOf}'s array (and end: one start more).
+   */
+  get terms(): { keys: Float64Array; starts: Uint32Array } {
+    return { keys: this.#keys, starts: this.#starts };
+  }
+
   /** Every posting: chunk times 4096 plus count, grouped by term. */
   get postingsOf(): Uint32Array {
     return this.#postings;
@@ -490,16 +499,20 @@ export class QueryScoring {
     const flavour = indexes[0]?.flavour ?? FTS5;
     const found = new Map<string, FoundTerm | undefined>();
     const terms: FoundTerm[] = [];
+    const chatTerms = size > 0 ? ChatTerms.of(indexes) : undefined;
     for (const term of size === 0 ? [] : flavour.queryTerms(query)) {
       if (!found.has(term)) {
         const key = termKey(term);
         const bounds = new Uint32Array(2 * indexes.length);
         let frequency = 0;
-        indexes.forEach((index, i) => {
-          const [from, to] = index.range(key);
-          [bounds[2 * i], bounds[2 * i + 1]] = [from, to];
-          frequency += to - from;
-        });
+        if (chatTerms) frequency = chatTerms.bounds(key, bounds);
+        else {
+          indexes.forEach((index, i) => {
+            const [from, to] = index.range(key);
+            [bounds[2 * i], bounds[2 * i + 1]] = [from, to];
+            frequency += to - from;
+          });
+        }
         const idf = flavour.idf(size, frequency);
         found.set(term, frequency > 0 ? { bounds, frequency, idf } : undefined);
       }

@@ -30,6 +30,7 @@ import {
   scanIntegers,
   scratchBlock,
 } from "./_code_arena.ts";
+import { ChatViews } from "./_chat_views.ts";
 import { indexAt, startsOf, topPositions } from "./_positions.ts";
 
 // The share of the query's squared length its first pass covers, and the
@@ -273,47 +274,23 @@ export function nearestCodes(
   count: number,
 ): CodeHit[] {
   const size = indexes.reduce((sum, index) => sum + index.size, 0);
-  if (indexes.length < 2 || size < LAID_END_TO_END || size * query.length > LAID_BYTES) {
+  const bytes = size * query.length;
+  if (indexes.length < 2 || size < LAID_END_TO_END || bytes > LAID_BYTES) {
     return nearestApart(indexes, query, count);
   }
+  const laid = laidEndToEnd.of(indexes, bytes, VectorCodes.endToEnd);
   const starts = startsOf(indexes);
-  return nearestApart([laidEndToEnd.of(indexes)], query, count).map(({ chunk: position }) => {
+  return nearestApart([laid], query, count).map(({ chunk: position }) => {
     const index = indexAt(starts, position);
     return { index, chunk: position - starts[index]! };
   });
 }
 
-/** Chats' codes laid end to end, kept for the chats searched last, within {@linkcode LAID_BYTES}. */
-class LaidEndToEnd {
-  // The latest first. The indexes are not held: a cache may drop them.
-  #chats: { indexes: WeakRef<VectorCodes>[]; codes: VectorCodes }[] = [];
-
-  /** The codes of `indexes` laid end to end, kept from an earlier search or laid now. */
-  of(indexes: readonly VectorCodes[]): VectorCodes {
-    const found = this.#chats.findIndex((chat) =>
-      chat.indexes.length === indexes.length &&
-      chat.indexes.every((index, i) => index.deref() === indexes[i])
-    );
-    if (found >= 0) {
-      const [chat] = this.#chats.splice(found, 1);
-      this.#chats.unshift(chat!);
-      return chat!.codes;
-    }
-    // The oldest go before the new codes are laid, so that they make room for them.
-    let bytes = indexes.reduce((sum, index) => sum + index.size * index.dimension, 0);
-    this.#chats = this.#chats.filter((chat) => {
-      bytes += chat.codes.size * chat.codes.dimension;
-      // No search holds them: a scan runs from start to end without a pause.
-      if (bytes > LAID_BYTES) chat.codes.discard();
-      return bytes <= LAID_BYTES;
-    });
-    const codes = VectorCodes.endToEnd(indexes);
-    this.#chats.unshift({ indexes: indexes.map((index) => new WeakRef(index)), codes });
-    return codes;
-  }
-}
-
-const laidEndToEnd = new LaidEndToEnd();
+// No search holds codes it drops: a scan runs from start to end without a pause.
+const laidEndToEnd = new ChatViews<VectorCodes, VectorCodes>(
+  LAID_BYTES,
+  (codes) => codes.discard(),
+);
 
 /** {@linkcode nearestCodes}, each index's codes scanned where they are. */
 function nearestApart(

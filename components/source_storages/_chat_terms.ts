@@ -1,0 +1,118 @@
+/**
+ * Where each term's postings lie in each of a chat's indexes, for a chat of
+ * many indexes: looking a query's term up in each of 1,000 indexes reads
+ * each one's keys at a few places apart in memory (some 3 ms a question over
+ * 100,000 chunks), where this reads one run of entries a term.
+ * @module
+ */
+import { ChatViews } from "./_chat_views.ts";
+import type { TermPostings } from "./_term_postings.ts";
+
+// A chat of fewer indexes looks its terms up in each: it costs less than making this.
+const MIN_INDEXES = 32;
+// The most bytes kept, for the chats searched last: one chat of some 150,000 chunks.
+const MAX_BYTES = 64 * 2 ** 20;
+// What an entry takes: its key, its index, where its postings start and end.
+const ENTRY_BYTES = 8 + 3 * 4;
+// Entries a bucket, on average.
+const BUCKET_ENTRIES = 8;
+
+const chats = new ChatViews<TermPostings, ChatTerms>(MAX_BYTES);
+
+/**
+ * Every term of a chat's indexes, an entry for each index that holds it, in
+ * buckets by the term's key: a term's entries are in one bucket, in the order
+ * of the indexes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChatTerms } from "./_chat_terms.ts";
+ * import { FTS5, termKey, TermPostings } from "./_term_postings.ts";
+ * const indexes = [
+ *   await TermPostings.build(["bread and butter", "rye bread"], FTS5),
+ *   await TermPostings.build(["butter churns"], FTS5),
+ * ];
+ * const bounds = new Uint32Array(4);
+ * assert.equal(ChatTerms.build(indexes).bounds(termKey("butter"), bounds), 2);
+ * assert.deepEqual([...bounds], [...indexes[0]!.range(termKey("butter")), ...indexes[1]!.range(termKey("butter"))]);
+ * ```
+ */
+export class ChatTerms {
+  readonly #mask: number;
+  // Bucket b's entries are at starts[b]..starts[b + 1] of the arrays after it.
+  readonly #starts: Uint32Array;
+  readonly #keys: Float64Array;
+  readonly #indexes: Uint32Array;
+  readonly #froms: Uint32Array;
+  readonly #tos: Uint32Array;
+
+  private constructor(mask: number, starts: Uint32Array, entries: number) {
+    this.#mask = mask;
+    this.#starts = starts;
+    this.#keys = new Float64Array(entries);
+    this.#indexes = new Uint32Array(entries);
+    this.#froms = new Uint32Array(entries);
+    this.#tos = new Uint32Array(entries);
+  }
+
+  /** The terms of a chat of many indexes, kept from an earlier search or made now; none for a few indexes. */
+  static of(indexes: readonly TermPostings[]): ChatTerms | undefined {
+    if (indexes.length < MIN_INDEXES) return undefined;
+    const bytes = ENTRY_BYTES * entriesOf(indexes);
+    if (bytes > MAX_BYTES) return undefined;
+    return chats.of(indexes, bytes, ChatTerms.build);
+  }
+
+  /** The terms of `indexes`. */
+  static build(indexes: readonly TermPostings[]): ChatTerms {
+    const entries = entriesOf(indexes);
+    const buckets = 2 ** Math.max(4, Math.ceil(Math.log2(entries / BUCKET_ENTRIES)));
+    const mask = buckets - 1;
+    const starts = new Uint32Array(buckets + 1);
+    for (const index of indexes) {
+      for (const key of index.terms.keys) starts[bucketOf(key, mask) + 1]!++;
+    }
+    for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
+    const made = new ChatTerms(mask, starts, entries);
+    const next = starts.slice(0, buckets);
+    indexes.forEach(({ terms: { keys, starts: postings } }, i) => {
+      for (let t = 0; t < keys.length; t++) {
+        const at = next[bucketOf(keys[t]!, mask)]!++;
+        made.#keys[at] = keys[t]!;
+        made.#indexes[at] = i;
+        made.#froms[at] = postings[t]!;
+        made.#tos[at] = postings[t + 1]!;
+      }
+    });
+    return made;
+  }
+
+  /**
+   * Sets where the postings of the term `key` lie in each index (index i's at
+   * `bounds[2i]` and `bounds[2i + 1]`, as {@linkcode TermPostings.range}
+   * gives them; left as they are in an index without the term), and returns
+   * how many they are in all.
+   */
+  bounds(key: number, bounds: Uint32Array): number {
+    const bucket = bucketOf(key, this.#mask);
+    let postings = 0;
+    for (let at = this.#starts[bucket]!; at < this.#starts[bucket + 1]!; at++) {
+      if (this.#keys[at] !== key) continue;
+      const i = this.#indexes[at]!;
+      bounds[2 * i] = this.#froms[at]!;
+      bounds[2 * i + 1] = this.#tos[at]!;
+      postings += this.#tos[at]! - this.#froms[at]!;
+    }
+    return postings;
+  }
+}
+
+function entriesOf(indexes: readonly TermPostings[]): number {
+  return indexes.reduce((sum, index) => sum + index.terms.keys.length, 0);
+}
+
+/** A key's bucket: its two 32-bit hashes mixed (`termKey()` makes them). */
+function bucketOf(key: number, mask: number): number {
+  return (Math.floor(key / 2 ** 32) ^ (key >>> 0)) & mask;
+}

@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { ChatTerms } from "../../components/source_storages/_chat_terms.ts";
+import {
+  FTS5,
+  rankPostings,
+  termKey,
+  TermPostings,
+} from "../../components/source_storages/_term_postings.ts";
+
+/** Chunks of words drawn by Zipf's law, as in text: a few words in most chunks, most in few. */
+function zipfChunks(count: number, seed: number): string[] {
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const word = () => `w${Math.floor(Math.exp(random() * Math.log(5000))).toString(36)}x`;
+  return Array.from(
+    { length: count },
+    () => Array.from({ length: 20 + Math.floor(random() * 100) }, word).join(" "),
+  );
+}
+
+Deno.test("ChatTerms finds where each term lies in each index, as each index's own lookup does", async () => {
+  const indexes = await Promise.all(
+    Array.from(
+      { length: 40 },
+      (_, i) => TermPostings.build(zipfChunks(i % 7 === 0 ? 0 : 30, i + 1), FTS5),
+    ),
+  );
+  const terms = ChatTerms.build(indexes);
+  const keys = new Set(indexes.flatMap((index) => [...index.terms.keys]));
+  // Terms of no index too, and one in a bucket of others.
+  for (const key of [...keys, termKey("absent"), termKey("w0x") + 1]) {
+    const bounds = new Uint32Array(2 * indexes.length);
+    const found = terms.bounds(key, bounds);
+    const expected = indexes.flatMap((index) => index.range(key));
+    assert.deepEqual([...bounds], expected, `key ${key}`);
+    assert.equal(
+      found,
+      indexes.reduce((sum, index) => sum + index.range(key)[1] - index.range(key)[0], 0),
+    );
+  }
+});
+
+Deno.test("rankPostings() over a chat of many indexes ranks as over one index of the same chunks", async () => {
+  const chunks = zipfChunks(3000, 5);
+  const parts = await Promise.all(
+    Array.from(
+      { length: 60 },
+      (_, i) => TermPostings.build(chunks.slice(50 * i, 50 * i + 50), FTS5),
+    ),
+  );
+  const whole = await TermPostings.build(chunks, FTS5);
+  const queries = zipfChunks(40, 9).map((text) =>
+    text.split(" ").slice(0, 2 + (text.length % 10)).join(" ")
+  );
+  for (const query of queries) {
+    const found = rankPostings(parts, query, 100)
+      .map(({ index, chunk, score }) => ({ position: 50 * index + chunk, score }));
+    const expected = rankPostings([whole], query, 100)
+      .map(({ chunk, score }) => ({ position: chunk, score }));
+    assert.deepEqual(found, expected, query);
+  }
+});
