@@ -6,7 +6,11 @@
  * @module
  */
 import { ChatViews } from "./_chat_views.ts";
-import type { TermPostings } from "./_term_postings.ts";
+
+/** An index's terms, as `TermPostings` gives them: keys ascending, and where each one's postings start and end. */
+export interface IndexTerms {
+  readonly terms: { keys: Float64Array; starts: Uint32Array };
+}
 
 // A chat of fewer indexes looks its terms up in each: it costs less than making this.
 const MIN_INDEXES = 32;
@@ -17,7 +21,7 @@ const ENTRY_BYTES = 8 + 3 * 4;
 // Entries a bucket, on average.
 const BUCKET_ENTRIES = 8;
 
-const chats = new ChatViews<TermPostings, ChatTerms>(MAX_BYTES);
+const chats = new ChatViews<IndexTerms, ChatTerms>(MAX_BYTES);
 
 /**
  * Every term of a chat's indexes, an entry for each index that holds it, in
@@ -57,7 +61,7 @@ export class ChatTerms {
   }
 
   /** The terms of a chat of many indexes, kept from an earlier search or made now; none for a few indexes. */
-  static of(indexes: readonly TermPostings[]): ChatTerms | undefined {
+  static of(indexes: readonly IndexTerms[]): ChatTerms | undefined {
     if (indexes.length < MIN_INDEXES) return undefined;
     const bytes = ENTRY_BYTES * entriesOf(indexes);
     if (bytes > MAX_BYTES) return undefined;
@@ -65,7 +69,7 @@ export class ChatTerms {
   }
 
   /** The terms of `indexes`. */
-  static build(indexes: readonly TermPostings[]): ChatTerms {
+  static build(indexes: readonly IndexTerms[]): ChatTerms {
     const entries = entriesOf(indexes);
     const buckets = 2 ** Math.max(4, Math.ceil(Math.log2(entries / BUCKET_ENTRIES)));
     const mask = buckets - 1;
@@ -90,7 +94,7 @@ export class ChatTerms {
 
   /**
    * Sets where the postings of the term `key` lie in each index (index i's at
-   * `bounds[2i]` and `bounds[2i + 1]`, as {@linkcode TermPostings.range}
+   * `bounds[2i]` and `bounds[2i + 1]`, as `TermPostings.range()`
    * gives them; left as they are in an index without the term), and returns
    * how many they are in all.
    */
@@ -108,7 +112,7 @@ export class ChatTerms {
   }
 }
 
-function entriesOf(indexes: readonly TermPostings[]): number {
+function entriesOf(indexes: readonly IndexTerms[]): number {
   return indexes.reduce((sum, index) => sum + index.terms.keys.length, 0);
 }
 
