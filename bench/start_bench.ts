@@ -1,8 +1,8 @@
 /**
  * Whole-process start: `svc --version` against a script that prints one
  * line, and `svc api` (the demo components) until `/health` answers against a
- * bare `Deno.serve` answering it, each started the same way (`deno run` with
- * the development lock), in the same run. `deno bench` shows the time of each
+ * bare `Deno.serve` answering it, each started the same way, as `deno task
+ * svc` starts svc (`svcTaskArgs()`: Deno's npm cache, deno.lock), in the same run. `deno bench` shows the time of each
  * start and its ratio to the reference; once every start has run, the file
  * prints one Markdown table with the medians, the resident memory of each
  * server once idle (from `/proc`), the ratios and the machine they ran on.
@@ -12,7 +12,7 @@
  * @module
  */
 import { join } from "node:path";
-import { answers, denoArgs, freePort, MAIN, REPOSITORY, SECRETS } from "../tests/_process.ts";
+import { answers, freePort, MAIN, REPOSITORY, SECRETS, svcTaskArgs } from "../tests/_process.ts";
 import { pause, rss } from "../tests/rely/_server.ts";
 import { svcToml } from "../tests/test_utils.ts";
 
@@ -40,7 +40,7 @@ await Deno.writeTextFile(
 async function runToEnd(args: string[]): Promise<number> {
   const started = performance.now();
   const output = await new Deno.Command(Deno.execPath(), {
-    args: denoArgs("run", "-A", ...args),
+    args: [...svcTaskArgs(), ...args],
     cwd: REPOSITORY,
     stdout: "null",
     stderr: "piped",
@@ -59,7 +59,7 @@ interface Started extends AsyncDisposable {
 async function startServer(args: string[]): Promise<Started> {
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: denoArgs("run", "-A", ...args),
+    args: [...svcTaskArgs(), ...args],
     cwd: REPOSITORY,
     env: SECRETS,
     stdout: "null",

@@ -140,6 +140,20 @@ export async function run(
   return await spawn(command, args, options).ended;
 }
 
+/**
+ * `deno run` and the flags that `deno task svc` runs `main.ts` with (deno.json's
+ * `svc` task), and `--frozen`: a child started as a user starts svc, on
+ * deno.lock, which it never writes.
+ */
+export function svcTaskArgs(): string[] {
+  const { tasks } = JSON.parse(Deno.readTextFileSync(`${REPOSITORY}deno.json`));
+  const [deno, ...args] = String(tasks.svc).split(" ");
+  if (deno !== "deno" || args.pop() !== "main.ts") {
+    throw new Error(`deno.json's svc task is not "deno run ... main.ts": ${tasks.svc}`);
+  }
+  return [...args, "--frozen"];
+}
+
 /** `deno <subcommand> <LOCK_FLAGS> ...args`, for a child in the repository. */
 export function denoArgs(subcommand: string, ...args: string[]): string[] {
   return [subcommand, ...LOCK_FLAGS, ...args];

@@ -8,8 +8,18 @@
 import assert from "node:assert/strict";
 import { OPTIONAL_PACKAGES, type OptionalPackage } from "../components/packages.ts";
 import { compileArgs } from "../deploy/compile.ts";
-import { REPOSITORY, run } from "./_process.ts";
+import {
+  freePort,
+  MAIN,
+  REPOSITORY,
+  run,
+  SECRETS,
+  spawn,
+  svcTaskArgs,
+  waitForUrl,
+} from "./_process.ts";
 import { info } from "./dist/_graph.ts";
+import { svcToml, tmpDir } from "./test_utils.ts";
 
 interface Lock {
   specifiers: Record<string, string>;
@@ -55,6 +65,33 @@ Deno.test("svc starts on deno.lock alone: it needs no package the lock does not 
   const output = await run(Deno.execPath(), ["run", "-A", "--frozen", "main.ts", "--version"]);
   assert.equal(output.code, 0, output.stderr);
   assert.match(output.stdout, /^svc \d+\.\d+\.\d+/);
+});
+
+Deno.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no node_modules, deno.lock alone", async () => {
+  // The tasks run svc with the packages of Deno's cache, as the compiled binary does: a
+  // node_modules folder is checked against the lock at every start (some 50 ms).
+  const tasks: Record<string, string> = config.tasks;
+  assert.equal(tasks.ui, `${tasks.svc} ui`);
+  const args = svcTaskArgs();
+  assert.ok(args.includes("--node-modules-dir=none"), `the task: ${tasks.svc}`);
+
+  await using dir = await tmpDir();
+  const port = freePort();
+  const file = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(
+    file,
+    svcToml({
+      sourceStorage: "svc.source_storages.SvcDemoSourceStorage",
+      assistant: "svc.assistants.SvcDemoAssistant",
+      port,
+      localRoot: `${dir.path}/root`,
+    }),
+  );
+  // --frozen: a package that deno.lock does not name fails the start.
+  await using svc = spawn(Deno.execPath(), [...args, MAIN, "api", "-c", file], {
+    env: SECRETS,
+  });
+  await waitForUrl(`http://127.0.0.1:${port}/health`, svc);
 });
 
 Deno.test("every npm package has one version wherever the code names it", async () => {
