@@ -4,6 +4,7 @@
  * ends.
  * @module
  */
+import { svcTaskArgs } from "../tests/_process.ts";
 
 /** How many pages the long PDF has. */
 export const LONG_PDF_PAGES = 330;
@@ -13,18 +14,11 @@ const REPOSITORY = new URL("../", import.meta.url).pathname;
 
 /**
  * The arguments of `deno` that read a PDF with `readPdfPages()` on `workers` workers in a process
- * of its own (`_read_pdf.ts`), which prints the page count and its peak memory as JSON.
+ * of its own (`_read_pdf.ts`), which prints the page count and its peak memory as JSON: started
+ * as `deno task svc` starts svc, with its V8 flags, as the indexing worker reads in svc.
  */
 export function readPdfArgs(path: string, workers: number): string[] {
-  return [
-    "run",
-    "-A",
-    `--lock=${REPOSITORY}deno.dev.lock`,
-    "--frozen",
-    `${REPOSITORY}bench/_read_pdf.ts`,
-    path,
-    String(workers),
-  ];
+  return [...svcTaskArgs(), `${REPOSITORY}bench/_read_pdf.ts`, path, String(workers)];
 }
 
 /** Makes the long PDF and returns its path. */

@@ -16,7 +16,7 @@
  * @module
  */
 import { join } from "node:path";
-import { freePort, startProcess } from "../tests/_process.ts";
+import { freePort, startProcess, svcTaskArgs } from "../tests/_process.ts";
 import { Client, pause, rss } from "../tests/rely/_server.ts";
 import { svcToml } from "../tests/test_utils.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
@@ -42,7 +42,12 @@ await Deno.writeTextFile(
 );
 const base = `http://127.0.0.1:${port}`;
 // Past the default deadline of a test's child: each run waits for the server to settle twice.
-const server = await startProcess(["api", "-c", config], { health: base, deadline: 20 * 60_000 });
+// Started as `deno task svc api` starts it, with its V8 flags.
+const server = await startProcess(["api", "-c", config], {
+  health: base,
+  deadline: 20 * 60_000,
+  run: svcTaskArgs(),
+});
 globalThis.addEventListener("unload", () => {
   try {
     server.child.kill("SIGKILL");

@@ -104,6 +104,15 @@ export function muslPackages(packages: readonly NpmPackage[]): NpmPackage[] {
   return packages.filter((p) => /-musl(eabihf)?$/.test(p.name));
 }
 
+/**
+ * The V8 flags that `deno task svc` runs svc with (deno.json), which the
+ * binary carries: the same process, however it is started.
+ */
+export function taskV8Flags(): string[] {
+  const { tasks } = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  return String(tasks.svc).split(" ").filter((arg) => arg.startsWith("--v8-flags="));
+}
+
 /** The arguments of `deno compile` for a target (`undefined`: this machine). */
 export function compileArgs(
   target: string | undefined,
@@ -113,6 +122,7 @@ export function compileArgs(
     "compile",
     "--allow-all",
     "--node-modules-dir=none",
+    ...taskV8Flags(),
     "--exclude-unused-npm",
     ...INCLUDES.flatMap((path) => ["--include", path]),
     ...Object.values(OPTIONAL_PACKAGES).flatMap((specifier) => ["--include", specifier]),

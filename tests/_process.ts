@@ -214,6 +214,11 @@ export interface StartProcessOptions {
   env?: Record<string, string>;
   /** @default {DEFAULT_DEADLINE} */
   deadline?: number;
+  /**
+   * `deno run` and its flags, before `main.ts`.
+   * @default {denoArgs("run", "-A")}
+   */
+  run?: readonly string[];
 }
 
 /**
@@ -227,7 +232,8 @@ export async function startProcess(
   args: readonly string[],
   options: StartProcessOptions,
 ): Promise<SvcProcess> {
-  const child = spawn(Deno.execPath(), denoArgs("run", "-A", MAIN, ...args), {
+  const run = options.run ?? denoArgs("run", "-A");
+  const child = spawn(Deno.execPath(), [...run, MAIN, ...args], {
     env: { ...SECRETS, ...options.env },
     deadline: options.deadline,
   });

@@ -74,6 +74,13 @@ Deno.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no n
   assert.equal(tasks.ui, `${tasks.svc} ui`);
   const args = svcTaskArgs();
   assert.ok(args.includes("--node-modules-dir=none"), `the task: ${tasks.svc}`);
+  // The binary is the same process: it carries the task's V8 flags.
+  const v8Flags = args.filter((arg) => arg.startsWith("--v8-flags="));
+  assert.deepEqual(v8Flags, ["--v8-flags=--max-semi-space-size=4"]);
+  assert.deepEqual(
+    compileArgs(undefined, { output: "svc" }).filter((arg) => arg.startsWith("--v8-flags=")),
+    v8Flags,
+  );
 
   await using dir = await tmpDir();
   const port = freePort();

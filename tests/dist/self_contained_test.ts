@@ -24,7 +24,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { INCLUDES, NAMED_IMPORTS } from "../../deploy/compile.ts";
+import { INCLUDES, NAMED_IMPORTS, taskV8Flags } from "../../deploy/compile.ts";
 import { VERSION } from "../../components/version.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { freePort, run } from "../_process.ts";
@@ -45,6 +45,8 @@ function denoRun(folder: string): string[] {
     "run",
     `--config=${folder}/app/deno.json`,
     "--node-modules-dir=none",
+    // The V8 flags the binary carries.
+    ...taskV8Flags(),
     "--cached-only",
     "--frozen",
     "--no-prompt",
