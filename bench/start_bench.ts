@@ -2,8 +2,9 @@
  * Whole-process start: `svc --version` against a script that prints one
  * line, and `svc api` (the demo components) until `/health` answers against a
  * bare `Deno.serve` answering it, each started the same way, as `deno task
- * svc` starts svc (`svcTaskArgs()`: Deno's npm cache, deno.lock), in the same run. `deno bench` shows the time of each
- * start and its ratio to the reference; once every start has run, the file
+ * svc` starts svc (`svcTaskArgs()`: Deno's npm cache, deno.lock, svc's V8
+ * flags), in the same run. `deno bench` shows the time of each start and its
+ * ratio to the reference; once every start has run, the file
  * prints one Markdown table with the medians, the resident memory of each
  * server once idle (from `/proc`), the ratios and the machine they ran on.
  *

@@ -69,7 +69,7 @@ Deno.test("svc starts on deno.lock alone: it needs no package the lock does not 
 
 Deno.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no node_modules, deno.lock alone", async () => {
   // The tasks run svc with the packages of Deno's cache, as the compiled binary does: a
-  // node_modules folder is checked against the lock at every start (some 50 ms).
+  // node_modules folder is checked against the lock at every start (some 10 ms on deno.lock).
   const tasks: Record<string, string> = config.tasks;
   assert.equal(tasks.ui, `${tasks.svc} ui`);
   const args = svcTaskArgs();
