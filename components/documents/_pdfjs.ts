@@ -142,18 +142,52 @@ function shallowCopy(value: unknown, depth: number): unknown {
 export interface OpenPdf extends AsyncDisposable {
   /** How many pages the document has. */
   readonly pageCount: number;
-  /** The text items of a page, numbered from 1. Throws pdfjs's errors. */
+  /**
+   * The text items of a page, numbered from 1, one page at a time (a call waits for the one
+   * before). Throws pdfjs's errors.
+   */
   page(number: number): Promise<PdfTextItem[]>;
   /** Lets go of the document and what pdfjs keeps of it; the same as disposing of it. */
   close(): Promise<void>;
 }
 
 /**
+ * How many pages are read before the document is opened anew: pdfjs keeps every page it read
+ * until the document is closed (some 36 kB of a page of a TeX manual after its cleanup), so a
+ * long document's memory would grow with its pages. A document of fewer pages is opened once.
+ */
+export const REOPEN_PAGES = 512;
+
+/**
  * Opens a PDF with pdfjs on the calling thread, to read its pages one by one. Throws pdfjs's
  * errors, and an error of its own when pdfjs counts no whole number of pages; once opened, it
- * holds what pdfjs parsed (fonts, the cross-reference table) until closed.
+ * holds what pdfjs parsed (fonts, the cross-reference table, the pages read) until closed, or
+ * until `reopenEvery` pages were read, when it opens the document anew.
  */
-export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
+export async function openPdf(
+  bytes: Uint8Array,
+  { reopenEvery = REOPEN_PAGES }: { reopenEvery?: number } = {},
+): Promise<OpenPdf> {
+  let current = await openDocument(bytes);
+  let read = 0;
+  const close = () => current.close();
+  return {
+    pageCount: current.pageCount,
+    async page(number) {
+      if (read > 0 && read % reopenEvery === 0) {
+        await current.close();
+        current = await openDocument(bytes);
+      }
+      read++;
+      return await current.page(number);
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** The document opened once, as {@linkcode openPdf} gives it. */
+async function openDocument(bytes: Uint8Array): Promise<OpenPdf> {
   const [{ getDocument, PDFWorker }, { WorkerMessageHandler }] = await Promise.all([
     loadPdfjs(),
     loadWorkerCode(),

@@ -121,3 +121,14 @@ Deno.test("`openPdfPages()`'s pages reject with the signal's reason once it is a
   assert.equal(read, 6);
   assert.equal(pdf.runningWorkers, 0);
 });
+
+Deno.test("openPdf() opened anew every few pages reads the same items of every page", async () => {
+  const bytes = await Deno.readFile(labelledPdf("clsguide.pdf"));
+  await using reopened = await openPdf(bytes, { reopenEvery: 4 });
+  const pages: PdfTextItem[][] = [];
+  for (let number = 1; number <= reopened.pageCount; number++) {
+    pages.push(await reopened.page(number));
+  }
+  assert.ok(pages.length > 8, "the document is opened more than twice");
+  assert.deepEqual(kept(pages), kept(await serial(bytes)));
+});
