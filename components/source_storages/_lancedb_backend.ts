@@ -86,6 +86,8 @@ const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
 // How stale a chat's links may be to another process's writes (this process's are seen at once).
 const OTHERS_WRITES_MS = 100;
 // Indexes read from the table at a time, when a search first needs them.
+// The most cache keys kept made (see #cacheKey): some megabytes.
+const MADE_CACHE_KEYS = 100_000;
 const LOADED_INDEXES = 16;
 
 /** The tables of an open LanceDB folder. */
@@ -102,6 +104,7 @@ export class LanceDBBackend extends SerialBackend {
   #versionsRead: { at: number; versions: string } | undefined;
   #wroteSince = false;
   readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY);
+  readonly #cacheKeys = new Map<string, { dimension: number; cacheKey: string }>();
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
 
@@ -216,6 +219,20 @@ export class LanceDBBackend extends SerialBackend {
     return [text.flatMap(chunkAt), nearest.flatMap(chunkAt)];
   }
 
+  /**
+   * The key of an index in the caches of search, made once: the same string at each question is
+   * hashed once, where making them anew took some 1.5 ms of a question over 1,000 documents.
+   */
+  #cacheKey(key: string, dimension: number): string {
+    const made = this.#cacheKeys.get(key);
+    if (made?.dimension === dimension) return made.cacheKey;
+    // Forgotten whole now and then: the keys of removed indexes are not looked for again.
+    if (this.#cacheKeys.size >= MADE_CACHE_KEYS) this.#cacheKeys.clear();
+    const cacheKey = `${dimension}/${key}`;
+    this.#cacheKeys.set(key, { dimension, cacheKey });
+    return cacheKey;
+  }
+
   /** The passages kept in memory of each index searched (see `keptOrRead()`). */
   #kept(
     chunks: Lance.Table,
@@ -225,7 +242,7 @@ export class LanceDBBackend extends SerialBackend {
   ): Promise<(KeptPassages | undefined)[]> {
     return keptOrRead(
       this.#passages,
-      keys.map((key) => ({ id: key, cacheKey: `${dimension}/${key}` })),
+      keys.map((key) => ({ id: key, cacheKey: this.#cacheKey(key, dimension) })),
       indexes.reduce((sum, index) => sum + index.passageBytes, 0),
       (missing) => this.#read(chunks, missing, dimension),
     );
@@ -269,7 +286,7 @@ export class LanceDBBackend extends SerialBackend {
   ): Promise<Searchable[]> {
     const held = new Map<string, Searchable>();
     const missing = [...new Set(keys)].filter((key) => {
-      const entry = this.#memory.get(`${dimension}/${key}`);
+      const entry = this.#memory.get(this.#cacheKey(key, dimension));
       if (entry) held.set(key, entry);
       return !entry;
     });
@@ -295,8 +312,8 @@ export class LanceDBBackend extends SerialBackend {
       };
       held.set(key, entry);
       if (passages.ordinals.length > 0) {
-        this.#memory.set(`${dimension}/${key}`, entry);
-        this.#passages.set(`${dimension}/${key}`, passages);
+        this.#memory.set(this.#cacheKey(key, dimension), entry);
+        this.#passages.set(this.#cacheKey(key, dimension), passages);
         if (!terms) built.push({ key, data: entry.terms.toBytes() });
       }
     }
