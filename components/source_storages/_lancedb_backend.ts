@@ -583,7 +583,15 @@ export class LanceDBBackend extends SerialBackend {
   async #wrote(name: string, rows = 0): Promise<void> {
     const writes = (this.#writes.get(name) ?? 0) + 1;
     this.#writes.set(name, writes);
-    const written = this.#rowsWritten.get(name) ?? { since: 0, compacted: 0 };
+    // A table that another process (or this one, before a restart) filled counts as compacted
+    // with the rows it had: its first 32 writes here do not rewrite it whole.
+    const written = this.#rowsWritten.get(name) ??
+      {
+        since: 0,
+        compacted: name.startsWith("chunks_")
+          ? Math.max(0, await (await this.#table(name)).countRows() - rows)
+          : 0,
+      };
     written.since += rows;
     this.#rowsWritten.set(name, written);
     if (
