@@ -63,9 +63,10 @@ export class ChatTerms {
   /** The terms of a chat of many indexes, kept from an earlier search or made now; none for a few indexes. */
   static of(indexes: readonly IndexTerms[]): ChatTerms | undefined {
     if (indexes.length < MIN_INDEXES) return undefined;
+    const kept = chats.find(indexes);
+    if (kept) return kept;
     const bytes = ENTRY_BYTES * entriesOf(indexes);
-    if (bytes > MAX_BYTES) return undefined;
-    return chats.of(indexes, bytes, ChatTerms.build);
+    return bytes > MAX_BYTES ? undefined : chats.add(indexes, bytes, ChatTerms.build);
   }
 
   /** The terms of `indexes`. */

@@ -17,9 +17,10 @@
  * const views = new ChatViews<{ name: string }, string>(10, (view) => dropped.push(view));
  * const [a, b] = [{ name: "a" }, { name: "b" }];
  * const joined = (parts: readonly { name: string }[]) => parts.map((part) => part.name).join("");
- * assert.equal(views.of([a, b], 6, joined), "ab");
- * assert.equal(views.of([a, b], 6, () => "made again"), "ab");
- * assert.equal(views.of([b, a], 6, joined), "ba");
+ * assert.equal(views.add([a, b], 6, joined), "ab");
+ * assert.equal(views.find([a, b]), "ab");
+ * assert.equal(views.find([b, a]), undefined);
+ * assert.equal(views.add([b, a], 6, joined), "ba");
  * assert.deepEqual(dropped, ["ab"]);
  * ```
  */
@@ -35,19 +36,22 @@ export class ChatViews<Part extends object, View> {
     this.#drop = drop;
   }
 
-  /**
-   * The view of `parts`, kept from before or made now by `make`; `bytes` is
-   * what it takes. The oldest are dropped before it is made, to make room.
-   */
-  of(parts: readonly Part[], bytes: number, make: (parts: readonly Part[]) => View): View {
+  /** The view of `parts` kept from before, now the latest; undefined when none is kept. */
+  find(parts: readonly Part[]): View | undefined {
     const found = this.#chats.findIndex((chat) =>
       chat.parts.length === parts.length && chat.parts.every((part, i) => part.deref() === parts[i])
     );
-    if (found >= 0) {
-      const [chat] = this.#chats.splice(found, 1);
-      this.#chats.unshift(chat!);
-      return chat!.view;
-    }
+    if (found < 0) return undefined;
+    const [chat] = this.#chats.splice(found, 1);
+    this.#chats.unshift(chat!);
+    return chat!.view;
+  }
+
+  /**
+   * The view of `parts` made now by `make` and kept, `bytes` being what it takes. The oldest
+   * are dropped before it is made, to make room.
+   */
+  add(parts: readonly Part[], bytes: number, make: (parts: readonly Part[]) => View): View {
     let total = bytes;
     this.#chats = this.#chats.filter((chat) => {
       total += chat.bytes;

@@ -86,9 +86,9 @@ const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
 // How stale a chat's links may be to another process's writes (this process's are seen at once).
 const OTHERS_WRITES_MS = 100;
 // Indexes read from the table at a time, when a search first needs them.
+const LOADED_INDEXES = 16;
 // The most cache keys kept made (see #cacheKey): some megabytes.
 const MADE_CACHE_KEYS = 100_000;
-const LOADED_INDEXES = 16;
 
 /** The tables of an open LanceDB folder. */
 export class LanceDBBackend extends SerialBackend {
@@ -532,12 +532,10 @@ export class LanceDBBackend extends SerialBackend {
           : await this.#db.createEmptyTable(name, this.#schema(name)).catch(() =>
             this.#db.openTable(name) // created meanwhile by another process
           );
+        // Every table is looked up by its indexes' keys.
         const indexed = new Set((await created.listIndices()).flatMap((index) => index.columns));
-        const { Index } = this.#modules.lancedb;
-        if (name.startsWith("chunks_")) {
-          if (!indexed.has("key")) await created.createIndex("key", { config: Index.btree() });
-        } else if (!indexed.has("key")) {
-          await created.createIndex("key", { config: Index.btree() });
+        if (!indexed.has("key")) {
+          await created.createIndex("key", { config: this.#modules.lancedb.Index.btree() });
         }
         return created;
       })();

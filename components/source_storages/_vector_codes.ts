@@ -278,7 +278,8 @@ export function nearestCodes(
   if (indexes.length < 2 || size < LAID_END_TO_END || bytes > LAID_BYTES) {
     return nearestApart(indexes, query, count);
   }
-  const laid = laidEndToEnd.of(indexes, bytes, VectorCodes.endToEnd);
+  const laid = laidEndToEnd.find(indexes) ??
+    laidEndToEnd.add(indexes, bytes, VectorCodes.endToEnd);
   const starts = startsOf(indexes);
   return nearestApart([laid], query, count).map(({ chunk: position }) => {
     const index = indexAt(starts, position);
