@@ -65,9 +65,9 @@ export function repeatsNone<T extends { document: unknown; content: string }>(
   const taken: { document: unknown; content: string; triples?: Set<Triple> }[] = [];
   const words = new Map<string, number>();
   return (source) => {
-    const same = taken.filter((better) => better.document === source.document);
     let triples: Set<Triple> | undefined;
-    const repeats = same.length > 0 && same.some((better) => {
+    const repeats = taken.some((better) => {
+      if (better.document !== source.document) return false;
       triples ??= wordTriples(source.content, words);
       if (triples.size === 0) return false;
       better.triples ??= wordTriples(better.content, words);

@@ -103,7 +103,11 @@ export class VectorCodes {
   /** Where the codes are in the scan's memory, copied back there if they were released. */
   load(): Block {
     if (!this.#block) {
-      if (!this.#copy) throw new Error("The codes were discarded");
+      if (!this.#copy) {
+        throw new Error(
+          "VectorCodes.load(): these codes were discarded, and no search may use them",
+        );
+      }
       this.#block = holdBlock(this, this.dimension * this.#stride);
       scanBytes().set(this.#copy, this.#block.offset);
       this.#copy = undefined;
