@@ -22,6 +22,9 @@
  * assert.equal(views.find([b, a]), undefined);
  * assert.equal(views.add([b, a], 6, joined), "ba");
  * assert.deepEqual(dropped, ["ab"]);
+ * views.drop("ba");
+ * assert.equal(views.find([b, a]), undefined);
+ * assert.deepEqual(dropped, ["ab", "ba"]);
  * ```
  */
 export class ChatViews<Part extends object, View> {
@@ -45,6 +48,14 @@ export class ChatViews<Part extends object, View> {
     const [chat] = this.#chats.splice(found, 1);
     this.#chats.unshift(chat!);
     return chat!.view;
+  }
+
+  /** Stops keeping `view`, which is dropped. */
+  drop(view: View): void {
+    const found = this.#chats.findIndex((chat) => chat.view === view);
+    if (found < 0) return;
+    this.#chats.splice(found, 1);
+    this.#drop(view);
   }
 
   /**

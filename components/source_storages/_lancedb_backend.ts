@@ -173,7 +173,7 @@ export class LanceDBBackend extends SerialBackend {
     const dimension = query.vector.length;
     const indexes = await this.#searchable(chunks, keys, dimension);
     const kept = await this.#kept(chunks, keys, indexes, dimension);
-    const { text, candidates } = searchMemory(indexes, query);
+    const { text, candidates } = await searchMemory(indexes, query);
     const placeOf = ({ index, chunk }: Place) => ({
       key: keys[index]!,
       ordinal: indexes[index]!.ordinals[chunk]!,

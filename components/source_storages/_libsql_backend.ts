@@ -378,7 +378,7 @@ export class LibSQLBackend implements IndexBackend {
     const kept = order.map((i) => held[i]);
 
     query.signal?.throwIfAborted();
-    const { text, candidates } = searchMemory(indexes, query);
+    const { text, candidates } = await searchMemory(indexes, query);
     const idOf = ({ index, chunk }: Place) => indexes[index]!.ids[chunk]!;
     const placeOf = new Map([...text, ...candidates].map((place) => [idOf(place), place]));
     const textIds = text.map(idOf);

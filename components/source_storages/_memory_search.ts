@@ -10,7 +10,8 @@
 import type { SearchQuery } from "../indexing/mod.ts";
 import type { Sized } from "./_search_cache.ts";
 import { type Bm25Flavour, rankPostings, TermPostings } from "./_term_postings.ts";
-import { nearestCodes, VectorCodes } from "./_vector_codes.ts";
+import { nearestChatCodes } from "./_chat_codes.ts";
+import { VectorCodes } from "./_vector_codes.ts";
 
 // How many candidates of the codes the vector arm ranks exactly, per chunk it gives.
 const RERANKED = 2;
@@ -63,16 +64,16 @@ export interface Place {
  * and the candidates of the vector arm (twice as many, by their codes), to be
  * ranked by {@linkcode nearestExactly}.
  */
-export function searchMemory(
+export async function searchMemory(
   indexes: readonly MemoryIndex[],
   query: SearchQuery,
-): { text: Place[]; candidates: Place[] } {
-  const text = rankPostings(indexes.map((index) => index.terms), query.text, query.limit);
-  const candidates = nearestCodes(
-    indexes.map((index) => index.codes),
-    query.vector,
-    RERANKED * query.limit,
-  );
+): Promise<{ text: Place[]; candidates: Place[] }> {
+  // The vector arm first: a large chat's codes are scanned on their thread
+  // while this one ranks the full-text arm (a failure of either awaited with the other).
+  const [candidates, text] = await Promise.all([
+    nearestChatCodes(indexes.map((index) => index.codes), query.vector, RERANKED * query.limit),
+    Promise.try(() => rankPostings(indexes.map((index) => index.terms), query.text, query.limit)),
+  ]);
   return { text: text.map(({ index, chunk }) => ({ index, chunk })), candidates };
 }
 

@@ -15,10 +15,9 @@
  *
  * The codes are kept in the memory of a WebAssembly scan (`_code_arena.ts`),
  * which sums the query's weights, made integers of 16 bits, times the codes
- * of 16 vectors at a time. A large chat's codes are scanned laid end to end
- * (a copy of its indexes', kept for the chats searched last), so that each
- * dimension is one run of bytes that the processor reads ahead of the scan,
- * rather than one short run an index.
+ * of 16 vectors at a time. A large chat's codes are laid end to end
+ * ({@linkcode VectorCodes.lay}) and scanned on a thread of their own
+ * (`_chat_codes.ts`).
  * @module
  */
 import {
@@ -30,8 +29,7 @@ import {
   scanIntegers,
   scratchBlock,
 } from "./_code_arena.ts";
-import { ChatViews } from "./_chat_views.ts";
-import { indexAt, startsOf, topPositions } from "./_positions.ts";
+import { bestPositions, indexAt, Scratch, startsOf, topPositions } from "./_positions.ts";
 
 // The share of the query's squared length its first pass covers, and the
 // fewest dimensions it takes (all of them when the query has fewer).
@@ -48,13 +46,6 @@ const LANES = 16;
 // as many codes as a vector has dimensions stays within 32 bits.
 const MAX_WEIGHT = 32767;
 const MAX_SUM = 2 ** 31 - 1;
-// A chat of this many chunks or more, in several indexes, is scanned with
-// its codes laid end to end: over 100,000 chunks in 1,000 indexes, the scan
-// took 4.5 ms rather than 8.0 (a smaller chat's codes mostly fit the caches).
-const LAID_END_TO_END = 10_000;
-// The most bytes of codes kept so laid: one chat of some 120,000 chunks of
-// 512 dimensions, or several smaller ones.
-const LAID_BYTES = 64 * 2 ** 20;
 
 /** The vectors of one document's chunks as 8-bit codes. */
 export class VectorCodes {
@@ -153,31 +144,47 @@ export class VectorCodes {
     return made;
   }
 
-  /** The codes of `parts`, all of one dimension, laid end to end as one index's. */
-  static endToEnd(parts: readonly VectorCodes[]): VectorCodes {
+  /**
+   * The codes of `parts`, all of one dimension, laid end to end as one
+   * index's, in memory of their own: {@linkcode VectorCodes.fromLaid} makes
+   * them codes again, in the scan's memory of another thread.
+   */
+  static lay(parts: readonly VectorCodes[]): LaidCodes {
     const dimension = parts[0]?.dimension ?? 0;
     const size = parts.reduce((sum, part) => sum + part.size, 0);
     const stride = Math.ceil(size / LANES) * LANES;
-    const factors = new Float32Array(size);
-    const made = new VectorCodes(dimension, stride, factors);
     // Every block taken before the view of the memory is made.
     const froms = parts.map((part) => part.load().offset);
-    const to = made.load().offset;
-    const codes = scanBytes();
+    const from = scanBytes();
+    const codes = new Int8Array(dimension * stride);
     for (let d = 0; d < dimension; d++) {
-      let at = to + d * stride;
+      let at = d * stride;
       parts.forEach((part, i) => {
-        const from = froms[i]! + d * part.#stride;
-        codes.copyWithin(at, from, from + part.size);
+        const start = froms[i]! + d * part.#stride;
+        codes.set(from.subarray(start, start + part.size), at);
         at += part.size;
       });
-      codes.fill(0, at, to + (d + 1) * stride);
     }
+    const factors = new Float32Array(size);
     let at = 0;
     for (const part of parts) {
       factors.set(part.#factors, at);
       at += part.size;
     }
+    return { dimension, size, codes, factors };
+  }
+
+  /** The codes that {@linkcode VectorCodes.lay} laid out, in the scan's memory. */
+  static fromLaid({ dimension, size, codes, factors }: LaidCodes): VectorCodes {
+    const stride = Math.ceil(size / LANES) * LANES;
+    if (factors.length !== size || codes.length !== dimension * stride) {
+      throw new RangeError(
+        `Laid codes of ${size} vectors of ${dimension} dimensions need ${dimension * stride} ` +
+          `codes and ${size} factors, not ${codes.length} and ${factors.length}`,
+      );
+    }
+    const made = new VectorCodes(dimension, stride, factors);
+    scanBytes().set(codes, made.load().offset);
     return made;
   }
 
@@ -216,6 +223,18 @@ export class VectorCodes {
   factor(i: number): number {
     return this.#factors[i]!;
   }
+}
+
+/**
+ * Codes laid end to end in memory of their own, as {@linkcode VectorCodes.lay}
+ * makes them: the code of dimension d of vector i at d * stride + i, stride
+ * being `size` rounded up to a multiple of 16 (the padding zero).
+ */
+export interface LaidCodes {
+  dimension: number;
+  size: number;
+  codes: Int8Array<ArrayBuffer>;
+  factors: Float32Array<ArrayBuffer>;
 }
 
 /** A query's dimensions and integer weights in the scan's memory, and room for the sums. */
@@ -267,38 +286,15 @@ export interface CodeHit {
   chunk: number;
 }
 
+// A scan's scores: it runs from start to end without a pause, and keeps none.
+const scanScores = new Scratch();
+
 /**
  * The `count` vectors of the given codes nearest `query` by cosine, by their
  * codes: nearest first, ties to the earlier index and chunk. Approximate: the
  * caller ranks them again by the stored vectors.
  */
 export function nearestCodes(
-  indexes: readonly VectorCodes[],
-  query: Float32Array,
-  count: number,
-): CodeHit[] {
-  const size = indexes.reduce((sum, index) => sum + index.size, 0);
-  const bytes = size * query.length;
-  if (indexes.length < 2 || size < LAID_END_TO_END || bytes > LAID_BYTES) {
-    return nearestApart(indexes, query, count);
-  }
-  const laid = laidEndToEnd.find(indexes) ??
-    laidEndToEnd.add(indexes, bytes, VectorCodes.endToEnd);
-  const starts = startsOf(indexes);
-  return nearestApart([laid], query, count).map(({ chunk: position }) => {
-    const index = indexAt(starts, position);
-    return { index, chunk: position - starts[index]! };
-  });
-}
-
-// No search holds codes it drops: a scan runs from start to end without a pause.
-const laidEndToEnd = new ChatViews<VectorCodes, VectorCodes>(
-  LAID_BYTES,
-  (codes) => codes.discard(),
-);
-
-/** {@linkcode nearestCodes}, each index's codes scanned where they are. */
-function nearestApart(
   indexes: readonly VectorCodes[],
   query: Float32Array,
   count: number,
@@ -324,7 +320,7 @@ function nearestApart(
     (most, index) => Math.max(most, Math.ceil(index.size / LANES) * LANES),
     0,
   );
-  const scores = new Float64Array(size);
+  const scores = scanScores.zeroed(size);
   const hitOf = (position: number): CodeHit => {
     const index = indexAt(starts, position);
     return { index, chunk: position - starts[index]! };
@@ -349,16 +345,13 @@ function nearestApart(
     return topPositions(scores, count, -Infinity).map(hitOf);
   }
   // In the order of their vectors, so that each document's codes are read together.
-  const candidates = topPositions(scores, completed, -Infinity).sort((a, b) => a - b);
+  const candidates = bestPositions(scores, completed, -Infinity);
   const codes = scanBytes();
-  const full = candidates.map((position) => {
+  const full = Float64Array.from(candidates, (position) => {
     const { index, chunk } = hitOf(position);
     const held = indexes[index]!;
-    const score = scores[position]! +
-      held.partialDot(codes, chunk, query, tail) * held.factor(chunk);
-    return { position, score };
+    return scores[position]! + held.partialDot(codes, chunk, query, tail) * held.factor(chunk);
   });
-  // Ties to the earlier vector, as topPositions() breaks them.
-  return full.sort((a, b) => b.score - a.score || a.position - b.position).slice(0, count)
-    .map(({ position }) => hitOf(position));
+  // Ties to the earlier candidate, the earlier vector, as for the first pass.
+  return topPositions(full, count, -Infinity).map((i) => hitOf(candidates[i]!));
 }

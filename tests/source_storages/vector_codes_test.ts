@@ -84,40 +84,29 @@ Deno.test("VectorCodes released by a cache still answer a search that holds them
   assert.equal(memory(), after);
 });
 
-Deno.test("nearestCodes() of a chat of 10,000 chunks or more scans its codes laid end to end, with the same ranking", () => {
+Deno.test("VectorCodes laid end to end and made codes again rank as one index of the same vectors", () => {
   const dimension = 48;
-  const vectors = randomVectors(12_000, dimension, 21);
-  const apart = [0, 3000, 3100, 9000].map((start, i, starts) =>
+  const vectors = randomVectors(2500, dimension, 21);
+  const starts = [0, 1000, 1100, 2000];
+  const parts = starts.map((start, i) =>
     VectorCodes.build(vectors.slice(start, starts[i + 1] ?? vectors.length), dimension)
   );
-  const starts = [0, 3000, 3100, 9000];
-  // One index is scanned where it is: the ranking the laid-out codes must give.
+  const laid = VectorCodes.lay(parts);
+  assert.deepEqual([laid.size, laid.dimension, laid.codes.length], [2500, 48, 48 * 2512]);
   const whole = VectorCodes.build(vectors, dimension);
+  const again = VectorCodes.fromLaid(laid);
   for (const [q, query] of randomVectors(10, dimension, 23).entries()) {
     if (q % 2) query.forEach((_, i) => i % 3 && (query[i] = 0));
-    const found = nearestCodes(apart, query, 50).map(({ index, chunk }) => starts[index]! + chunk);
-    const expected = nearestCodes([whole], query, 50).map(({ chunk }) => chunk);
-    assert.deepEqual(found, expected, `query ${q}`);
+    assert.deepEqual(nearestCodes([again], query, 50), nearestCodes([whole], query, 50));
   }
 });
 
-Deno.test("Chats' codes laid end to end are kept within a bound, and what they free is used again", () => {
-  // Four chats of 20 MiB of codes each, within 64 MiB: searched in turn, each lays its codes out anew.
-  const dimension = 2048;
-  const chats = [1, 2, 3, 4].map((seed) => {
-    const vectors = randomVectors(10_240, dimension, seed);
-    return [0, 5120].map((start) =>
-      VectorCodes.build(vectors.slice(start, start + 5120), dimension)
-    );
-  });
-  const query = randomVectors(1, dimension, 5)[0]!;
-  const before = scanBytes().byteLength;
-  const first = chats.map((chat) => nearestCodes(chat, query, 10));
-  const memory = scanBytes().byteLength;
-  // Three chats' codes laid out at most (and a scan's scratch), not four.
-  assert.ok(memory - before <= 3 * 20 * 2 ** 20 + 2 ** 20, `${memory - before} bytes more`);
-  for (let round = 0; round < 2; round++) {
-    assert.deepEqual(chats.map((chat) => nearestCodes(chat, query, 10)), first);
-    assert.equal(scanBytes().byteLength, memory);
-  }
+Deno.test("VectorCodes.fromLaid() names what does not fit the size and dimension it is given", () => {
+  const laid = { dimension: 2, size: 3, codes: new Int8Array(5), factors: new Float32Array(3) };
+  assert.throws(
+    () => VectorCodes.fromLaid(laid),
+    new RangeError(
+      "Laid codes of 3 vectors of 2 dimensions need 32 codes and 3 factors, not 5 and 3",
+    ),
+  );
 });
