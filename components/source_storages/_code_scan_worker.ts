@@ -15,7 +15,14 @@ const refused = new Map<number, string>();
 parentPort!.on("message", (request: ScanRequest) => {
   if ("lay" in request) {
     try {
-      held.set(request.lay, VectorCodes.fromLaid(request.laid));
+      const { dimension, size, codes, factors } = request;
+      const laid = {
+        dimension,
+        size,
+        codes: new Int8Array(codes),
+        factors: new Float32Array(factors),
+      };
+      held.set(request.lay, VectorCodes.fromLaid(laid));
     } catch (error) {
       refused.set(request.lay, error instanceof Error ? error.message : String(error));
     }
@@ -30,9 +37,9 @@ parentPort!.on("message", (request: ScanRequest) => {
       reply({ scan: request.scan, error: `No codes ${request.codes} to scan: ${why}` });
       return;
     }
-    const nearest = nearestCodes([codes], request.query, request.count);
-    const positions = Int32Array.from(nearest, (hit) => hit.chunk);
-    reply({ scan: request.scan, positions }, [positions.buffer]);
+    const nearest = nearestCodes([codes], new Float32Array(request.query), request.count);
+    const positions = Int32Array.from(nearest, (hit) => hit.chunk).buffer;
+    reply({ scan: request.scan, positions }, [positions]);
   }
 });
 

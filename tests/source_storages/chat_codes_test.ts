@@ -53,9 +53,12 @@ Deno.test("nearestChatCodes() answers the same when the scan thread stops halfwa
   );
 });
 
-Deno.test("ThreadCodes let go of refuse to scan, naming why", async () => {
+Deno.test("ThreadCodes take the memory of the codes laid, and once let go of refuse to scan, naming why", async () => {
   const [vector] = randomVectors(1, 8, 3);
-  const codes = ThreadCodes.lay(VectorCodes.lay([VectorCodes.build([vector!], 8)]));
+  const laid = VectorCodes.lay([VectorCodes.build([vector!], 8)]);
+  const codes = ThreadCodes.lay(laid);
+  // Moved to the thread, not copied number by number.
+  assert.deepEqual([laid.codes.byteLength, laid.factors.byteLength], [0, 0]);
   assert.deepEqual([...await codes.nearest(vector!, 1)], [0]);
   codes.discard();
   await assert.rejects(codes.nearest(vector!, 1), /No codes \d+ to scan: they were let go/);
