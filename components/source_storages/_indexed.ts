@@ -26,7 +26,8 @@ import { joinNeighbours, type Passage } from "./_neighbours.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
-import { PageSearch, rankByPages } from "./_page_search.ts";
+import { type Index, PageSearch, rankByPages } from "./_page_search.ts";
+import { LastList } from "./_last_list.ts";
 import { proximityRanking, type WordsKept } from "./_proximity.ts";
 import { repeatsNone } from "./_near_duplicates.ts";
 import {
@@ -155,6 +156,8 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
   // The pages of the indexes searched lately, for the page ranking.
   readonly #pages = new PageSearch();
+  readonly #keys = new LastList<string>((a, b) => a === b);
+  readonly #pageIndexes = new LastList<Index>((a, b) => a.key === b.key && a.name === b.name);
 
   /** @throws {SvcError} naming a bound of chunking in the environment that is not valid */
   constructor(options: IndexedSourceStorageOptions = {}) {
@@ -277,7 +280,10 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     const text = followUpText(prompt, params.history) ?? prompt;
     const [vector] = await embedder.embed([text], { signal: params.signal });
     const limit = Math.max(100, Math.ceil((2 * settings.numTokens) / settings.chunkSize));
-    const rankings = await backend.search([...documentOf.keys()], {
+    // The same lists as the last question's when they hold the same: a chat
+    // asked again, which the backend and the page search know again by them.
+    const keys = this.#keys.of([...documentOf.keys()]);
+    const rankings = await backend.search(keys, {
       text,
       vector: vector!,
       limit,
@@ -312,7 +318,9 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     // A fourth, by how well the candidates' pages match the question.
     params.signal?.throwIfAborted();
     const pageRanks = await this.#pages.rank(
-      [...documentOf].map(([key, document]) => ({ key, name: document.name })),
+      this.#pageIndexes.of(
+        [...documentOf].map(([key, document]) => ({ key, name: document.name })),
+      ),
       text,
       (key) => backend.chunks(key),
     );

@@ -178,6 +178,7 @@ export class LibSQLBackend implements IndexBackend {
   // before them.
   readonly #links = new KeptLinks<IndexInfo>();
   #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
+  #lastPlan: SearchPlan | undefined;
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
@@ -364,20 +365,9 @@ export class LibSQLBackend implements IndexBackend {
     query: SearchQuery,
   ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
-    const stored = await this.#storedIndexes(keys);
-    if (stored.length === 0) return [[], []];
-    const dimension = query.vector.length;
-    const vectors = await this.#hasVectors(dimension);
-    query.signal?.throwIfAborted();
-    const searchables = await this.#searchable(stored, dimension, vectors);
-    // In the order of their chunks' ids, the order FTS5 broke ties in (each
-    // first id read once: read at each comparison, the sort took 0.5 ms over 1,000 indexes).
-    const firstIds = Float64Array.from(searchables, (index) => index.ids[0] ?? 0);
-    const order = [...stored.keys()].sort((a, b) => firstIds[a]! - firstIds[b]!);
-    const indexes = order.map((i) => searchables[i]!);
-    const held = await this.#kept(stored, searchables, dimension, vectors);
-    const kept = order.map((i) => held[i]);
-
+    const plan = await this.#searchPlan(keys, query.vector.length);
+    if (!plan) return [[], []];
+    const { indexes, kept, vectors, keyOf } = plan;
     query.signal?.throwIfAborted();
     const { text, candidates } = await searchMemory(indexes, query);
     const idOf = ({ index, chunk }: Place) => indexes[index]!.ids[chunk]!;
@@ -386,7 +376,6 @@ export class LibSQLBackend implements IndexBackend {
     const vectorIds = vectors ? await this.#nearest(candidates, query, indexes, kept) : [];
 
     // The passages kept in memory are taken from there; the others are read.
-    const keyOf = new Map(stored.map((index) => [index.id, index.key]));
     const chunks = new Map<number, StoredChunk & WordsKept>();
     const unread: number[] = [];
     for (const id of new Set([...textIds, ...vectorIds])) {
@@ -394,14 +383,17 @@ export class LibSQLBackend implements IndexBackend {
       const passage = kept[index] && passageAt(kept[index], chunk);
       if (passage) {
         const words = indexes[index]!.terms.wordsOf(chunk);
-        chunks.set(id, { key: stored[order[index]!]!.key, ...passage, words });
+        chunks.set(id, { key: plan.keys[index]!, ...passage, words });
       } else unread.push(id);
     }
-    const rows = unread.length === 0 ? [] : (await this.#client.execute({
-      sql: `SELECT id, index_id, ordinal, text, page_numbers, num_tokens FROM rag_chunks
-        WHERE id IN (${marks(unread.length)})`,
-      args: unread,
-    })).rows;
+    // The ids as one argument and the rows as one JSON array: 120 passages
+    // read in 0.7 ms rather than 1.5 as a row object each and an argument an id.
+    const rows = unread.length === 0 ? [] : await this.#jsonRows({
+      sql: `SELECT json_group_array(json_object('id', id, 'index_id', index_id,
+          'ordinal', ordinal, 'text', text, 'page_numbers', page_numbers, 'num_tokens', num_tokens))
+        FROM rag_chunks WHERE id IN (SELECT value FROM json_each(?))`,
+      args: [JSON.stringify(unread)],
+    });
     for (const row of rows) {
       const id = Number(row.id);
       const { index, chunk } = placeOf.get(id)!;
@@ -417,6 +409,52 @@ export class LibSQLBackend implements IndexBackend {
     // A chunk of an index removed meanwhile (its last chat deleted) is left out.
     const chunksOf = (ids: number[]) => ids.flatMap((id) => chunks.get(id) ?? []);
     return [chunksOf(textIds), chunksOf(vectorIds)];
+  }
+
+  /**
+   * What a search of `keys` reads: their indexes, in the order of their
+   * chunks' ids (the order FTS5 broke ties in), and the passages kept of each.
+   * The last search's when it searched the same list of keys (a chat asked
+   * again gives the same) and nothing was written to the database or kept in
+   * memory or dropped since: its entries are then only marked as used, as
+   * reading them would mark them. Undefined when no index is stored.
+   */
+  async #searchPlan(keys: readonly string[], dimension: number): Promise<SearchPlan | undefined> {
+    const state = await this.#state();
+    const last = this.#lastPlan;
+    if (
+      last?.of === keys && last.dimension === dimension && state !== undefined &&
+      last.state === state && last.memoryVersion === this.#memory.version &&
+      last.passagesVersion === this.#passages.version
+    ) {
+      for (const key of last.cacheKeys) {
+        this.#memory.get(key);
+        this.#passages.get(key);
+      }
+      return last;
+    }
+    const stored = await this.#storedIndexes(keys, state);
+    if (stored.length === 0) return undefined;
+    const vectors = await this.#hasVectors(dimension);
+    const searchables = await this.#searchable(stored, dimension, vectors);
+    // Each first id read once: read at each comparison, the sort took 0.5 ms over 1,000 indexes.
+    const firstIds = Float64Array.from(searchables, (index) => index.ids[0] ?? 0);
+    const order = [...stored.keys()].sort((a, b) => firstIds[a]! - firstIds[b]!);
+    const held = await this.#kept(stored, searchables, dimension, vectors);
+    this.#lastPlan = {
+      of: keys,
+      state,
+      dimension,
+      vectors,
+      indexes: order.map((i) => searchables[i]!),
+      kept: order.map((i) => held[i]),
+      keys: order.map((i) => stored[i]!.key),
+      keyOf: new Map(stored.map((index) => [index.id, index.key])),
+      cacheKeys: stored.map((index) => storedCacheKey(index, dimension)),
+      memoryVersion: this.#memory.version,
+      passagesVersion: this.#passages.version,
+    };
+    return this.#lastPlan;
   }
 
   /**
@@ -440,10 +478,11 @@ export class LibSQLBackend implements IndexBackend {
       else unread.push(id);
     }
     if (unread.length > 0) {
+      // The ids as one argument: 120 bound one by one took 0.5 ms.
       const stored = await this.#client.execute({
         sql: `SELECT chunk_id, embedding FROM rag_vectors_${query.vector.length}
-          WHERE chunk_id IN (${marks(unread.length)})`,
-        args: unread,
+          WHERE chunk_id IN (SELECT value FROM json_each(?))`,
+        args: [JSON.stringify(unread)],
       });
       for (const row of stored.rows) {
         vectors.set(Number(row.chunk_id), new Float32Array(row.embedding as ArrayBuffer));
@@ -498,8 +537,10 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   /** The ids and times of the complete indexes under `keys`, those read before kept while unchanged. */
-  async #storedIndexes(keys: readonly string[]): Promise<StoredIndex[]> {
-    const state = await this.#state();
+  async #storedIndexes(
+    keys: readonly string[],
+    state: string | undefined,
+  ): Promise<StoredIndex[]> {
     if (state === undefined || this.#indexes.state !== state) {
       this.#indexes = { state: state ?? "", byKey: new Map() };
     }
@@ -786,6 +827,27 @@ interface StoredIndex {
 }
 
 /** One index as search keeps it in memory, with its chunks' ids by ordinal. */
+/** What a search reads of its indexes (`LibSQLBackend.#searchPlan()`), and what it was read at. */
+interface SearchPlan {
+  /** The keys searched, as given. */
+  of: readonly string[];
+  /** The database's state it was read at (undefined: read at every search). */
+  state: string | undefined;
+  dimension: number;
+  /** Whether the database holds vectors of the dimension. */
+  vectors: boolean;
+  /** The indexes in the order of their chunks' ids, each one's passages kept and key. */
+  indexes: Searchable[];
+  kept: (KeptPassages | undefined)[];
+  keys: string[];
+  /** Each index's key by its id. */
+  keyOf: Map<number, string>;
+  /** The search caches' keys of the indexes. */
+  cacheKeys: string[];
+  memoryVersion: number;
+  passagesVersion: number;
+}
+
 interface Searchable extends MemoryIndex {
   ids: Float64Array;
   /** The bytes its passages take when they are kept too. */

@@ -51,6 +51,7 @@ export class SearchCache<T extends Sized> {
   readonly budget: number;
   readonly #entries = new Map<string, T>();
   #bytes = 0;
+  #version = 0;
 
   constructor(budget: number) {
     this.budget = budget;
@@ -59,6 +60,11 @@ export class SearchCache<T extends Sized> {
   /** The bytes of the entries kept. */
   get bytes(): number {
     return this.#bytes;
+  }
+
+  /** A count of the entries kept and dropped: the same while the entries are the same. */
+  get version(): number {
+    return this.#version;
   }
 
   /** The entry under `key`, now the most recently used; undefined when not kept. */
@@ -77,6 +83,7 @@ export class SearchCache<T extends Sized> {
     this.delete(key);
     this.#entries.set(key, entry);
     this.#bytes += entry.bytes;
+    this.#version++;
     for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.budget || oldest === key) break;
       this.delete(oldest);
@@ -89,6 +96,7 @@ export class SearchCache<T extends Sized> {
     if (!entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
+    this.#version++;
     entry.dropped?.();
   }
 }

@@ -516,6 +516,32 @@ Deno.test("LibSQL searches the same with too little memory to keep the indexes o
   }
 });
 
+Deno.test("LibSQL searches a chat asked again with what it read for the last question, until a connection writes", async () => {
+  await using root = await tmpLocalRoot();
+  await storedFixtures(root.path, new LibSQL(), "again");
+  const url = `file:${root.path}/libsql/sources.db`;
+  const own = createClient({ url });
+  const other = createClient({ url });
+  try {
+    const backend = await LibSQLBackend.open(own);
+    const keys = await linkedKeys(backend, "again");
+    const query = searchQuery("secret ingredient of the winter loaf");
+    const found = await backend.search(keys, query);
+    const keysFound = (arms: { key: string }[][]) => new Set(arms.flat().map((chunk) => chunk.key));
+    assert.deepEqual(keysFound(found), new Set(keys));
+    assert.deepEqual(await backend.search(keys, query), found);
+    // Another connection removes an index: the same list of keys is read again, without it.
+    await other.execute("PRAGMA foreign_keys = OFF");
+    await other.execute({ sql: `DELETE FROM rag_indexes WHERE key = ?`, args: [keys[0]!] });
+    const after = await backend.search(keys, query);
+    assert.deepEqual(keysFound(after), new Set(keys.slice(1)));
+    assert.deepEqual(await backend.search(keys, query), after);
+  } finally {
+    own.close();
+    other.close();
+  }
+});
+
 Deno.test("LibSQL keeps a chat's links between questions until a connection writes to the database", async () => {
   await using root = await tmpLocalRoot();
   const { report, guide } = await storedFixtures(root.path, new LibSQL(), "kept");

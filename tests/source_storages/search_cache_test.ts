@@ -39,3 +39,19 @@ Deno.test("SearchCache tells an entry it drops, and not one set again under its 
   assert.deepEqual(dropped, ["a", "b", "newer b"]);
   assert.equal(cache.bytes, 0);
 });
+
+Deno.test("SearchCache's version counts what it keeps and drops, not what it is asked for", () => {
+  const cache = new SearchCache<{ bytes: number }>(100);
+  const entry = { bytes: 60 };
+  cache.set("a", entry);
+  const kept = cache.version;
+  cache.get("a");
+  cache.get("none");
+  cache.set("a", entry);
+  assert.equal(cache.version, kept);
+  cache.set("b", { bytes: 60 });
+  assert.ok(cache.version > kept);
+  const dropped = cache.version;
+  cache.delete("b");
+  assert.ok(cache.version > dropped);
+});
