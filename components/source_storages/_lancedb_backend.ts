@@ -107,6 +107,7 @@ export class LanceDBBackend extends SerialBackend {
   readonly #cacheKeys = new Map<string, { dimension: number; cacheKey: string }>();
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
+  #lastPlan: SearchPlan | undefined;
 
   private constructor(db: Lance.Connection, modules: LanceModules, passageMemory: number) {
     super();
@@ -170,9 +171,7 @@ export class LanceDBBackend extends SerialBackend {
     this.#compactForSearch(name);
 
     query.signal?.throwIfAborted();
-    const dimension = query.vector.length;
-    const indexes = await this.#searchable(chunks, keys, dimension);
-    const kept = await this.#kept(chunks, keys, indexes, dimension);
+    const { indexes, kept } = await this.#searchPlan(chunks, keys, query.vector.length);
     const { text, candidates } = await searchMemory(indexes, query);
     const placeOf = ({ index, chunk }: Place) => ({
       key: keys[index]!,
@@ -234,6 +233,44 @@ export class LanceDBBackend extends SerialBackend {
   }
 
   /** The passages kept in memory of each index searched (see `keptOrRead()`). */
+  /**
+   * The indexes of `keys` and the passages kept of each, as the caches give
+   * them. The last search's when it searched the same list of keys (a chat
+   * asked again gives the same) and nothing was kept in memory or dropped
+   * since: its entries are then only marked as used, as reading them would
+   * mark them.
+   */
+  async #searchPlan(
+    chunks: Lance.Table,
+    keys: readonly string[],
+    dimension: number,
+  ): Promise<SearchPlan> {
+    const last = this.#lastPlan;
+    if (
+      last?.of === keys && last.dimension === dimension &&
+      last.memoryVersion === this.#memory.version &&
+      last.passagesVersion === this.#passages.version
+    ) {
+      for (const key of last.cacheKeys) {
+        this.#memory.get(key);
+        this.#passages.get(key);
+      }
+      return last;
+    }
+    const indexes = await this.#searchable(chunks, keys, dimension);
+    const kept = await this.#kept(chunks, keys, indexes, dimension);
+    this.#lastPlan = {
+      of: keys,
+      dimension,
+      indexes,
+      kept,
+      cacheKeys: keys.map((key) => this.#cacheKey(key, dimension)),
+      memoryVersion: this.#memory.version,
+      passagesVersion: this.#passages.version,
+    };
+    return this.#lastPlan;
+  }
+
   #kept(
     chunks: Lance.Table,
     keys: readonly string[],
@@ -637,6 +674,20 @@ interface ChunkPlace {
 }
 
 /** One index as search keeps it in memory, with its chunks' ordinals. */
+/** What a search reads of its indexes (`LanceDBBackend.#searchPlan()`). */
+interface SearchPlan {
+  /** The keys searched, as given. */
+  of: readonly string[];
+  dimension: number;
+  /** Each key's index and the passages kept of it. */
+  indexes: Searchable[];
+  kept: (KeptPassages | undefined)[];
+  /** The search caches' keys of the indexes. */
+  cacheKeys: string[];
+  memoryVersion: number;
+  passagesVersion: number;
+}
+
 interface Searchable extends MemoryIndex {
   ordinals: Uint32Array;
   /** Each chunk's row id when it was last read: where a question reads a passage it does not keep. */
