@@ -27,7 +27,7 @@ import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.t
 import { followUpText } from "./_follow_up.ts";
 import { fuseRankings } from "./_fusion.ts";
 import { type Index, PageSearch, rankByPages } from "./_page_search.ts";
-import { LastList } from "./_last_list.ts";
+import { RecentLists } from "./_recent_lists.ts";
 import { proximityRanking, type WordsKept } from "./_proximity.ts";
 import { repeatsNone } from "./_near_duplicates.ts";
 import {
@@ -156,8 +156,8 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
   // The pages of the indexes searched lately, for the page ranking.
   readonly #pages = new PageSearch();
-  readonly #keys = new LastList<string>((a, b) => a === b);
-  readonly #pageIndexes = new LastList<Index>((a, b) => a.key === b.key && a.name === b.name);
+  readonly #keys = new RecentLists<string>((a, b) => a === b);
+  readonly #pageIndexes = new RecentLists<Index>((a, b) => a.key === b.key && a.name === b.name);
 
   /** @throws {SvcError} naming a bound of chunking in the environment that is not valid */
   constructor(options: IndexedSourceStorageOptions = {}) {
@@ -280,8 +280,8 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     const text = followUpText(prompt, params.history) ?? prompt;
     const [vector] = await embedder.embed([text], { signal: params.signal });
     const limit = Math.max(100, Math.ceil((2 * settings.numTokens) / settings.chunkSize));
-    // The same lists as the last question's when they hold the same: a chat
-    // asked again, which the backend and the page search know again by them.
+    // The same lists as an earlier question's when they hold the same (a chat
+    // asked again), which the backend and the page search know again by them.
     const keys = this.#keys.of([...documentOf.keys()]);
     const rankings = await backend.search(keys, {
       text,

@@ -50,6 +50,7 @@ import {
   DEFAULT_SEARCH_MEMORY,
   KeptLinks,
   SearchCache,
+  SearchPlans,
 } from "./_search_cache.ts";
 import { OWN_BM25, TermPostings } from "./_term_postings.ts";
 import {
@@ -103,17 +104,18 @@ export class LanceDBBackend extends SerialBackend {
   // The tables' versions as last read, and when; whether this process wrote since.
   #versionsRead: { at: number; versions: string } | undefined;
   #wroteSince = false;
-  readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY);
+  readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY, () => this.#plans.clear());
   readonly #cacheKeys = new Map<string, { dimension: number; cacheKey: string }>();
   // Kept apart, so that passages never push out what ranking needs.
   readonly #passages: SearchCache<KeptPassages>;
-  #lastPlan: SearchPlan | undefined;
+  // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
+  readonly #plans = new SearchPlans<SearchPlan>();
 
   private constructor(db: Lance.Connection, modules: LanceModules, passageMemory: number) {
     super();
     this.#db = db;
     this.#modules = modules;
-    this.#passages = new SearchCache(passageMemory);
+    this.#passages = new SearchCache(passageMemory, () => this.#plans.clear());
   }
 
   /**
@@ -235,40 +237,31 @@ export class LanceDBBackend extends SerialBackend {
   /** The passages kept in memory of each index searched (see `keptOrRead()`). */
   /**
    * The indexes of `keys` and the passages kept of each, as the caches give
-   * them. The last search's when it searched the same list of keys (a chat
-   * asked again gives the same) and nothing was kept in memory or dropped
-   * since: its entries are then only marked as used, as reading them would
-   * mark them.
+   * them. An earlier search's of the same list of keys (a chat asked again
+   * gives the same) while its caches kept and dropped nothing: its entries
+   * are then only marked as used, as reading them would mark them.
    */
   async #searchPlan(
     chunks: Lance.Table,
     keys: readonly string[],
     dimension: number,
   ): Promise<SearchPlan> {
-    const last = this.#lastPlan;
-    if (
-      last?.of === keys && last.dimension === dimension &&
-      last.memoryVersion === this.#memory.version &&
-      last.passagesVersion === this.#passages.version
-    ) {
-      for (const key of last.cacheKeys) {
+    const planned = this.#plans.get(keys);
+    if (planned?.dimension === dimension) {
+      for (const key of planned.cacheKeys) {
         this.#memory.get(key);
         this.#passages.get(key);
       }
-      return last;
+      return planned;
     }
     const indexes = await this.#searchable(chunks, keys, dimension);
     const kept = await this.#kept(chunks, keys, indexes, dimension);
-    this.#lastPlan = {
-      of: keys,
+    return this.#plans.keep(keys, {
       dimension,
       indexes,
       kept,
       cacheKeys: keys.map((key) => this.#cacheKey(key, dimension)),
-      memoryVersion: this.#memory.version,
-      passagesVersion: this.#passages.version,
-    };
-    return this.#lastPlan;
+    });
   }
 
   #kept(
@@ -676,16 +669,12 @@ interface ChunkPlace {
 /** One index as search keeps it in memory, with its chunks' ordinals. */
 /** What a search reads of its indexes (`LanceDBBackend.#searchPlan()`). */
 interface SearchPlan {
-  /** The keys searched, as given. */
-  of: readonly string[];
   dimension: number;
   /** Each key's index and the passages kept of it. */
   indexes: Searchable[];
   kept: (KeptPassages | undefined)[];
   /** The search caches' keys of the indexes. */
   cacheKeys: string[];
-  memoryVersion: number;
-  passagesVersion: number;
 }
 
 interface Searchable extends MemoryIndex {

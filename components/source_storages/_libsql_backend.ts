@@ -48,6 +48,7 @@ import {
   DEFAULT_SEARCH_MEMORY,
   KeptLinks,
   SearchCache,
+  SearchPlans,
 } from "./_search_cache.ts";
 import { FTS5, TermPostings } from "./_term_postings.ts";
 import {
@@ -178,14 +179,16 @@ export class LibSQLBackend implements IndexBackend {
   // before them.
   readonly #links = new KeptLinks<IndexInfo>();
   #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
-  #lastPlan: SearchPlan | undefined;
+  // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
+  readonly #plans = new SearchPlans<SearchPlan>();
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
     this.#reclaimSpace = options.reclaimSpace ?? false;
     this.#keepsRows = options.keepLinks ?? true;
-    this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY);
-    this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY);
+    const replan = () => this.#plans.clear();
+    this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY, replan);
+    this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY, replan);
   }
 
   /** Creates the tables the database lacks and removes abandoned builds. */
@@ -414,24 +417,20 @@ export class LibSQLBackend implements IndexBackend {
   /**
    * What a search of `keys` reads: their indexes, in the order of their
    * chunks' ids (the order FTS5 broke ties in), and the passages kept of each.
-   * The last search's when it searched the same list of keys (a chat asked
-   * again gives the same) and nothing was written to the database or kept in
-   * memory or dropped since: its entries are then only marked as used, as
-   * reading them would mark them. Undefined when no index is stored.
+   * An earlier search's of the same list of keys (a chat asked again gives the
+   * same) while nothing was written to the database since and its caches kept
+   * and dropped nothing: its entries are then only marked as used, as reading
+   * them would mark them. Undefined when no index is stored.
    */
   async #searchPlan(keys: readonly string[], dimension: number): Promise<SearchPlan | undefined> {
     const state = await this.#state();
-    const last = this.#lastPlan;
-    if (
-      last?.of === keys && last.dimension === dimension && state !== undefined &&
-      last.state === state && last.memoryVersion === this.#memory.version &&
-      last.passagesVersion === this.#passages.version
-    ) {
-      for (const key of last.cacheKeys) {
+    const planned = this.#plans.get(keys);
+    if (planned?.dimension === dimension && state !== undefined && planned.state === state) {
+      for (const key of planned.cacheKeys) {
         this.#memory.get(key);
         this.#passages.get(key);
       }
-      return last;
+      return planned;
     }
     const stored = await this.#storedIndexes(keys, state);
     if (stored.length === 0) return undefined;
@@ -441,8 +440,7 @@ export class LibSQLBackend implements IndexBackend {
     const firstIds = Float64Array.from(searchables, (index) => index.ids[0] ?? 0);
     const order = [...stored.keys()].sort((a, b) => firstIds[a]! - firstIds[b]!);
     const held = await this.#kept(stored, searchables, dimension, vectors);
-    this.#lastPlan = {
-      of: keys,
+    return this.#plans.keep(keys, {
       state,
       dimension,
       vectors,
@@ -451,10 +449,7 @@ export class LibSQLBackend implements IndexBackend {
       keys: order.map((i) => stored[i]!.key),
       keyOf: new Map(stored.map((index) => [index.id, index.key])),
       cacheKeys: stored.map((index) => storedCacheKey(index, dimension)),
-      memoryVersion: this.#memory.version,
-      passagesVersion: this.#passages.version,
-    };
-    return this.#lastPlan;
+    });
   }
 
   /**
@@ -829,8 +824,6 @@ interface StoredIndex {
 /** One index as search keeps it in memory, with its chunks' ids by ordinal. */
 /** What a search reads of its indexes (`LibSQLBackend.#searchPlan()`), and what it was read at. */
 interface SearchPlan {
-  /** The keys searched, as given. */
-  of: readonly string[];
   /** The database's state it was read at (undefined: read at every search). */
   state: string | undefined;
   dimension: number;
@@ -844,8 +837,6 @@ interface SearchPlan {
   keyOf: Map<number, string>;
   /** The search caches' keys of the indexes. */
   cacheKeys: string[];
-  memoryVersion: number;
-  passagesVersion: number;
 }
 
 interface Searchable extends MemoryIndex {

@@ -102,7 +102,7 @@ export class PageSearch {
   // Most recently used last.
   readonly #sets = new Map<string, Promise<Pages>>();
   readonly #chars = new Map<string, number>();
-  #lastSet: { of: readonly Index[]; sorted: readonly Index[]; id: string } | undefined;
+  readonly #setsOf = new WeakMap<readonly Index[], { sorted: readonly Index[]; id: string }>();
 
   constructor(options: PageSearchOptions = {}) {
     this.#maxChars = options.maxChars ?? 32 * 1024 * 1024;
@@ -148,19 +148,20 @@ export class PageSearch {
   }
 
   /**
-   * The set of pages of `indexes`: sorted, and named by them. The last
-   * question's when it gave the same list (a chat asked again gives the
-   * same): 1,000 documents took 1 ms to sort and name.
+   * The set of pages of `indexes`: sorted, and named by them. Made once for
+   * a list given again (a chat asked again gives the same): 1,000 documents
+   * took 1 ms to sort and name.
    */
   #setOf(indexes: readonly Index[]): { sorted: readonly Index[]; id: string } {
-    if (this.#lastSet?.of !== indexes) {
+    let set = this.#setsOf.get(indexes);
+    if (!set) {
       const sorted = [...indexes].sort((a, b) =>
         a.key.localeCompare(b.key) || a.name.localeCompare(b.name)
       );
-      const id = JSON.stringify(sorted.map(({ key, name }) => [key, name]));
-      this.#lastSet = { of: indexes, sorted, id };
+      set = { sorted, id: JSON.stringify(sorted.map(({ key, name }) => [key, name])) };
+      this.#setsOf.set(indexes, set);
     }
-    return this.#lastSet;
+    return set;
   }
 
   #pages(

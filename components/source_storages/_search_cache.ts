@@ -51,20 +51,17 @@ export class SearchCache<T extends Sized> {
   readonly budget: number;
   readonly #entries = new Map<string, T>();
   #bytes = 0;
-  #version = 0;
+  readonly #changed: () => void;
 
-  constructor(budget: number) {
+  /** A cache of `budget` bytes; `changed` is called whenever an entry is kept or dropped. */
+  constructor(budget: number, changed: () => void = () => {}) {
     this.budget = budget;
+    this.#changed = changed;
   }
 
   /** The bytes of the entries kept. */
   get bytes(): number {
     return this.#bytes;
-  }
-
-  /** A count of the entries kept and dropped: the same while the entries are the same. */
-  get version(): number {
-    return this.#version;
   }
 
   /** The entry under `key`, now the most recently used; undefined when not kept. */
@@ -83,7 +80,7 @@ export class SearchCache<T extends Sized> {
     this.delete(key);
     this.#entries.set(key, entry);
     this.#bytes += entry.bytes;
-    this.#version++;
+    this.#changed();
     for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.budget || oldest === key) break;
       this.delete(oldest);
@@ -96,8 +93,57 @@ export class SearchCache<T extends Sized> {
     if (!entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
-    this.#version++;
+    this.#changed();
     entry.dropped?.();
+  }
+}
+
+// The plans kept: the chats of a server's last few questions.
+const KEPT_PLANS = 8;
+
+/**
+ * What a backend read for its last searches (each index's entry, in order),
+ * by their lists of keys: a chat asked again gives the same list object. The
+ * eight latest are kept; a backend drops them all whenever one of its
+ * {@linkcode SearchCache}s keeps or drops an entry, so that none holds what
+ * a cache let go of.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SearchPlans } from "./_search_cache.ts";
+ * const plans = new SearchPlans<string>();
+ * const keys = ["a", "b"];
+ * plans.keep(keys, "plan");
+ * assert.equal(plans.get(keys), "plan");
+ * assert.equal(plans.get(["a", "b"]), undefined);
+ * plans.clear();
+ * assert.equal(plans.get(keys), undefined);
+ * ```
+ */
+export class SearchPlans<P> {
+  readonly #plans = new Map<readonly string[], P>();
+
+  /** The plan kept for `keys` (this very list), now the latest. */
+  get(keys: readonly string[]): P | undefined {
+    const plan = this.#plans.get(keys);
+    if (plan !== undefined) this.keep(keys, plan);
+    return plan;
+  }
+
+  /** Keeps `plan` for `keys` as the latest, the oldest beyond eight dropped; gives it back. */
+  keep(keys: readonly string[], plan: P): P {
+    this.#plans.delete(keys);
+    this.#plans.set(keys, plan);
+    for (const oldest of this.#plans.keys()) {
+      if (this.#plans.size <= KEPT_PLANS) break;
+      this.#plans.delete(oldest);
+    }
+    return plan;
+  }
+
+  clear(): void {
+    this.#plans.clear();
   }
 }
 

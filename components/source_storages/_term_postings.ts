@@ -20,7 +20,7 @@ import { B, K1, queryTerms } from "./_bm25.ts";
 import { ChatTerms } from "./_chat_terms.ts";
 import { porterStem } from "./_porter.ts";
 import { wordKey } from "./_proximity.ts";
-import { indexAt, startsOf, topPositions } from "./_positions.ts";
+import { indexAt, Scratch, startsOf, topPositions } from "./_positions.ts";
 
 // A posting is the chunk's position times COUNTS plus the term's count in it.
 // A count past COUNTS - 1 (one word 4,096 times in a chunk) is taken as that:
@@ -524,7 +524,7 @@ export class QueryScoring {
 
   /** The best `limit` chunks, every posting of every term added up in the query's order of terms. */
   exhaustive(limit: number): Scored[] {
-    const scores = new Float64Array(this.#starts[this.#indexes.length]!);
+    const scores = queryScores.zeroed(this.#starts[this.#indexes.length]!);
     for (const term of this.#terms) this.#add(term, scores);
     return topPositions(scores, limit).map((position) => ({ position, score: scores[position]! }));
   }
@@ -545,7 +545,7 @@ export class QueryScoring {
     const times = (term: FoundTerm) => terms.filter((other) => other === term).length;
     let left = terms.reduce((sum, term) => sum + term.idf * (K1 + 1), 0);
     let unread = rarestFirst.reduce((sum, term) => sum + term.frequency, 0);
-    const sums = new Float64Array(this.#starts[this.#indexes.length]!);
+    const sums = queryScores.zeroed(this.#starts[this.#indexes.length]!);
     const met = new Met(sums.length);
     for (const term of rarestFirst) {
       // Worth a look only when this term's postings are many more than the chunks met.
@@ -647,13 +647,19 @@ function addPostings(
   }
 }
 
+// A query's scores, and the positions it met: it is scored from start to end
+// without a pause, and keeps neither (1.2 MB over 100,000 chunks, at each question).
+const queryScores = new Scratch();
+let metPositions = new Int32Array(0);
+
 /** The positions given a score so far, in the order met. */
 class Met {
-  #positions: Int32Array;
+  readonly #positions: Int32Array;
   size = 0;
 
   constructor(capacity: number) {
-    this.#positions = new Int32Array(capacity);
+    if (metPositions.length < capacity) metPositions = new Int32Array(capacity);
+    this.#positions = metPositions;
   }
 
   add(position: number): void {
