@@ -81,6 +81,8 @@ Deno.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no n
     compileArgs(undefined, { output: "svc" }).filter((arg) => arg.startsWith("--v8-flags=")),
     v8Flags,
   );
+  // So do the benches that run svc's components in their own process.
+  assert.deepEqual(tasks.bench!.split(" ").filter((arg) => arg.startsWith("--v8-flags=")), v8Flags);
 
   await using dir = await tmpDir();
   const port = freePort();
