@@ -17,7 +17,7 @@
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
 import { B, K1, queryTerms } from "./_bm25.ts";
-import { ChatTerms } from "./_chat_terms.ts";
+import { ChatTerms, laidPostings } from "./_chat_terms.ts";
 import { porterStem } from "./_porter.ts";
 import { wordKey } from "./_proximity.ts";
 import { indexAt, Scratch, startsOf, topPositions } from "./_positions.ts";
@@ -434,6 +434,7 @@ export interface PostingHit {
 
 /** A query term found in the chunks searched: where its postings lie in each index, and its weight. */
 interface FoundTerm {
+  key: number;
   /** Its postings in index i are `postingsOf[bounds[2i]..bounds[2i + 1]]`. */
   bounds: Uint32Array;
   frequency: number;
@@ -514,7 +515,7 @@ export class QueryScoring {
           });
         }
         const idf = flavour.idf(size, frequency);
-        found.set(term, frequency > 0 ? { bounds, frequency, idf } : undefined);
+        found.set(term, frequency > 0 ? { key, bounds, frequency, idf } : undefined);
       }
       const known = found.get(term);
       if (known) terms.push(known);
@@ -575,7 +576,13 @@ export class QueryScoring {
    * positions first given a score are added to `met`, when given.
    */
   #add(term: FoundTerm, scores: Float64Array, times = 1, met?: Met): void {
-    const { bounds, idf } = term;
+    const { key, bounds, frequency, idf } = term;
+    const laid = laidPostings(this.#indexes, this.#starts, key, bounds, frequency, COUNT_BITS);
+    if (laid) {
+      // The same weights added to the same chunks in the same order, from one run.
+      const run = { ...laid, from: 0, to: laid.postings.length, offset: 0 };
+      return addPostings(run, scores, times * idf, this.#lengthWeight, met);
+    }
     for (let i = 0; i < this.#indexes.length; i++) {
       const [from, to] = [bounds[2 * i]!, bounds[2 * i + 1]!];
       if (from === to) continue;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { ChatTerms } from "../../components/source_storages/_chat_terms.ts";
+import { ChatTerms, laidPostings } from "../../components/source_storages/_chat_terms.ts";
 import {
+  COUNT_BITS,
   FTS5,
   rankPostings,
   termKey,
@@ -58,4 +59,42 @@ Deno.test("rankPostings() over a chat of many indexes ranks as over one index of
       .map(({ chunk, score }) => ({ position: chunk, score }));
     assert.deepEqual(found, expected, query);
   }
+});
+
+Deno.test("rankPostings() over a chat of 10,000 chunks or more reads its terms' postings laid end to end, and ranks the same", async () => {
+  const chunks = zipfChunks(12_000, 7);
+  // 40 indexes: the chat's terms are kept, and the postings laid.
+  const parts = await Promise.all(
+    Array.from(
+      { length: 40 },
+      (_, i) => TermPostings.build(chunks.slice(300 * i, 300 * i + 300), FTS5),
+    ),
+  );
+  const whole = await TermPostings.build(chunks, FTS5);
+  const queries = zipfChunks(30, 11).map((text) =>
+    text.split(" ").slice(0, 2 + (text.length % 10)).join(" ")
+  );
+  for (const query of queries) {
+    const found = rankPostings(parts, query, 100)
+      .map(({ index, chunk, score }) => ({ position: 300 * index + chunk, score }));
+    const expected = rankPostings([whole], query, 100)
+      .map(({ chunk, score }) => ({ position: chunk, score }));
+    assert.deepEqual(found, expected, query);
+  }
+
+  // A term's laid postings are each index's, numbered among the chat's chunks.
+  const starts = Uint32Array.from({ length: 41 }, (_, i) => 300 * i);
+  const key = termKey("w1x");
+  const bounds = new Uint32Array(80);
+  const frequency = ChatTerms.of(parts)!.bounds(key, bounds);
+  const laid = laidPostings(parts, starts, key, bounds, frequency, COUNT_BITS)!;
+  const [from, to] = whole.range(key);
+  assert.ok(to - from > 1000, `${to - from} postings`);
+  assert.deepEqual(laid.postings, whole.postingsOf.slice(from, to));
+  assert.deepEqual(laid.lengths, whole.lengths);
+  // A chat of fewer chunks has none laid.
+  assert.equal(
+    laidPostings(parts.slice(0, 33), starts, key, bounds, frequency, COUNT_BITS),
+    undefined,
+  );
 });
