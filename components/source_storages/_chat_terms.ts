@@ -138,15 +138,24 @@ export class ChatTerms {
     return postings;
   }
 
-  /** {@linkcode laidPostings}, for the chat of these terms. */
+  /**
+   * The postings of `term` (its `bounds` as {@linkcode ChatTerms.bounds} set
+   * them, `frequency` of them in all) in `indexes`, the chat of these terms,
+   * laid end to end, chunk i of index j numbered `starts[j] + i`; made at the
+   * first ask and kept, the terms asked longest ago dropped beyond 32 MiB.
+   * Undefined for a chat of fewer than 10,000 chunks, or of more than its
+   * postings can number.
+   */
   laid(
     indexes: readonly IndexTerms[],
     starts: Uint32Array,
-    key: number,
-    bounds: Uint32Array,
-    frequency: number,
+    { key, bounds, frequency }: { key: number; bounds: Uint32Array; frequency: number },
     countBits: number,
-  ): LaidPostings {
+  ): LaidPostings | undefined {
+    const size = starts[indexes.length]!;
+    if (size < LAID_FROM || size > 2 ** (32 - countBits) || 4 * frequency > LAID_BYTES) {
+      return undefined;
+    }
     this.#lengths ??= layLengths(indexes, starts);
     let postings = this.#laid.get(key);
     if (postings) this.#laid.delete(key);
@@ -176,29 +185,6 @@ function layLengths(indexes: readonly IndexTerms[], starts: Uint32Array): Uint32
   const lengths = new Uint32Array(starts[indexes.length]!);
   indexes.forEach((index, i) => lengths.set(index.lengths, starts[i]!));
   return lengths;
-}
-
-/**
- * The postings of the term `key` (`bounds` as {@linkcode ChatTerms.bounds}
- * set them, `frequency` of them in all) in `indexes` laid end to end, chunk
- * i of index j numbered `starts[j] + i`; made at the first ask and kept, the
- * terms asked longest ago dropped beyond 32 MiB. Undefined for a chat of
- * fewer than 10,000 chunks, or of more than its postings can number, or when
- * `indexes` have no terms kept (a chat of few indexes).
- */
-export function laidPostings(
-  indexes: readonly IndexTerms[],
-  starts: Uint32Array,
-  key: number,
-  bounds: Uint32Array,
-  frequency: number,
-  countBits: number,
-): LaidPostings | undefined {
-  const size = starts[indexes.length]!;
-  if (size < LAID_FROM || size > 2 ** (32 - countBits) || 4 * frequency > LAID_BYTES) {
-    return undefined;
-  }
-  return chats.find(indexes)?.laid(indexes, starts, key, bounds, frequency, countBits);
 }
 
 function entriesOf(indexes: readonly IndexTerms[]): number {

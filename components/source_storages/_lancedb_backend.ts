@@ -234,7 +234,6 @@ export class LanceDBBackend extends SerialBackend {
     return cacheKey;
   }
 
-  /** The passages kept in memory of each index searched (see `keptOrRead()`). */
   /**
    * The indexes of `keys` and the passages kept of each, as the caches give
    * them. An earlier search's of the same list of keys (a chat asked again
@@ -264,6 +263,7 @@ export class LanceDBBackend extends SerialBackend {
     });
   }
 
+  /** The passages kept in memory of each index searched (see `keptOrRead()`). */
   #kept(
     chunks: Lance.Table,
     keys: readonly string[],
@@ -666,7 +666,6 @@ interface ChunkPlace {
   ordinal: number;
 }
 
-/** One index as search keeps it in memory, with its chunks' ordinals. */
 /** What a search reads of its indexes (`LanceDBBackend.#searchPlan()`). */
 interface SearchPlan {
   dimension: number;
@@ -677,6 +676,7 @@ interface SearchPlan {
   cacheKeys: string[];
 }
 
+/** One index as search keeps it in memory, with its chunks' ordinals. */
 interface Searchable extends MemoryIndex {
   ordinals: Uint32Array;
   /** Each chunk's row id when it was last read: where a question reads a passage it does not keep. */

@@ -821,7 +821,6 @@ interface StoredIndex {
   createdAt: number;
 }
 
-/** One index as search keeps it in memory, with its chunks' ids by ordinal. */
 /** What a search reads of its indexes (`LibSQLBackend.#searchPlan()`), and what it was read at. */
 interface SearchPlan {
   /** The database's state it was read at (undefined: read at every search). */
@@ -839,6 +838,7 @@ interface SearchPlan {
   cacheKeys: string[];
 }
 
+/** One index as search keeps it in memory, with its chunks' ids by ordinal. */
 interface Searchable extends MemoryIndex {
   ids: Float64Array;
   /** The bytes its passages take when they are kept too. */

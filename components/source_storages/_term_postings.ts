@@ -17,7 +17,7 @@
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
 import { B, K1, queryTerms } from "./_bm25.ts";
-import { ChatTerms, laidPostings } from "./_chat_terms.ts";
+import { ChatTerms } from "./_chat_terms.ts";
 import { porterStem } from "./_porter.ts";
 import { wordKey } from "./_proximity.ts";
 import { indexAt, Scratch, startsOf, topPositions } from "./_positions.ts";
@@ -479,17 +479,21 @@ export class QueryScoring {
   readonly #lengthWeight: number;
   /** The query's terms found, in its order; a term given twice is the same object twice. */
   readonly #terms: readonly FoundTerm[];
+  /** The terms of a chat of many indexes, where a large chat's postings are laid end to end. */
+  readonly #chatTerms: ChatTerms | undefined;
 
   private constructor(
     indexes: readonly TermPostings[],
     starts: Uint32Array,
     lengthWeight: number,
     terms: readonly FoundTerm[],
+    chatTerms: ChatTerms | undefined,
   ) {
     this.#indexes = indexes;
     this.#starts = starts;
     this.#lengthWeight = lengthWeight;
     this.#terms = terms;
+    this.#chatTerms = chatTerms;
   }
 
   /** The scoring of `query` over `indexes` (all of one flavour). */
@@ -520,7 +524,7 @@ export class QueryScoring {
       const known = found.get(term);
       if (known) terms.push(known);
     }
-    return new QueryScoring(indexes, starts, B / meanLength, terms);
+    return new QueryScoring(indexes, starts, B / meanLength, terms, chatTerms);
   }
 
   /** The best `limit` chunks, every posting of every term added up in the query's order of terms. */
@@ -576,8 +580,8 @@ export class QueryScoring {
    * positions first given a score are added to `met`, when given.
    */
   #add(term: FoundTerm, scores: Float64Array, times = 1, met?: Met): void {
-    const { key, bounds, frequency, idf } = term;
-    const laid = laidPostings(this.#indexes, this.#starts, key, bounds, frequency, COUNT_BITS);
+    const { bounds, idf } = term;
+    const laid = this.#chatTerms?.laid(this.#indexes, this.#starts, term, COUNT_BITS);
     if (laid) {
       // The same weights added to the same chunks in the same order, from one run.
       const run = { ...laid, from: 0, to: laid.postings.length, offset: 0 };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ChatTerms, laidPostings } from "../../components/source_storages/_chat_terms.ts";
+import { ChatTerms } from "../../components/source_storages/_chat_terms.ts";
 import {
   COUNT_BITS,
   FTS5,
@@ -40,61 +40,55 @@ Deno.test("ChatTerms finds where each term lies in each index, as each index's o
   }
 });
 
-Deno.test("rankPostings() over a chat of many indexes ranks as over one index of the same chunks", async () => {
-  const chunks = zipfChunks(3000, 5);
+/**
+ * Ranks `chunks` cut into indexes of `per` chunks and as one index, for
+ * queries of Zipf-drawn words, and asserts the same chunks and scores, to the
+ * bit; gives the indexes and the one index.
+ */
+async function assertRanksAsOneIndex(chunks: string[], per: number, seed: number) {
   const parts = await Promise.all(
     Array.from(
-      { length: 60 },
-      (_, i) => TermPostings.build(chunks.slice(50 * i, 50 * i + 50), FTS5),
+      { length: Math.ceil(chunks.length / per) },
+      (_, i) => TermPostings.build(chunks.slice(per * i, per * i + per), FTS5),
     ),
   );
   const whole = await TermPostings.build(chunks, FTS5);
-  const queries = zipfChunks(40, 9).map((text) =>
+  const queries = zipfChunks(30, seed).map((text) =>
     text.split(" ").slice(0, 2 + (text.length % 10)).join(" ")
   );
   for (const query of queries) {
     const found = rankPostings(parts, query, 100)
-      .map(({ index, chunk, score }) => ({ position: 50 * index + chunk, score }));
+      .map(({ index, chunk, score }) => ({ position: per * index + chunk, score }));
     const expected = rankPostings([whole], query, 100)
       .map(({ chunk, score }) => ({ position: chunk, score }));
     assert.deepEqual(found, expected, query);
   }
+  return { parts, whole };
+}
+
+Deno.test("rankPostings() over a chat of many indexes ranks as over one index of the same chunks", async () => {
+  await assertRanksAsOneIndex(zipfChunks(3000, 5), 50, 9);
 });
 
 Deno.test("rankPostings() over a chat of 10,000 chunks or more reads its terms' postings laid end to end, and ranks the same", async () => {
-  const chunks = zipfChunks(12_000, 7);
   // 40 indexes: the chat's terms are kept, and the postings laid.
-  const parts = await Promise.all(
-    Array.from(
-      { length: 40 },
-      (_, i) => TermPostings.build(chunks.slice(300 * i, 300 * i + 300), FTS5),
-    ),
-  );
-  const whole = await TermPostings.build(chunks, FTS5);
-  const queries = zipfChunks(30, 11).map((text) =>
-    text.split(" ").slice(0, 2 + (text.length % 10)).join(" ")
-  );
-  for (const query of queries) {
-    const found = rankPostings(parts, query, 100)
-      .map(({ index, chunk, score }) => ({ position: 300 * index + chunk, score }));
-    const expected = rankPostings([whole], query, 100)
-      .map(({ chunk, score }) => ({ position: chunk, score }));
-    assert.deepEqual(found, expected, query);
-  }
+  const { parts, whole } = await assertRanksAsOneIndex(zipfChunks(12_000, 7), 300, 11);
 
   // A term's laid postings are each index's, numbered among the chat's chunks.
   const starts = Uint32Array.from({ length: 41 }, (_, i) => 300 * i);
   const key = termKey("w1x");
   const bounds = new Uint32Array(80);
-  const frequency = ChatTerms.of(parts)!.bounds(key, bounds);
-  const laid = laidPostings(parts, starts, key, bounds, frequency, COUNT_BITS)!;
+  const terms = ChatTerms.of(parts)!;
+  const frequency = terms.bounds(key, bounds);
+  const laid = terms.laid(parts, starts, { key, bounds, frequency }, COUNT_BITS)!;
   const [from, to] = whole.range(key);
   assert.ok(to - from > 1000, `${to - from} postings`);
   assert.deepEqual(laid.postings, whole.postingsOf.slice(from, to));
   assert.deepEqual(laid.lengths, whole.lengths);
   // A chat of fewer chunks has none laid.
+  const fewer = parts.slice(0, 33);
   assert.equal(
-    laidPostings(parts.slice(0, 33), starts, key, bounds, frequency, COUNT_BITS),
+    ChatTerms.of(fewer)!.laid(fewer, starts, { key, bounds, frequency }, COUNT_BITS),
     undefined,
   );
 });
