@@ -227,16 +227,17 @@ export function postgresTest(
   });
 }
 
+// Registered as this module loads: a hook registered during a test (at the cluster's start) is
+// never run, and each file's cluster ran on until the next run swept it.
+Deno.test.afterAll(async () => {
+  const started = shared;
+  shared = undefined;
+  await (await started?.catch(() => undefined))?.stop();
+});
+
 /** The cluster of this test file, started on first use and stopped after the file's tests. */
 export function sharedCluster(): Promise<PostgresCluster> {
-  if (!shared) {
-    shared = startPostgres();
-    const started = shared;
-    Deno.test.afterAll(async () => {
-      await (await started.catch(() => undefined))?.stop();
-    });
-  }
-  return shared;
+  return shared ??= startPostgres();
 }
 
 interface Parts {

@@ -1,7 +1,8 @@
 /**
  * The tests' throw-away PostgreSQL cluster: fresh databases, the vector
- * extension reported as the cluster has it, a folder removed at the end even
- * when the server was killed, and the output of a failed start in its error.
+ * extension reported as the cluster has it, a file's cluster stopped after its
+ * tests, a folder removed at the end even when the server was killed, and the
+ * output of a failed start in its error.
  * @module
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,7 @@ import {
   postgresTest,
   startPostgres,
 } from "./_postgres.ts";
+import { denoArgs, REPOSITORY, run } from "./_process.ts";
 import { tmpDir } from "./test_utils.ts";
 
 postgresTest(
@@ -101,6 +103,27 @@ Deno.test({
     await cluster.stop();
     await cluster.stop();
     await assert.rejects(Deno.stat(root), Deno.errors.NotFound);
+  },
+});
+
+Deno.test({
+  name: "a test file's cluster is stopped and removed when its tests end",
+  ignore: !installed,
+  async fn() {
+    await using folder = await tmpDir();
+    const file = `${folder.path}/uses_postgres_test.ts`;
+    await Deno.writeTextFile(
+      file,
+      `import { postgresTest } from "${REPOSITORY}tests/_postgres.ts";\n` +
+        `postgresTest("prints its cluster", async (_database, cluster) => {\n` +
+        `  console.log("SOCKET " + cluster.socketDir);\n` +
+        `});\n`,
+    );
+    const ended = await run(Deno.execPath(), denoArgs("test", "-A", file));
+    assert.equal(ended.code, 0, ended.stdout + ended.stderr);
+    const socketDir = /SOCKET (\S+)/.exec(ended.stdout)?.[1];
+    assert.ok(socketDir, ended.stdout);
+    await assert.rejects(Deno.stat(socketDir.replace(/\/socket$/, "")), Deno.errors.NotFound);
   },
 });
 
