@@ -56,3 +56,37 @@ Deno.test("SearchCache tells of each entry it keeps or drops, not of those it is
   cache.delete("b");
   assert.equal(changes, 4);
 });
+
+Deno.test("SearchCache keeps what a plain list of keys, the latest used last, keeps", () => {
+  // 2,000 random sets, gets and deletes of 40 keys, the cache against the list after each.
+  let seed = 7;
+  const random = (below: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % below;
+  };
+  const cache = new SearchCache<{ bytes: number }>(100);
+  let order: { key: string; bytes: number }[] = [];
+  const use = (key: string) => {
+    const found = order.find((kept) => kept.key === key);
+    if (found) order = [...order.filter((kept) => kept !== found), found];
+    return found;
+  };
+  for (let step = 0; step < 2000; step++) {
+    const key = `k${random(40)}`;
+    const action = random(10);
+    if (action < 4) {
+      const bytes = 1 + random(30);
+      cache.set(key, { bytes });
+      order = [...order.filter((kept) => kept.key !== key), { key, bytes }];
+      while (order.reduce((sum, kept) => sum + kept.bytes, 0) > 100 && order.length > 1) {
+        order.shift();
+      }
+    } else if (action < 9) {
+      assert.equal(cache.get(key)?.bytes, use(key)?.bytes, `get ${key} at step ${step}`);
+    } else {
+      cache.delete(key);
+      order = order.filter((kept) => kept.key !== key);
+    }
+    assert.equal(cache.bytes, order.reduce((sum, kept) => sum + kept.bytes, 0), `step ${step}`);
+  }
+});
