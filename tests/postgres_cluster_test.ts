@@ -13,7 +13,7 @@ import {
   postgresTest,
   startPostgres,
 } from "./_postgres.ts";
-import { denoArgs, REPOSITORY, run } from "./_process.ts";
+import { denoArgs, run } from "./_process.ts";
 import { tmpDir } from "./test_utils.ts";
 
 postgresTest(
@@ -114,7 +114,7 @@ Deno.test({
     const file = `${folder.path}/uses_postgres_test.ts`;
     await Deno.writeTextFile(
       file,
-      `import { postgresTest } from "${REPOSITORY}tests/_postgres.ts";\n` +
+      `import { postgresTest } from "${import.meta.resolve("./_postgres.ts")}";\n` +
         `postgresTest("prints its cluster", async (_database, cluster) => {\n` +
         `  console.log("SOCKET " + cluster.socketDir);\n` +
         `});\n`,
