@@ -26,7 +26,7 @@ function largeChat(seed: number) {
   return { parts, expected, positions, queries: randomVectors(10, dimension, seed + 1) };
 }
 
-Deno.test("nearestChatCodes() of a chat of 10,000 chunks or more scans it on the scan thread, with the same ranking", async () => {
+Deno.test("nearestChatCodes() of a chat of 10,000 chunks or more ranks as one index, laying no copy of the codes in this thread's memory", async () => {
   const chat = largeChat(21);
   chat.queries.forEach((query, q) => q % 2 && query.forEach((_, i) => i % 3 && (query[i] = 0)));
   const expected = chat.queries.map((query) => chat.expected(query, 50));
@@ -35,7 +35,8 @@ Deno.test("nearestChatCodes() of a chat of 10,000 chunks or more scans it on the
     const found = chat.positions(await nearestChatCodes(chat.parts, query, 50));
     assert.deepEqual(found, expected[q], `query ${q}`);
   }
-  // Laid out on the thread: this thread's scan memory did not take a copy.
+  // Not laid out here (the code before laid the chat's codes in this thread's scan memory). That the
+  // scan thread answers is the test of ThreadCodes below; here a failed thread would fall back.
   assert.equal(scanBytes().byteLength, before);
 });
 
