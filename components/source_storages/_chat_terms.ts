@@ -1,13 +1,12 @@
 /**
- * Where each term's postings lie in each of a chat's indexes, for a chat of
- * many indexes: looking a query's term up in each of 1,000 indexes reads
- * each one's keys at a few places apart in memory (some 3 ms a question over
- * 100,000 chunks), where this reads one run of entries a term. A large
- * chat's terms that questions ask for have their postings laid end to end
- * too, the chat's chunks numbered as one list (kept for the terms asked
- * last): a term's postings in 1,000 indexes are 1,000 short runs in as many
- * places of memory, which a question whose memory went cold between
- * questions read at half the speed of one run.
+ * A chat's postings merged into one index, for a chat of many indexes: a
+ * term's postings in 1,000 indexes are 1,000 short runs in as many places of
+ * memory, and finding them read each index's keys; a question whose memory
+ * went cold between questions spent most of its full-text search there
+ * (some 4 ms over 100,000 chunks, where adding the weights took 1). Merged,
+ * a term is one lookup and its postings one run, the chat's chunks numbered
+ * as one list. Made at a chat's first question and kept for the chats
+ * searched last.
  * @module
  */
 import { ChatViews } from "./_chat_views.ts";
@@ -18,180 +17,168 @@ import { ChatViews } from "./_chat_views.ts";
  */
 export interface IndexTerms {
   readonly terms: { keys: Float64Array; starts: Uint32Array };
-  /** Each posting: its chunk times 2^COUNT_BITS, plus its count. */
+  /** Each posting: its chunk times 2^countBits, plus its count. */
   readonly postingsOf: Uint32Array;
   readonly lengths: Uint32Array;
 }
 
-/** A term's postings in a chat's chunks laid end to end, and the chunks' lengths. */
-export interface LaidPostings {
-  /** Each posting: its position among the chat's chunks times 2^countBits, plus its count. */
+/** Postings as arrays: the parts of one index. */
+export interface MergedTerms {
+  keys: Float64Array;
+  starts: Uint32Array;
   postings: Uint32Array;
   lengths: Uint32Array;
 }
 
-// A chat of fewer indexes looks its terms up in each: it costs less than making this.
+// A chat of fewer indexes looks its terms up in each: it costs less than merging them.
 const MIN_INDEXES = 32;
-// The most bytes kept, for the chats searched last: one chat of some 150,000 chunks.
-const MAX_BYTES = 64 * 2 ** 20;
-// What an entry takes: its key, its index, where its postings start and end.
-const ENTRY_BYTES = 8 + 3 * 4;
-// Entries a bucket, on average.
-const BUCKET_ENTRIES = 8;
-// A chat of this many chunks or more has the postings of the terms asked for
-// laid end to end, within this many bytes a chat (the terms asked last kept).
-const LAID_FROM = 10_000;
-const LAID_BYTES = 32 * 2 ** 20;
+// The most bytes kept, for the chats searched last: one chat of some 130,000 chunks.
+const MAX_BYTES = 128 * 2 ** 20;
 
-const chats = new ChatViews<IndexTerms, ChatTerms>(MAX_BYTES);
+const chats = new ChatViews<IndexTerms, IndexTerms>(MAX_BYTES);
 
 /**
- * Every term of a chat's indexes, an entry for each index that holds it, in
- * buckets by the term's key: a term's entries are in one bucket, in the order
- * of the indexes.
+ * The postings of a chat of many indexes merged into one index, kept from an
+ * earlier search or made now by `make` of {@linkcode mergeTerms}' arrays;
+ * undefined for a chat of a few indexes, or of more chunks than a posting
+ * can number, or too large to keep.
+ */
+export function mergedTerms<T extends IndexTerms>(
+  indexes: readonly T[],
+  countBits: number,
+  make: (merged: MergedTerms) => T,
+): T | undefined {
+  if (indexes.length < MIN_INDEXES) return undefined;
+  const kept = chats.find(indexes);
+  if (kept) return kept as T;
+  let size = 0;
+  let bytes = 0;
+  for (const index of indexes) {
+    size += index.lengths.length;
+    bytes += index.postingsOf.byteLength + index.lengths.byteLength + 12 * index.terms.keys.length;
+  }
+  if (size > 2 ** (32 - countBits) || bytes > MAX_BYTES) return undefined;
+  return chats.add(indexes, bytes, () => make(mergeTerms(indexes, countBits))) as T;
+}
+
+/**
+ * The postings of `indexes` as one index's: every term once, its postings
+ * those of each index in turn, a chunk numbered after all the chunks of the
+ * indexes before its own; the chunks' lengths end to end.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ChatTerms } from "./_chat_terms.ts";
- * import { FTS5, termKey, TermPostings } from "./_term_postings.ts";
- * const indexes = [
+ * import { mergeTerms } from "./_chat_terms.ts";
+ * import { COUNT_BITS, FTS5, TermPostings } from "./_term_postings.ts";
+ * const parts = [
  *   await TermPostings.build(["bread and butter", "rye bread"], FTS5),
  *   await TermPostings.build(["butter churns"], FTS5),
  * ];
- * const bounds = new Uint32Array(4);
- * assert.equal(ChatTerms.build(indexes).bounds(termKey("butter"), bounds), 2);
- * assert.deepEqual([...bounds], [...indexes[0]!.range(termKey("butter")), ...indexes[1]!.range(termKey("butter"))]);
+ * const whole = await TermPostings.build(["bread and butter", "rye bread", "butter churns"], FTS5);
+ * const merged = mergeTerms(parts, COUNT_BITS);
+ * assert.deepEqual(merged.keys, whole.terms.keys);
+ * assert.deepEqual(merged.postings, whole.postingsOf);
+ * assert.deepEqual(merged.lengths, whole.lengths);
  * ```
  */
-export class ChatTerms {
-  readonly #mask: number;
-  // Bucket b's entries are at starts[b]..starts[b + 1] of the arrays after it.
-  readonly #starts: Uint32Array;
-  readonly #keys: Float64Array;
-  readonly #indexes: Uint32Array;
-  readonly #froms: Uint32Array;
-  readonly #tos: Uint32Array;
-  // The laid postings by term key, the latest asked last; their bytes.
-  readonly #laid = new Map<number, Uint32Array>();
-  #laidBytes = 0;
-  #lengths: Uint32Array | undefined;
-
-  private constructor(mask: number, starts: Uint32Array, entries: number) {
-    this.#mask = mask;
-    this.#starts = starts;
-    this.#keys = new Float64Array(entries);
-    this.#indexes = new Uint32Array(entries);
-    this.#froms = new Uint32Array(entries);
-    this.#tos = new Uint32Array(entries);
-  }
-
-  /** The terms of a chat of many indexes, kept from an earlier search or made now; none for a few indexes. */
-  static of(indexes: readonly IndexTerms[]): ChatTerms | undefined {
-    if (indexes.length < MIN_INDEXES) return undefined;
-    const kept = chats.find(indexes);
-    if (kept) return kept;
-    const bytes = ENTRY_BYTES * entriesOf(indexes);
-    return bytes > MAX_BYTES ? undefined : chats.add(indexes, bytes, ChatTerms.build);
-  }
-
-  /** The terms of `indexes`. */
-  static build(indexes: readonly IndexTerms[]): ChatTerms {
-    const entries = entriesOf(indexes);
-    const buckets = 2 ** Math.max(4, Math.ceil(Math.log2(entries / BUCKET_ENTRIES)));
-    const mask = buckets - 1;
-    const starts = new Uint32Array(buckets + 1);
-    for (const index of indexes) {
-      for (const key of index.terms.keys) starts[bucketOf(key, mask) + 1]!++;
-    }
-    for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
-    const made = new ChatTerms(mask, starts, entries);
-    const next = starts.slice(0, buckets);
-    indexes.forEach(({ terms: { keys, starts: postings } }, i) => {
-      for (let t = 0; t < keys.length; t++) {
-        const at = next[bucketOf(keys[t]!, mask)]!++;
-        made.#keys[at] = keys[t]!;
-        made.#indexes[at] = i;
-        made.#froms[at] = postings[t]!;
-        made.#tos[at] = postings[t + 1]!;
+export function mergeTerms(indexes: readonly IndexTerms[], countBits: number): MergedTerms {
+  // Each index's terms numbered in the order first met; how many postings each has.
+  const table = new KeyTable(
+    indexes.reduce((most, index) => Math.max(most, index.terms.keys.length), 16),
+  );
+  const termOf = new Uint32Array(indexes.reduce((sum, index) => sum + index.terms.keys.length, 0));
+  let counts = new Uint32Array(1024);
+  let entry = 0;
+  for (const { terms: { keys, starts } } of indexes) {
+    for (let t = 0; t < keys.length; t++) {
+      const term = table.number(keys[t]!);
+      if (term >= counts.length) {
+        const grown = new Uint32Array(2 * counts.length);
+        grown.set(counts);
+        counts = grown;
       }
+      counts[term]! += starts[t + 1]! - starts[t]!;
+      termOf[entry++] = term;
+    }
+  }
+  // The terms ascending by key, as an index keeps them.
+  const keys = table.keys().sort();
+  const rankOf = new Uint32Array(keys.length);
+  keys.forEach((key, rank) => rankOf[table.number(key)] = rank);
+  const starts = new Uint32Array(keys.length + 1);
+  for (let term = 0; term < keys.length; term++) starts[rankOf[term]! + 1] = counts[term]!;
+  for (let rank = 0; rank < keys.length; rank++) starts[rank + 1]! += starts[rank]!;
+
+  const next = starts.slice(0, keys.length);
+  const postings = new Uint32Array(starts[keys.length]!);
+  const lengths = new Uint32Array(indexes.reduce((sum, index) => sum + index.lengths.length, 0));
+  entry = 0;
+  let first = 0;
+  for (const { terms: { keys, starts: runs }, postingsOf, lengths: own } of indexes) {
+    const offset = first * 2 ** countBits;
+    for (let t = 0; t < keys.length; t++) {
+      const rank = rankOf[termOf[entry++]!]!;
+      let at = next[rank]!;
+      for (let p = runs[t]!; p < runs[t + 1]!; p++) postings[at++] = postingsOf[p]! + offset;
+      next[rank] = at;
+    }
+    lengths.set(own, first);
+    first += own.length;
+  }
+  return { keys, starts, postings, lengths };
+}
+
+/** Term keys numbered from 0 in the order first met: an open-addressing table. */
+class KeyTable {
+  #mask: number;
+  #slots: Int32Array;
+  #keys: Float64Array;
+  #size = 0;
+
+  constructor(expected: number) {
+    const capacity = 2 ** Math.ceil(Math.log2(2 * expected));
+    this.#mask = capacity - 1;
+    this.#slots = new Int32Array(capacity).fill(-1);
+    this.#keys = new Float64Array(capacity / 2);
+  }
+
+  /** The number of `key`, given now when it is new. */
+  number(key: number): number {
+    for (let slot = slotOf(key, this.#mask);; slot = (slot + 1) & this.#mask) {
+      const term = this.#slots[slot]!;
+      if (term < 0) break;
+      if (this.#keys[term] === key) return term;
+    }
+    if (2 * (this.#size + 1) > this.#slots.length) this.#grow();
+    let slot = slotOf(key, this.#mask);
+    while (this.#slots[slot]! >= 0) slot = (slot + 1) & this.#mask;
+    this.#slots[slot] = this.#size;
+    this.#keys[this.#size] = key;
+    return this.#size++;
+  }
+
+  /** The keys, by their numbers. */
+  keys(): Float64Array {
+    return this.#keys.slice(0, this.#size);
+  }
+
+  #grow(): void {
+    const keys = this.#keys.subarray(0, this.#size);
+    this.#mask = 2 * this.#slots.length - 1;
+    this.#slots = new Int32Array(this.#mask + 1).fill(-1);
+    const grown = new Float64Array((this.#mask + 1) / 2);
+    grown.set(keys);
+    this.#keys = grown;
+    keys.forEach((key, term) => {
+      let slot = slotOf(key, this.#mask);
+      while (this.#slots[slot]! >= 0) slot = (slot + 1) & this.#mask;
+      this.#slots[slot] = term;
     });
-    return made;
-  }
-
-  /**
-   * Sets where the postings of the term `key` lie in each index (index i's at
-   * `bounds[2i]` and `bounds[2i + 1]`, as `TermPostings.range()`
-   * gives them; left as they are in an index without the term), and returns
-   * how many they are in all.
-   */
-  bounds(key: number, bounds: Uint32Array): number {
-    const bucket = bucketOf(key, this.#mask);
-    let postings = 0;
-    for (let at = this.#starts[bucket]!; at < this.#starts[bucket + 1]!; at++) {
-      if (this.#keys[at] !== key) continue;
-      const i = this.#indexes[at]!;
-      bounds[2 * i] = this.#froms[at]!;
-      bounds[2 * i + 1] = this.#tos[at]!;
-      postings += this.#tos[at]! - this.#froms[at]!;
-    }
-    return postings;
-  }
-
-  /**
-   * The postings of `term` (its `bounds` as {@linkcode ChatTerms.bounds} set
-   * them, `frequency` of them in all) in `indexes`, the chat of these terms,
-   * laid end to end, chunk i of index j numbered `starts[j] + i`; made at the
-   * first ask and kept, the terms asked longest ago dropped beyond 32 MiB.
-   * Undefined for a chat of fewer than 10,000 chunks, or of more than its
-   * postings can number.
-   */
-  laid(
-    indexes: readonly IndexTerms[],
-    starts: Uint32Array,
-    { key, bounds, frequency }: { key: number; bounds: Uint32Array; frequency: number },
-    countBits: number,
-  ): LaidPostings | undefined {
-    const size = starts[indexes.length]!;
-    if (size < LAID_FROM || size > 2 ** (32 - countBits) || 4 * frequency > LAID_BYTES) {
-      return undefined;
-    }
-    this.#lengths ??= layLengths(indexes, starts);
-    let postings = this.#laid.get(key);
-    if (postings) this.#laid.delete(key);
-    else {
-      postings = new Uint32Array(frequency);
-      let at = 0;
-      indexes.forEach((index, i) => {
-        const offset = starts[i]! * 2 ** countBits;
-        for (let p = bounds[2 * i]!; p < bounds[2 * i + 1]!; p++) {
-          postings![at++] = index.postingsOf[p]! + offset;
-        }
-      });
-      this.#laidBytes += postings.byteLength;
-      for (const [oldest, each] of this.#laid) {
-        if (this.#laidBytes <= LAID_BYTES) break;
-        this.#laid.delete(oldest);
-        this.#laidBytes -= each.byteLength;
-      }
-    }
-    this.#laid.set(key, postings);
-    return { postings, lengths: this.#lengths };
   }
 }
 
-/** The chunks' lengths of `indexes`, laid end to end. */
-function layLengths(indexes: readonly IndexTerms[], starts: Uint32Array): Uint32Array {
-  const lengths = new Uint32Array(starts[indexes.length]!);
-  indexes.forEach((index, i) => lengths.set(index.lengths, starts[i]!));
-  return lengths;
-}
-
-function entriesOf(indexes: readonly IndexTerms[]): number {
-  return indexes.reduce((sum, index) => sum + index.terms.keys.length, 0);
-}
-
-/** A key's bucket: its two 32-bit hashes mixed (`termKey()` makes them). */
-function bucketOf(key: number, mask: number): number {
+/** A key's first slot: its two 32-bit hashes mixed (`termKey()` makes them). */
+function slotOf(key: number, mask: number): number {
   return (Math.floor(key / 2 ** 32) ^ (key >>> 0)) & mask;
 }

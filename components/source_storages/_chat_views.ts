@@ -1,6 +1,6 @@
 /**
  * What a search derives from a chat's indexes as a whole (their vector codes
- * laid end to end, where their terms lie), kept for the chats searched last.
+ * laid end to end, their postings merged), kept for the chats searched last.
  * @module
  */
 

@@ -17,7 +17,7 @@
  */
 import { contentWords, stem } from "../embeddings/_words.ts";
 import { B, K1, queryTerms } from "./_bm25.ts";
-import { ChatTerms } from "./_chat_terms.ts";
+import { mergedTerms } from "./_chat_terms.ts";
 import { porterStem } from "./_porter.ts";
 import { wordKey } from "./_proximity.ts";
 import { indexAt, Scratch, startsOf, topPositions } from "./_positions.ts";
@@ -300,6 +300,21 @@ export class TermPostings {
     return new TermPostings(flavour, keys, starts, postings, lengths, words);
   }
 
+  /**
+   * The postings of a chat of many indexes as one index of their chunks,
+   * kept for the chats searched last; undefined for a chat of a few (see
+   * `mergedTerms()`).
+   */
+  static merged(indexes: readonly TermPostings[]): TermPostings | undefined {
+    const flavour = indexes[0]?.flavour ?? FTS5;
+    return mergedTerms(
+      indexes,
+      COUNT_BITS,
+      ({ keys, starts, postings, lengths }) =>
+        new TermPostings(flavour, keys, starts, postings, lengths),
+    );
+  }
+
   /** Where the postings of a term lie in {@linkcode TermPostings.postingsOf}'s array; empty when none. */
   range(key: number): [number, number] {
     // Interpolation search: the keys are hashes, spread evenly, so a guess
@@ -457,7 +472,9 @@ export function rankPostings(
   query: string,
   limit: number,
 ): PostingHit[] {
-  const scoring = QueryScoring.of(indexes, query);
+  // A chat of many indexes is ranked as one index of their chunks, which ranks the same.
+  const merged = TermPostings.merged(indexes);
+  const scoring = QueryScoring.of(merged ? [merged] : indexes, query);
   const best = scoring.bounded(limit) ?? scoring.exhaustive(limit);
   const starts = startsOf(indexes);
   return best.map(({ position, score }) => {
@@ -479,21 +496,17 @@ export class QueryScoring {
   readonly #lengthWeight: number;
   /** The query's terms found, in its order; a term given twice is the same object twice. */
   readonly #terms: readonly FoundTerm[];
-  /** The terms of a chat of many indexes, where a large chat's postings are laid end to end. */
-  readonly #chatTerms: ChatTerms | undefined;
 
   private constructor(
     indexes: readonly TermPostings[],
     starts: Uint32Array,
     lengthWeight: number,
     terms: readonly FoundTerm[],
-    chatTerms: ChatTerms | undefined,
   ) {
     this.#indexes = indexes;
     this.#starts = starts;
     this.#lengthWeight = lengthWeight;
     this.#terms = terms;
-    this.#chatTerms = chatTerms;
   }
 
   /** The scoring of `query` over `indexes` (all of one flavour). */
@@ -504,27 +517,23 @@ export class QueryScoring {
     const flavour = indexes[0]?.flavour ?? FTS5;
     const found = new Map<string, FoundTerm | undefined>();
     const terms: FoundTerm[] = [];
-    const chatTerms = size > 0 ? ChatTerms.of(indexes) : undefined;
     for (const term of size === 0 ? [] : flavour.queryTerms(query)) {
       if (!found.has(term)) {
         const key = termKey(term);
         const bounds = new Uint32Array(2 * indexes.length);
         let frequency = 0;
-        if (chatTerms) frequency = chatTerms.bounds(key, bounds);
-        else {
-          indexes.forEach((index, i) => {
-            const [from, to] = index.range(key);
-            [bounds[2 * i], bounds[2 * i + 1]] = [from, to];
-            frequency += to - from;
-          });
-        }
+        indexes.forEach((index, i) => {
+          const [from, to] = index.range(key);
+          [bounds[2 * i], bounds[2 * i + 1]] = [from, to];
+          frequency += to - from;
+        });
         const idf = flavour.idf(size, frequency);
         found.set(term, frequency > 0 ? { key, bounds, frequency, idf } : undefined);
       }
       const known = found.get(term);
       if (known) terms.push(known);
     }
-    return new QueryScoring(indexes, starts, B / meanLength, terms, chatTerms);
+    return new QueryScoring(indexes, starts, B / meanLength, terms);
   }
 
   /** The best `limit` chunks, every posting of every term added up in the query's order of terms. */
@@ -581,12 +590,6 @@ export class QueryScoring {
    */
   #add(term: FoundTerm, scores: Float64Array, times = 1, met?: Met): void {
     const { bounds, idf } = term;
-    const laid = this.#chatTerms?.laid(this.#indexes, this.#starts, term, COUNT_BITS);
-    if (laid) {
-      // The same weights added to the same chunks in the same order, from one run.
-      const run = { ...laid, from: 0, to: laid.postings.length, offset: 0 };
-      return addPostings(run, scores, times * idf, this.#lengthWeight, met);
-    }
     for (let i = 0; i < this.#indexes.length; i++) {
       const [from, to] = [bounds[2 * i]!, bounds[2 * i + 1]!];
       if (from === to) continue;

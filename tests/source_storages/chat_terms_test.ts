@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { ChatTerms } from "../../components/source_storages/_chat_terms.ts";
+import { mergeTerms } from "../../components/source_storages/_chat_terms.ts";
 import {
   COUNT_BITS,
   FTS5,
   rankPostings,
-  termKey,
   TermPostings,
 } from "../../components/source_storages/_term_postings.ts";
 
@@ -18,26 +17,17 @@ function zipfChunks(count: number, seed: number): string[] {
   );
 }
 
-Deno.test("ChatTerms finds where each term lies in each index, as each index's own lookup does", async () => {
-  const indexes = await Promise.all(
-    Array.from(
-      { length: 40 },
-      (_, i) => TermPostings.build(zipfChunks(i % 7 === 0 ? 0 : 30, i + 1), FTS5),
-    ),
-  );
-  const terms = ChatTerms.build(indexes);
-  const keys = new Set(indexes.flatMap((index) => [...index.terms.keys]));
-  // Terms of no index too, and one in a bucket of others.
-  for (const key of [...keys, termKey("absent"), termKey("w0x") + 1]) {
-    const bounds = new Uint32Array(2 * indexes.length);
-    const found = terms.bounds(key, bounds);
-    const expected = indexes.flatMap((index) => index.range(key));
-    assert.deepEqual([...bounds], expected, `key ${key}`);
-    assert.equal(
-      found,
-      indexes.reduce((sum, index) => sum + index.range(key)[1] - index.range(key)[0], 0),
-    );
-  }
+Deno.test("mergeTerms() makes of a chat's indexes the postings of one index of their chunks", async () => {
+  // Some indexes empty, the terms of each in others too or in it alone.
+  const texts = Array.from({ length: 40 }, (_, i) => zipfChunks(i % 7 === 0 ? 0 : 30, i + 1));
+  const parts = await Promise.all(texts.map((chunks) => TermPostings.build(chunks, FTS5)));
+  const whole = await TermPostings.build(texts.flat(), FTS5);
+  const merged = mergeTerms(parts, COUNT_BITS);
+  assert.ok(merged.keys.length > 1000, `${merged.keys.length} terms`);
+  assert.deepEqual(merged.keys, whole.terms.keys);
+  assert.deepEqual(merged.starts, whole.terms.starts);
+  assert.deepEqual(merged.postings, whole.postingsOf);
+  assert.deepEqual(merged.lengths, whole.lengths);
 });
 
 /**
@@ -70,25 +60,14 @@ Deno.test("rankPostings() over a chat of many indexes ranks as over one index of
   await assertRanksAsOneIndex(zipfChunks(3000, 5), 50, 9);
 });
 
-Deno.test("rankPostings() over a chat of 10,000 chunks or more reads its terms' postings laid end to end, and ranks the same", async () => {
-  // 40 indexes: the chat's terms are kept, and the postings laid.
+Deno.test("rankPostings() over a chat of 32 indexes or more ranks their postings merged, and ranks the same", async () => {
   const { parts, whole } = await assertRanksAsOneIndex(zipfChunks(12_000, 7), 300, 11);
-
-  // A term's laid postings are each index's, numbered among the chat's chunks.
-  const starts = Uint32Array.from({ length: 41 }, (_, i) => 300 * i);
-  const key = termKey("w1x");
-  const bounds = new Uint32Array(80);
-  const terms = ChatTerms.of(parts)!;
-  const frequency = terms.bounds(key, bounds);
-  const laid = terms.laid(parts, starts, { key, bounds, frequency }, COUNT_BITS)!;
-  const [from, to] = whole.range(key);
-  assert.ok(to - from > 1000, `${to - from} postings`);
-  assert.deepEqual(laid.postings, whole.postingsOf.slice(from, to));
-  assert.deepEqual(laid.lengths, whole.lengths);
-  // A chat of fewer chunks has none laid.
-  const fewer = parts.slice(0, 33);
-  assert.equal(
-    ChatTerms.of(fewer)!.laid(fewer, starts, { key, bounds, frequency }, COUNT_BITS),
-    undefined,
-  );
+  // The 40 indexes' postings were merged, and kept for the next question.
+  const merged = TermPostings.merged(parts)!;
+  assert.equal(TermPostings.merged(parts), merged);
+  assert.deepEqual(merged.postingsOf, whole.postingsOf);
+  assert.equal(merged.totalLength, whole.totalLength);
+  // A chat of fewer indexes is not merged: looking its terms up in each costs less.
+  assert.equal(TermPostings.merged(parts.slice(0, 31)), undefined);
+  assert.ok(TermPostings.merged(parts.slice(0, 32)));
 });
