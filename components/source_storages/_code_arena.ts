@@ -107,8 +107,10 @@ export class Blocks {
 /**
  * Writes the dot products of the `stride` vectors of the codes at `codes`
  * (laid out as `VectorCodes` lays them, `stride` a multiple of 16) with
- * `count` integer weights over as many dimensions, both at offsets of the
- * memory, to `stride` 32-bit integers at `out`.
+ * integer weights over `count` dimensions (an even number), both at offsets
+ * of the memory, to `stride` 32-bit integers at `out`: the dimensions
+ * `count` 32-bit integers, the weights `count / 2`, each two of 16 bits (the
+ * first dimension's of a pair in the low half).
  */
 export type Dots = (
   codes: number,

@@ -270,22 +270,28 @@ function scanQuery(
   stride: number,
 ): ScanQuery & Disposable {
   const count = dims.length;
-  const scratch = scratchBlock(4 * (2 * count + stride));
+  // Added two dimensions at a time: an odd one out is paired with a weight of 0.
+  const paired = count + (count % 2);
+  const scratch = scratchBlock(4 * (paired + paired / 2 + stride));
   const largest = dims.reduce((most, d) => Math.max(most, Math.abs(query[d]!)), 0);
   const scale = Math.min(MAX_WEIGHT, Math.floor(MAX_SUM / (127 * Math.max(count, 1)))) /
     (largest || 1);
   const integers = scanIntegers();
   const at = scratch.offset / 4;
-  dims.forEach((d, j) => {
-    integers[at + j] = d;
-    integers[at + count + j] = Math.round(query[d]! * scale);
-  });
+  for (let j = 0; j < paired; j += 2) {
+    const [first, second] = [dims[j]!, dims[j + 1] ?? dims[j]!];
+    integers[at + j] = first;
+    integers[at + j + 1] = second;
+    const low = Math.round(query[first]! * scale);
+    const high = j + 1 < count ? Math.round(query[second]! * scale) : 0;
+    integers[at + paired + j / 2] = (low & 0xffff) | (high << 16);
+  }
   return {
     dims: scratch.offset,
-    weights: scratch.offset + 4 * count,
-    count,
+    weights: scratch.offset + 4 * paired,
+    count: paired,
     scale,
-    out: scratch.offset + 8 * count,
+    out: scratch.offset + 6 * paired,
     integers,
     [Symbol.dispose]: scratch[Symbol.dispose],
   };

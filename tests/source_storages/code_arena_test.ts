@@ -44,11 +44,11 @@ Deno.test("Blocks reuse a block given back, merge neighbours, and give the end b
   assert.deepEqual(grown, [1]);
 });
 
-Deno.test("dots() sums integer weights times 8-bit codes of 16 vectors at a time", () => {
+Deno.test("dots() sums integer weights times 8-bit codes of 16 vectors at a time, two dimensions at once", () => {
   // Three dimensions of 32 vectors: the code of dimension d of vector i is (i - 16) * (d + 1) % 128.
   const stride = 32;
   using codes = scratchBlock(3 * stride);
-  using query = scratchBlock(4 * (2 * 2 + stride));
+  using query = scratchBlock(4 * (4 + 2 + stride));
   const bytes = new Int8Array(scanIntegers().buffer);
   const code = (d: number, i: number) => ((i - 16) * (d + 1)) % 128;
   for (let d = 0; d < 3; d++) {
@@ -56,12 +56,16 @@ Deno.test("dots() sums integer weights times 8-bit codes of 16 vectors at a time
   }
   const integers = scanIntegers();
   const at = query.offset / 4;
-  // Dimensions 2 and 0, weighted -32768 and 32767: the widest 16 bits.
-  integers.set([2, 0, -32768, 32767], at);
-  dots(codes.offset, stride, query.offset, query.offset + 8, 2, query.offset + 16);
-  const sums = [...integers.subarray(at + 4, at + 4 + stride)];
+  // Dimensions 2 and 0 weighted -32768 and 32767 (the widest 16 bits), then 1 and 2 weighted 5 and -7.
+  const pair = (low: number, high: number) => (low & 0xffff) | (high << 16);
+  integers.set([2, 0, 1, 2, pair(-32768, 32767), pair(5, -7)], at);
+  dots(codes.offset, stride, query.offset, query.offset + 16, 4, query.offset + 24);
+  const sums = [...integers.subarray(at + 6, at + 6 + stride)];
   assert.deepEqual(
     sums,
-    Array.from({ length: stride }, (_, i) => -32768 * code(2, i) + 32767 * code(0, i)),
+    Array.from(
+      { length: stride },
+      (_, i) => -32768 * code(2, i) + 32767 * code(0, i) + 5 * code(1, i) - 7 * code(2, i),
+    ),
   );
 });

@@ -36,6 +36,20 @@ Deno.test("nearestCodes() finds the exact scan's nearest among its candidates, o
   }
 });
 
+Deno.test("nearestCodes() ranks by a query of an odd number of dimensions as by the exact cosine", () => {
+  // Vectors whose largest component is 127 are coded exactly; the scan adds two dimensions at a
+  // time, and the query's three (of four) are paired with a fourth of weight 0.
+  let seed = 3;
+  const random = () => (seed = (seed * 16807) % 2147483647) % 255 - 127;
+  const vectors = Array.from(
+    { length: 40 },
+    () => Float32Array.of(random(), random(), random(), 127),
+  );
+  const query = Float32Array.of(0.5, -0.25, 0, 0.125);
+  const found = nearestCodes([VectorCodes.build(vectors, 4)], query, 40).map(({ chunk }) => chunk);
+  assert.deepEqual(found, exactTop(vectors, query, 40));
+});
+
 Deno.test("nearestCodes() gives nothing for no vectors, and a zero vector is nearest nothing", () => {
   assert.deepEqual(nearestCodes([], Float32Array.of(1, 0), 5), []);
   assert.deepEqual(nearestCodes([VectorCodes.build([], 2)], Float32Array.of(1, 0), 5), []);
