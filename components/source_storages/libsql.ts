@@ -92,16 +92,7 @@ async function open(
       // SQLite opens a file it cannot write read-only, and a process keeps it
       // so until it ends: refused here instead, it is opened once it can be.
       await assertWritable(["", "-wal", "-shm"].map((suffix) => `${options.path}${suffix}`));
-      // Writers from other processes wait for the lock rather than fail.
-      client = createClient({ url, timeout: 5000 });
-      // Before WAL, which writes a new file's first page: removed indexes give space back.
-      await useIncrementalVacuum(client);
-      // WAL lets searches read while an index is written. Memory-mapped reads
-      // make the exact vector scan about 3.5 times faster (130 against 470 ms
-      // over 100,000 vectors of 512 dimensions); the client keeps one connection
-      // while no transaction is open, so the setting holds for every query.
-      await client.execute("PRAGMA journal_mode = WAL");
-      await client.execute("PRAGMA mmap_size = 1073741824");
+      client = await fileClient(url);
     } else {
       client = createClient({ url, authToken: options.authToken });
     }
@@ -119,6 +110,34 @@ async function open(
       }`,
       { status: 503, cause: error },
     );
+  }
+}
+
+/**
+ * A client of the database file at the `file:` URL `url`, on one connection
+ * with the settings its searches read with. The client opens another
+ * connection for a call made while one is under way (two documents stored
+ * at once), without those settings: after a chat's documents were stored,
+ * its questions read the passages and vectors they do not keep without
+ * memory-mapping. No transaction holds the connection: every call is a
+ * statement or a batch, run to its end.
+ */
+export async function fileClient(url: string): Promise<Client> {
+  const { createClient } = await import("@libsql/client");
+  // Writers from other processes wait for the lock rather than fail.
+  const client = createClient({ url, timeout: 5000, concurrency: 1 });
+  try {
+    // Before WAL, which writes a new file's first page: removed indexes give space back.
+    await useIncrementalVacuum(client);
+    // WAL lets searches read while an index is written. Memory-mapped reads
+    // make the exact vector scan about 3.5 times faster (130 against 470 ms
+    // over 100,000 vectors of 512 dimensions).
+    await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA mmap_size = 1073741824");
+    return client;
+  } catch (error) {
+    client.close();
+    throw error;
   }
 }
 

@@ -4,7 +4,7 @@ import { Document, LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { textHandler } from "../../components/documents/text.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import { LibSQL } from "../../components/source_storages/libsql.ts";
+import { fileClient, LibSQL } from "../../components/source_storages/libsql.ts";
 import type { IndexBackend } from "../../components/indexing/mod.ts";
 import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
 import { type SmallDisk, smallDisk } from "../_disk.ts";
@@ -641,5 +641,22 @@ Deno.test("LibSQL's first search after a start reads the postings it kept, and b
     assert.deepEqual(places((await search())[0]!), places(found[0]!));
   } finally {
     client.close();
+  }
+});
+
+Deno.test("fileClient() reads memory-mapped at every call, calls made at once included", async () => {
+  const folder = await Deno.makeTempDir();
+  const client = await fileClient(`file:${folder}/sources.db`);
+  try {
+    // Four calls under way at once: a client of several connections opened three more without it.
+    const sizes = await Promise.all(
+      Array.from({ length: 4 }, () => client.execute("PRAGMA mmap_size")),
+    );
+    assert.deepEqual(sizes.map(({ rows }) => Number(rows[0]![0])), Array(4).fill(2 ** 30));
+    const { rows } = await client.execute("PRAGMA journal_mode");
+    assert.equal(rows[0]![0], "wal");
+  } finally {
+    client.close();
+    await Deno.remove(folder, { recursive: true });
   }
 });
