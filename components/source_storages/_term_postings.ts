@@ -449,7 +449,6 @@ export interface PostingHit {
 
 /** A query term found in the chunks searched: where its postings lie in each index, and its weight. */
 interface FoundTerm {
-  key: number;
   /** Its postings in index i are `postingsOf[bounds[2i]..bounds[2i + 1]]`. */
   bounds: Uint32Array;
   frequency: number;
@@ -528,7 +527,7 @@ export class QueryScoring {
           frequency += to - from;
         });
         const idf = flavour.idf(size, frequency);
-        found.set(term, frequency > 0 ? { key, bounds, frequency, idf } : undefined);
+        found.set(term, frequency > 0 ? { bounds, frequency, idf } : undefined);
       }
       const known = found.get(term);
       if (known) terms.push(known);
