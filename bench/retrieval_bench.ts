@@ -1,10 +1,10 @@
 /**
- * Retrieval at scale: LibSQL and LanceDB (each searching the chat's chunks in
- * memory: BM25 postings and vector codes, the codes' best candidates ranked
- * exactly by the stored vectors, the arms fused) and Postgres (BM25 and the
- * vector search in PostgreSQL, with pgvector and without, on a throw-away
- * cluster when PostgreSQL is installed) next to references that do the least
- * of the same job, measured in the same run on the same chunks.
+ * Retrieval at scale: LibSQL, LanceDB and Postgres (each searching the chat's
+ * chunks in memory: BM25 postings and vector codes, the codes' best candidates
+ * ranked exactly by the stored vectors, the arms fused; Postgres with pgvector
+ * and without, on a throw-away cluster when PostgreSQL is installed) next to
+ * references that do the least of the same job, measured in the same run on
+ * the same chunks.
  *
  * For each size it writes synthetic documents (Zipf-distributed pseudo-words)
  * of about 100 chunks each with the default settings, stores them in one chat
@@ -72,17 +72,17 @@ const STORAGES: Record<string, (folder: string) => IndexedSourceStorage> = {
   // svc's BM25 and vector codes in memory (see _lancedb_backend.ts); a new LanceDB shares the
   // process's open folder, and what it keeps in memory.
   LanceDB: (folder) => new LanceDB({ embedder, path: `${folder}/lancedb` }),
-  // BM25 over postings in tables and pgvector's HNSW index beyond 10,000 chunks (_postgres_backend.ts).
+  // The same in memory, read from PostgreSQL (_postgres_backend.ts), the vectors pgvector's.
   ...postgres?.vector
     ? {
-      "Postgres, pgvector": (folder: string) =>
+      "Postgres with pgvector": (folder: string) =>
         new Postgres({ embedder, url: databases.get(`${folder} pgvector`)! }),
     }
     : {},
-  // The same, the vectors as bytes scanned exactly in memory.
+  // The same, the vectors kept as bytes.
   ...postgres
     ? {
-      "Postgres, no pgvector": (folder: string) =>
+      "Postgres without pgvector": (folder: string) =>
         new Postgres({ embedder, url: databases.get(`${folder} no pgvector`)! }),
     }
     : {},

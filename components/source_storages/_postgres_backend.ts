@@ -3,33 +3,23 @@
  * the postings of svc's BM25 (the words and stems of `_bm25.ts`, counted per
  * chunk) and the chunks' vectors, in `rag_*` tables.
  *
- * The full-text arm is svc's own BM25 computed by PostgreSQL over postings
- * kept in a table, so that it ranks as the other storages do (Chroma's BM25 in
- * memory, over the same words and stems; LibSQL's FTS5, BM25 with the same
- * constants). PostgreSQL's own full-text search (a `tsvector` of the
- * `english` configuration with a GIN index) was measured in its place with
- * `svc eval` on the labelled set, fused the same way, and ranked worse: MRR
- * 0.725 with `ts_rank` and 0.670 with `ts_rank_cd`, against 0.735 (hit@1
- * 0.658 and 0.592 against 0.671), and at chunks of 200 tokens 0.667 and 0.641
- * against 0.673. A query reads the postings of its words in the chat's own
- * indexes only, so its cost grows with the chat, not the database.
+ * A chat's chunks are ranked in memory (`_memory_search.ts`), as LibSQL and
+ * LanceDB rank theirs: what search needs of an index (its words' postings and
+ * the codes of its vectors) and its passages (texts and vectors) are read from
+ * the database at the index's first search and kept, within budgets
+ * (`_search_cache.ts`), since an index never changes; any number of processes
+ * share the database, each keeping what its own chats search. The full-text
+ * arm is svc's BM25 over svc's words and stems, as it was when PostgreSQL
+ * computed it over the postings table; the vector arm ranks the codes'
+ * candidates exactly by their stored vectors. PostgreSQL ranking them took 135
+ * ms a question over 10,000 passages (with pgvector's HNSW index; 168 ms
+ * without), where LibSQL searched in memory in 17 ms.
  *
- * Vectors: with the `vector` extension (pgvector) in the database, a table
- * per dimension of `vector` columns with an HNSW index (cosine), made once
- * the table holds more than `exactScanMax` vectors, since no chat can need it
- * before and every vector written into it costs. A chat of up
- * to `exactScanMax` chunks is scanned exactly, which is fast at that size and
- * exact; a larger chat is searched through the HNSW index with pgvector's
- * iterative scan, which goes on through the graph until it has found the
- * chat's nearest chunks rather than stopping at chunks of other chats, and
- * when that still finds fewer than asked, the chat is scanned exactly. Without
- * the extension, vectors are the bytes of their float32 values, and every
- * search is an exact scan of the chat's vectors in memory: read from the
- * database at an index's first search and kept, within a budget
- * (`_search_cache.ts`), since an index never changes. PostgreSQL has no
- * arithmetic of its own over arrays that is fast enough: a scan in SQL
- * (`unnest` of `real[]` columns) took 3 s over 10,000 vectors of 512
- * dimensions.
+ * Vectors: with the `vector` extension (pgvector) in the database, a table per
+ * dimension of `vector` columns, read in pgvector's binary form; without it,
+ * the bytes of their float32 values. The postings table is still written, as
+ * schema version 1 has it, for processes of an earlier svc that share the
+ * database and rank in SQL.
  *
  * An index is written in one transaction, so that a process that stops midway
  * (a crash, SIGKILL, a lost connection) leaves nothing of it behind. Two
@@ -41,10 +31,30 @@
  * @module
  */
 import type * as Postgres from "npm:postgres@3.4.9";
-import { B, Bm25Index, K1, queryTerms } from "./_bm25.ts";
-import { nearestExactly, type Place } from "./_memory_search.ts";
-import { DEFAULT_SEARCH_MEMORY, SearchCache, type Sized } from "./_search_cache.ts";
-import { stem } from "../embeddings/_words.ts";
+import { Bm25Index } from "./_bm25.ts";
+import {
+  keepPassages,
+  keptOrRead,
+  type KeptPassages,
+  passageAt,
+  type StoredPassage,
+  vectorAt,
+} from "./_kept_passages.ts";
+import {
+  type MemoryIndex,
+  memoryIndex,
+  nearestExactly,
+  type Place,
+  searchMemory,
+} from "./_memory_search.ts";
+import type { WordsKept } from "./_proximity.ts";
+import {
+  DEFAULT_PASSAGE_MEMORY,
+  DEFAULT_SEARCH_MEMORY,
+  SearchCache,
+  SearchPlans,
+} from "./_search_cache.ts";
+import { OWN_BM25 } from "./_term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -63,18 +73,10 @@ const SCHEMA_VERSION = "1";
 const CHUNK_ROWS = 500;
 const VECTOR_ROWS = 200;
 const POSTING_ROWS = 10_000;
-// pgvector's HNSW index takes vectors of up to 2,000 dimensions.
-const HNSW_MAX_DIMENSION = 2000;
-// pgvector's largest ef_search: the candidates the graph search keeps. Over 10,000 vectors of the
-// hash embedder, the top 10's recall was 0.49 with 100, 0.77 with 400 and 0.93 with 1,000 (15, 19
-// and 27 ms, against 139 ms for the exact scan).
-const MAX_EF_SEARCH = 1000;
-
-/**
- * The most chunks of a chat whose vectors are scanned exactly when pgvector is
- * there: such a scan takes some milliseconds, and is exact.
- */
-export const EXACT_SCAN_MAX = 10_000;
+// Indexes read from the database at a time, when a search first needs them.
+const LOADED_INDEXES = 32;
+// The most indexes whose ids are kept by key (some 100 bytes each).
+const MAX_KNOWN_IDS = 100_000;
 
 // Locks of transactions (pg_advisory_xact_lock), named by text.
 const SCHEMA_LOCK = "svc rag schema";
@@ -123,26 +125,45 @@ const SCHEMA = [
 /** Options of {@linkcode PostgresBackend.open}. */
 export interface PostgresBackendOptions {
   /**
-   * The most chunks of a chat whose vectors are scanned exactly when pgvector
-   * is there; a larger chat is searched through the HNSW index.
-   * @default {EXACT_SCAN_MAX}
+   * The bytes of memory that searching may keep of the passages themselves
+   * (texts, pages, tokens and vectors); the passages beyond it are read at
+   * each question.
+   * @default {DEFAULT_PASSAGE_MEMORY}
    */
-  exactScanMax?: number;
+  passageMemory?: number;
 }
 
 /** How a table of vectors keeps them: pgvector's type (with its schema), or bytes. */
 type VectorKind = { pgvector: string } | { pgvector: undefined };
 
-/** The vectors of an index, one after the other, as a search keeps them in memory. */
-interface HeldVectors extends Sized {
-  values: Float32Array;
-}
-
-/** An index of the chat as a search sees it. */
+/** An index of the chat as a search finds it. */
 interface Found {
   id: string;
   key: string;
-  chunkCount: number;
+}
+
+/** What search keeps of an index: its postings and codes, and its chunks' ordinals. */
+interface Searchable extends MemoryIndex {
+  ordinals: Uint32Array;
+  /** The bytes its passages take when kept. */
+  passageBytes: number;
+}
+
+/** What a search read of its indexes, kept for the next search of the same list of keys. */
+interface SearchPlan {
+  dimension: number;
+  found: Found[];
+  indexes: Searchable[];
+  kept: (KeptPassages | undefined)[];
+}
+
+/** An index's chunks as read for search, in the order of their ordinals. */
+interface ReadIndex {
+  id: string;
+  texts: string[];
+  vectors: Float32Array[];
+  ordinals: Uint32Array;
+  passages: KeptPassages;
 }
 
 /**
@@ -152,19 +173,29 @@ interface Found {
  */
 export class PostgresBackend implements IndexBackend {
   readonly #sql: Sql;
-  readonly #exactScanMax: number;
   // The schema of the vector extension, when the database has it.
   readonly #pgvector: string | undefined;
   readonly #vectorTables = new Map<number, VectorKind>();
-  // The dimensions whose vectors have their HNSW index.
-  readonly #hnsw = new Set<number>();
-  readonly #held = new SearchCache<HeldVectors>(DEFAULT_SEARCH_MEMORY);
-  readonly #holding = new Map<string, Promise<HeldVectors>>();
+  // What search keeps of each index, by its id; the passages apart, so that
+  // passages never push out what ranking needs.
+  readonly #memory = new SearchCache<Searchable>(
+    DEFAULT_SEARCH_MEMORY,
+    () => this.#plans.clear(),
+  );
+  readonly #passages: SearchCache<KeptPassages>;
+  // The ids and dimensions of the indexes by key, as the latest links read or
+  // search found them: a question finds its chat's indexes without a query.
+  readonly #ids = new Map<string, { id: string; dimension: number }>();
+  // The last searches' plans by their lists of keys, while nothing they hold changed.
+  readonly #plans = new SearchPlans<SearchPlan>();
 
   private constructor(sql: Sql, pgvector: string | undefined, options: PostgresBackendOptions) {
     this.#sql = sql;
     this.#pgvector = pgvector;
-    this.#exactScanMax = options.exactScanMax ?? EXACT_SCAN_MAX;
+    this.#passages = new SearchCache(
+      options.passageMemory ?? DEFAULT_PASSAGE_MEMORY,
+      () => this.#plans.clear(),
+    );
   }
 
   /**
@@ -204,53 +235,22 @@ export class PostgresBackend implements IndexBackend {
     const table = await this.#vectorTable(index.dimension);
     const kind = this.#vectorTables.get(index.dimension)!;
     const terms = Bm25Index.build(index.chunks.map((chunk) => chunk.text));
-    const indexed = await this.#sql.begin(async (tx) => {
+    await this.#sql.begin(async (tx) => {
       // Another process storing the same index waits here, then finds it.
       await lock(tx, `svc rag index ${index.key}`);
       const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
-      let indexed = false;
-      if (existing === undefined) {
-        const hnsw = await this.#needsHnsw(tx, index);
-        // Before any row is written, so that no writer holds the table while waiting for this.
-        if (hnsw) await lock(tx, SCHEMA_LOCK);
-        await writeIndex(tx, index, terms, { table, kind });
-        if (hnsw) {
-          await tx.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table}
-            USING hnsw (embedding ${kind.pgvector}.vector_cosine_ops)`);
-          indexed = true;
-        }
-      }
+      if (existing === undefined) await writeIndex(tx, index, terms, { table, kind });
       if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
-      return indexed;
     });
-    if (indexed) this.#hnsw.add(index.dimension);
-  }
-
-  /**
-   * Whether storing `index` is to make the HNSW index of its dimension: with
-   * pgvector, once the vectors of the dimension outnumber `exactScanMax`.
-   * Before, every chat is scanned exactly, and each vector written into the
-   * graph costs (some milliseconds at 512 dimensions); one index made of the
-   * vectors stored costs less than making it one vector at a time.
-   */
-  async #needsHnsw(tx: Transaction, index: NewIndex): Promise<boolean> {
-    const { dimension } = index;
-    if (this.#pgvector === undefined || dimension > HNSW_MAX_DIMENSION) return false;
-    if (this.#hnsw.has(dimension)) return false;
-    const [made] = await tx`SELECT to_regclass(${`${vectorTableName(dimension)}_hnsw`}) AS name`;
-    if (made!.name !== null) {
-      this.#hnsw.add(dimension);
-      return false;
-    }
-    const [stored] = await tx`SELECT coalesce(sum(chunk_count), 0)::float8 AS chunks
-      FROM rag_indexes WHERE dimension = ${dimension}`;
-    return stored!.chunks + index.chunks.length > this.#exactScanMax;
+    // A plan of a list of keys that named this one before it was stored does not hold it.
+    this.#plans.clear();
   }
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const rows = await this.#sql`SELECT l.document_id, i.key, i.content_hash, i.chunk_size,
+    const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash, i.chunk_size,
         i.chunk_overlap, i.embedder, i.dimension
       FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
+    this.#learn(rows);
     return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
   }
 
@@ -260,129 +260,218 @@ export class PostgresBackend implements IndexBackend {
       const unlinked = await tx`DELETE FROM rag_links WHERE chat_id = ${chatId} RETURNING index_id`;
       await removeOrphans(tx, unlinked.map((row) => String(row.index_id)));
     });
+    // Some indexes may be gone: their ids are found again when asked for.
+    this.#ids.clear();
+    this.#plans.clear();
   }
 
-  async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
-    const rows = await this.#sql`SELECT id, key, chunk_count FROM rag_indexes
-      WHERE key = ANY(${[...keys]}::text[])`;
-    const byKey = new Map(rows.map((row) => [String(row.key), row]));
-    // In the order of `keys`, which breaks ties of both rankings.
-    const found: Found[] = keys.filter((key) => byKey.has(key)).map((key) => ({
-      id: String(byKey.get(key)!.id),
-      key,
-      chunkCount: Number(byKey.get(key)!.chunk_count),
-    }));
+  async search(
+    keys: readonly string[],
+    query: SearchQuery,
+  ): Promise<(StoredChunk & WordsKept)[][]> {
+    const dimension = query.vector.length;
+    if (keys.length === 0) return [[], []];
+    // Made by the first index of its dimension: none yet, nothing to find.
+    const kind = await this.#vectorKind(dimension);
+    if (kind === undefined) return [[], []];
+    const { found, indexes, kept } = await this.#searchPlan(keys, kind, dimension);
     if (found.length === 0) return [[], []];
     query.signal?.throwIfAborted();
-    const text = await this.#textSearch(found, query);
+    const { text, candidates } = await searchMemory(indexes, query);
     query.signal?.throwIfAborted();
-    const vector = await this.#vectorSearch(found, query);
-    return [text, vector];
+    // The passages kept in memory are taken from there; the others are read.
+    const read = await this.#passagesAt(
+      [...text, ...candidates].filter((place) => !kept[place.index]).map((place) => ({
+        name: placeName(place),
+        id: found[place.index]!.id,
+        ordinal: indexes[place.index]!.ordinals[place.chunk]!,
+      })),
+      kind,
+      dimension,
+    );
+    const nearest = nearestExactly(
+      candidates,
+      (place) =>
+        kept[place.index]
+          ? vectorAt(kept[place.index]!, place.chunk)
+          : read.get(placeName(place))?.vector,
+      query.vector,
+      // Ties in the order of the indexes, then of their chunks.
+      { limit: query.limit, tie: (a, b) => a.index - b.index || a.chunk - b.chunk },
+    );
+    const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
+      const key = found[place.index]!.key;
+      const words = indexes[place.index]!.terms.wordsOf(place.chunk);
+      const passage = kept[place.index] && passageAt(kept[place.index]!, place.chunk);
+      if (passage) return [{ key, ...passage, words }];
+      const row = read.get(placeName(place));
+      // A chunk of an index removed meanwhile (its last chat deleted) is left out.
+      if (!row) return [];
+      const { ordinal, text, pages, numTokens } = row;
+      return [{ key, ordinal, text, pageNumbers: JSON.parse(pages), numTokens, words }];
+    };
+    return [text.flatMap(chunkAt), nearest.flatMap(chunkAt)];
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
     const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
       FROM rag_chunks c JOIN rag_indexes i ON i.id = c.index_id
       WHERE i.key = ${key} ORDER BY c.ordinal`;
-    return rows.map((row) => ({ ...chunkOf([])(row), key }));
+    return rows.map((row) => ({
+      key,
+      ordinal: Number(row.ordinal),
+      text: String(row.text),
+      pageNumbers: (row.page_numbers as number[]).map(Number),
+      numTokens: Number(row.num_tokens),
+    }));
   }
 
-  /** svc's BM25 over the postings of the chat's indexes, as `bm25Search()` ranks in memory. */
-  async #textSearch(found: Found[], query: SearchQuery): Promise<StoredChunk[]> {
-    const terms = [...new Set(queryTerms(query.text).map(stem))];
-    if (terms.length === 0) return [];
-    const ids = found.map((index) => index.id);
-    // Each term's weight once, rather than at each of its postings; the texts of the best alone.
-    const rows = await this.#sql`WITH
-      stats AS (
-        SELECT sum(chunk_count)::float8 AS size, sum(term_count)::float8 AS total
-        FROM rag_indexes WHERE id = ANY(${ids}::bigint[])
-      ),
-      weights AS (
-        SELECT p.term, ln(1 + (s.size - count(*) + 0.5) / (count(*) + 0.5)) AS idf
-        FROM rag_postings p CROSS JOIN stats s
-        WHERE p.index_id = ANY(${ids}::bigint[]) AND p.term = ANY(${terms}::text[])
-        GROUP BY p.term, s.size
-      ),
-      scores AS (
-        SELECT p.index_id, p.ordinal, sum(
-          w.idf * p.count * (${K1}::float8 + 1) /
-          (p.count + ${K1}::float8 * (1 - ${B}::float8 + ${B}::float8 * c.num_terms /
-            coalesce(nullif(s.total / s.size, 0), 1)))
-        ) AS score
-        FROM rag_postings p JOIN weights w USING (term)
-          JOIN rag_chunks c USING (index_id, ordinal) CROSS JOIN stats s
-        WHERE p.index_id = ANY(${ids}::bigint[]) AND p.term = ANY(${terms}::text[])
-        GROUP BY p.index_id, p.ordinal
-        ORDER BY score DESC, array_position(${ids}::bigint[], p.index_id), p.ordinal
-        LIMIT ${query.limit}
-      )
-      SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
-      FROM scores s JOIN rag_chunks c USING (index_id, ordinal)
-      ORDER BY s.score DESC, array_position(${ids}::bigint[], c.index_id), c.ordinal`;
-    return rows.map(chunkOf(found));
+  /**
+   * The indexes of `keys` that hold vectors of `dimension`, in the order of
+   * `keys` (which breaks ties of both rankings), what search keeps of each and
+   * the passages kept. An earlier search's of the same list of keys (a chat
+   * asked again gives the same) while the caches kept and dropped nothing and
+   * no index changed its id: its entries are then only marked as used.
+   */
+  async #searchPlan(
+    keys: readonly string[],
+    kind: VectorKind,
+    dimension: number,
+  ): Promise<SearchPlan> {
+    const planned = this.#plans.get(keys);
+    if (planned?.dimension === dimension) {
+      for (const { id } of planned.found) {
+        this.#memory.get(id);
+        this.#passages.get(id);
+      }
+      return planned;
+    }
+    const unknown = keys.filter((key) => !this.#ids.has(key));
+    if (unknown.length > 0) {
+      this.#learn(
+        await this.#sql`SELECT id, key, dimension FROM rag_indexes
+        WHERE key = ANY(${unknown}::text[])`,
+      );
+    }
+    const found = keys.flatMap((key) => {
+      const known = this.#ids.get(key);
+      return known?.dimension === dimension ? [{ key, id: known.id }] : [];
+    });
+    const indexes = await this.#searchable(found, kind, dimension);
+    const kept = await keptOrRead(
+      this.#passages,
+      found.map(({ id }) => ({ id, cacheKey: id })),
+      indexes.reduce((sum, index) => sum + index.passageBytes, 0),
+      (missing) => this.#read(missing, kind, dimension),
+    );
+    return this.#plans.keep(keys, { dimension, found, indexes, kept });
   }
 
-  async #vectorSearch(found: Found[], query: SearchQuery): Promise<StoredChunk[]> {
-    const dimension = query.vector.length;
-    const kind = await this.#vectorKind(dimension);
-    if (kind === undefined) return [];
-    const table = this.#sql(vectorTableName(dimension));
-    const ids = found.map((index) => index.id);
-    const size = found.reduce((sum, index) => sum + index.chunkCount, 0);
-    const limit = query.limit;
-    const columns = this.#sql`c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens`;
-    const rank = this.#sql`array_position(${ids}::bigint[], c.index_id), c.ordinal`;
-    let rows: Postgres.Row[];
-    if (kind.pgvector === undefined) {
-      const held = await Promise.all(found.map((index) => this.#heldVectors(index, dimension)));
-      const places = held.flatMap((vectors, index) =>
-        Array.from({ length: vectors.values.length / dimension }, (_, chunk) => ({ index, chunk }))
-      );
-      const nearest = nearestExactly(
-        places,
-        ({ index, chunk }: Place) =>
-          held[index]!.values.subarray(chunk * dimension, (chunk + 1) * dimension),
-        query.vector,
-        { limit, tie: (a, b) => a.index - b.index || a.chunk - b.chunk },
-      );
-      rows = await this.#sql`SELECT ${columns}
-        FROM unnest(${nearest.map(({ index }) => found[index]!.id)}::bigint[],
-          ${nearest.map(({ chunk }) => chunk)}::int[]) WITH ORDINALITY AS n(index_id, ordinal, rank)
-        JOIN rag_chunks c USING (index_id, ordinal) ORDER BY n.rank`;
-    } else {
-      const vector = this.#sql.unsafe(`${kind.pgvector}.vector`);
-      const distance = this.#sql.unsafe(`OPERATOR(${kind.pgvector}.<=>)`);
-      const literal = vectorText(query.vector);
-      // "+ 0" keeps the HNSW index out: this scan is exact.
-      const exact = () =>
-        this.#sql`SELECT ${columns} FROM ${table} v JOIN rag_chunks c USING (index_id, ordinal)
-          WHERE v.index_id = ANY(${ids}::bigint[])
-          ORDER BY (v.embedding ${distance} ${literal}::${vector}) + 0 NULLS LAST, ${rank}
-          LIMIT ${limit}`;
-      if (size <= this.#exactScanMax || dimension > HNSW_MAX_DIMENSION) {
-        rows = await exact();
-      } else {
-        rows = await this.#sql.begin(async (tx) => {
-          // Through the graph in exact order of distance, until `limit` of the chat's are found.
-          // The planner may rather read the chat's rows by their key and sort them all: exact,
-          // but in time that grows with the chat, which is what the index is there to avoid.
-          await tx`SELECT set_config('enable_seqscan', 'off', true),
-            set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
-            set_config('hnsw.iterative_scan', 'strict_order', true),
-            set_config('hnsw.ef_search', ${String(MAX_EF_SEARCH)}, true),
-            set_config('hnsw.max_scan_tuples', ${String(Math.max(20_000, 20 * size))}, true)`;
-          return await tx`SELECT ${columns} FROM (
-              SELECT index_id, ordinal, embedding ${distance} ${literal}::${vector} AS distance
-              FROM ${table} WHERE index_id = ANY(${ids}::bigint[])
-              ORDER BY embedding ${distance} ${literal}::${vector} LIMIT ${limit}
-            ) v JOIN rag_chunks c USING (index_id, ordinal)
-            ORDER BY v.distance, ${rank}`;
-        });
-        if (rows.length < Math.min(limit, size)) rows = await exact();
+  /**
+   * Keeps the ids of the indexes of `rows`. An index not known before (stored
+   * by another process since) or whose id changed (removed and made anew)
+   * drops the plans, which do not hold it.
+   */
+  #learn(rows: readonly Postgres.Row[]): void {
+    if (this.#ids.size > MAX_KNOWN_IDS) this.#ids.clear();
+    for (const row of rows) {
+      const key = String(row.key);
+      const id = String(row.id);
+      if (this.#ids.get(key)?.id === id) continue;
+      this.#plans.clear();
+      this.#ids.set(key, { id, dimension: Number(row.dimension) });
+    }
+  }
+
+  /**
+   * What search keeps of each index found, from memory, the indexes not there
+   * yet read from the database (and kept, with their passages, within the
+   * budgets).
+   */
+  async #searchable(found: Found[], kind: VectorKind, dimension: number): Promise<Searchable[]> {
+    const held = new Map<string, Searchable>();
+    const missing = [...new Set(found.map(({ id }) => id))].filter((id) => {
+      const entry = this.#memory.get(id);
+      if (entry) held.set(id, entry);
+      return !entry;
+    });
+    for await (
+      const { id, texts, vectors, ordinals, passages } of this.#read(missing, kind, dimension)
+    ) {
+      const entry = {
+        ...await memoryIndex({
+          texts,
+          vectors,
+          dimension,
+          flavour: OWN_BM25,
+          bytes: ordinals.byteLength,
+        }),
+        ordinals,
+        passageBytes: passages.bytes,
+      };
+      held.set(id, entry);
+      if (ordinals.length > 0) {
+        this.#memory.set(id, entry);
+        this.#passages.set(id, passages);
       }
     }
-    return rows.map(chunkOf(found));
+    return found.map(({ id }) => held.get(id)!);
+  }
+
+  /** The chunks and vectors of the indexes `ids`, read some indexes at a time; each id once. */
+  async *#read(ids: string[], kind: VectorKind, dimension: number): AsyncGenerator<ReadIndex> {
+    const table = this.#sql(vectorTableName(dimension));
+    for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
+      const group = ids.slice(start, start + LOADED_INDEXES);
+      const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, c.page_numbers,
+          c.num_tokens, ${this.#embedding(kind)} AS embedding
+        FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
+        WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
+      const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
+      for (const row of rows) {
+        byIndex.get(String(row.index_id))?.push(
+          passageOf(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
+        );
+      }
+      for (const [id, stored] of byIndex) {
+        yield {
+          id,
+          texts: stored.map((passage) => passage.text),
+          vectors: stored.map((passage) => passage.vector!),
+          ordinals: Uint32Array.from(stored, (passage) => passage.ordinal),
+          passages: keepPassages(stored, dimension),
+        };
+      }
+    }
+  }
+
+  /** The passages, with their vectors, of the chunks at `places`, by each place's name. */
+  async #passagesAt(
+    places: readonly { name: string; id: string; ordinal: number }[],
+    kind: VectorKind,
+    dimension: number,
+  ): Promise<Map<string, StoredPassage>> {
+    const passages = new Map<string, StoredPassage>();
+    if (places.length === 0) return passages;
+    const rows = await this.#sql`SELECT n.name, c.ordinal, c.text, c.page_numbers, c.num_tokens,
+        ${this.#embedding(kind)} AS embedding
+      FROM unnest(${places.map((place) => place.id)}::bigint[],
+        ${places.map((place) => place.ordinal)}::int[],
+        ${places.map((place) => place.name)}::text[]) AS n(index_id, ordinal, name)
+      JOIN rag_chunks c USING (index_id, ordinal)
+      JOIN ${this.#sql(vectorTableName(dimension))} v USING (index_id, ordinal)`;
+    for (const row of rows) {
+      const vector = vectorOf(row.embedding as Uint8Array, kind, dimension);
+      passages.set(String(row.name), passageOf(row, vector));
+    }
+    return passages;
+  }
+
+  /** A vector's column as bytes: pgvector's binary form, else the bytes kept. */
+  #embedding(kind: VectorKind): Postgres.PendingQuery<Postgres.Row[]> {
+    return kind.pgvector === undefined
+      ? this.#sql`v.embedding`
+      : this.#sql.unsafe(`${kind.pgvector}.vector_send(v.embedding)`);
   }
 
   /** The table of vectors of a dimension, created when missing. */
@@ -408,31 +497,6 @@ export class PostgresBackend implements IndexBackend {
     this.#vectorTables.delete(dimension);
     await this.#vectorKind(dimension);
     return table;
-  }
-
-  /**
-   * An index's vectors, from memory or read from the database (once, however
-   * many searches ask at the same time).
-   */
-  async #heldVectors(index: Found, dimension: number): Promise<HeldVectors> {
-    const known = this.#held.get(index.id);
-    if (known) return known;
-    let holding = this.#holding.get(index.id);
-    if (!holding) {
-      holding = (async () => {
-        const values = new Float32Array(index.chunkCount * dimension);
-        const bytes = new Uint8Array(values.buffer);
-        const rows = await this.#sql`SELECT ordinal, embedding FROM ${
-          this.#sql(vectorTableName(dimension))
-        } WHERE index_id = ${index.id}`;
-        for (const row of rows) bytes.set(row.embedding as Uint8Array, row.ordinal * dimension * 4);
-        const held = { values, bytes: values.byteLength };
-        this.#held.set(index.id, held);
-        return held;
-      })().finally(() => this.#holding.delete(index.id));
-      this.#holding.set(index.id, holding);
-    }
-    return await holding;
   }
 
   /**
@@ -548,15 +612,36 @@ async function lock(tx: Transaction, name: string): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 }
 
-function chunkOf(found: Found[]): (row: Postgres.Row) => StoredChunk {
-  const keyOf = new Map(found.map((index) => [index.id, index.key]));
-  return (row) => ({
-    key: keyOf.get(String(row.index_id))!,
+/** A chunk's row as a passage, with its vector. */
+function passageOf(row: Postgres.Row, vector: Float32Array): StoredPassage {
+  return {
     ordinal: Number(row.ordinal),
     text: String(row.text),
-    pageNumbers: (row.page_numbers as number[]).map(Number),
+    pages: JSON.stringify((row.page_numbers as number[]).map(Number)),
     numTokens: Number(row.num_tokens),
-  });
+    vector,
+  };
+}
+
+/**
+ * A vector from its bytes: pgvector's binary form (two 16-bit numbers, the
+ * dimension and one unused, then each value, all big-endian), else the bytes
+ * of its float32 values as svc wrote them (little-endian).
+ */
+function vectorOf(bytes: Uint8Array, kind: VectorKind, dimension: number): Float32Array {
+  const vector = new Float32Array(dimension);
+  if (kind.pgvector === undefined) {
+    new Uint8Array(vector.buffer).set(bytes.subarray(0, vector.byteLength));
+    return vector;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < dimension; i++) vector[i] = view.getFloat32(4 + 4 * i);
+  return vector;
+}
+
+/** The name of a chunk of the indexes searched, for the passages read of it. */
+function placeName({ index, chunk }: Place): string {
+  return `${index}/${chunk}`;
 }
 
 function vectorTableName(dimension: number): string {

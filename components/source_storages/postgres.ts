@@ -26,12 +26,6 @@ export interface PostgresOptions extends IndexedSourceStorageOptions {
    * @default {Deno.env.get("SVC_POSTGRES_URL") ?? the API's database when it is PostgreSQL}
    */
   url?: string;
-  /**
-   * The most chunks of a chat whose vectors are scanned exactly when the
-   * database has pgvector; a larger chat is searched through its HNSW index.
-   * @default {10000}
-   */
-  exactScanMax?: number;
 }
 
 /** The variable that names the storage's database. */
@@ -47,21 +41,21 @@ interface Opened {
   backend: PostgresBackend;
 }
 
-// One pool and backend per database and exact scan bound in a process, shared by every instance.
+// One pool and backend per database in a process, shared by every instance.
 const backends = new Openings<Opened>();
 
 /**
- * Hybrid search in a PostgreSQL database: svc's BM25 over postings kept in
- * tables, and vector search, exact or through pgvector's HNSW index, over the
- * chat's chunks, fused by reciprocal rank, then as many sources as fit in
- * `num_tokens`. It ranks as the LibSQL and Chroma storages do with the same
- * embedder, and any number of svc processes may share the database.
+ * Hybrid search in a PostgreSQL database: the chat's chunks ranked in memory,
+ * svc's BM25 and the nearest vectors (exactly, among their 8-bit codes'
+ * candidates), read from the database at an index's first search and kept,
+ * fused by reciprocal rank, then as many sources as fit in `num_tokens`. It
+ * ranks as the LibSQL, LanceDB and Chroma storages do with the same embedder,
+ * and any number of svc processes may share the database.
  *
  * The database is env `SVC_POSTGRES_URL`, else the API's own database when
  * its `database_url` is PostgreSQL. With the `vector` extension (pgvector) in
  * the database (`CREATE EXTENSION vector`, by its owner), vectors are kept as
- * pgvector's and a chat of more than 10,000 chunks is searched through an
- * HNSW index; without it, as arrays, scanned exactly. Each document is
+ * pgvector's; without it, as the bytes of their numbers. Each document is
  * indexed once per user, content, chunk settings and embedder, in one
  * transaction (a process that stops midway leaves nothing), and shared by
  * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`);
@@ -78,7 +72,6 @@ const backends = new Openings<Opened>();
 export class Postgres extends IndexedSourceStorage {
   static override displayName = "Postgres";
   readonly #url?: string;
-  readonly #exactScanMax?: number;
 
   static override get requirements(): readonly Requirement[] {
     const url = postgresUrl();
@@ -91,7 +84,6 @@ export class Postgres extends IndexedSourceStorage {
   constructor(options: PostgresOptions = {}) {
     super(options);
     this.#url = options.url;
-    this.#exactScanMax = options.exactScanMax;
   }
 
   protected override async backend(): Promise<IndexBackend> {
@@ -103,11 +95,7 @@ export class Postgres extends IndexedSourceStorage {
         { status: 503 },
       );
     }
-    const exactScanMax = this.#exactScanMax;
-    const opened = await backends.get(
-      JSON.stringify([url, exactScanMax]),
-      () => open(url, { exactScanMax }),
-    );
+    const opened = await backends.get(JSON.stringify([url]), () => open(url));
     return opened.backend;
   }
 }
@@ -135,7 +123,7 @@ function postgresUrl(url = envVar(POSTGRES_URL_ENV) || apiPostgresUrl()): string
   return url || undefined;
 }
 
-async function open(url: string, options: { exactScanMax?: number }): Promise<Opened> {
+async function open(url: string): Promise<Opened> {
   const name = redactUrl(url);
   let sql: PostgresJs.Sql | undefined;
   try {
@@ -146,7 +134,7 @@ async function open(url: string, options: { exactScanMax?: number }): Promise<Op
       );
     }
     sql = await connect(url);
-    return { sql, backend: await PostgresBackend.open(sql, options) };
+    return { sql, backend: await PostgresBackend.open(sql) };
   } catch (error) {
     await sql?.end({ timeout: 1 }).catch(() => {});
     if (error instanceof SvcError) throw error;

@@ -398,8 +398,7 @@ function nothing(): AsyncDisposable {
 
 /**
  * The Postgres storage on a fresh database of the file's cluster, with the
- * vector extension or without. With it, every chat is searched through the
- * HNSW index (`exactScanMax: 0`), however few its chunks.
+ * vector extension or without.
  */
 function postgresSetup(options: { vector: boolean; label: string }): Setup {
   return {
@@ -416,9 +415,6 @@ function postgresSetup(options: { vector: boolean; label: string }): Setup {
         },
       };
     },
-    options: (started) => ({
-      url: (started as unknown as { url: string }).url,
-      ...options.vector ? { exactScanMax: 0 } : {},
-    }),
+    options: (started) => ({ url: (started as unknown as { url: string }).url }),
   };
 }

@@ -212,56 +212,97 @@ test(
   },
 );
 
-test(
-  "Postgres searches a large chat through pgvector's HNSW index, finding the chat's chunks only",
-  { vector: true },
-  async (database) => {
-    const dimension = 16;
-    const idxScans = (sql: Sql) =>
-      sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes
-        WHERE indexrelname = ${`rag_vectors_${dimension}_hnsw`}`;
-    const before = await query(database.url, async (sql) => {
-      // The index is made once the vectors outnumber what a chat would scan exactly.
-      const storing = await PostgresBackend.open(sql, { exactScanMax: 500 });
-      assert.equal(storing.pgvector, true);
-      const made = async () =>
-        (await sql`SELECT to_regclass(${`rag_vectors_${dimension}_hnsw`}) AS name`)[0]!.name;
-      for (let i = 0; i < 4; i++) {
-        const key = `k${i}`;
-        await storing.add(randomIndex(key, 300, dimension, i + 1), {
-          chatId: key,
+/** The places of the `limit` vectors nearest `question` by cosine, nearest first. */
+function nearestOf(vectors: Float32Array[], question: Float32Array, limit: number): number[] {
+  const cosine = (a: Float32Array, b: Float32Array) =>
+    a.reduce((sum, x, i) => sum + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
+  return vectors.map((vector, place) => ({ place, score: cosine(vector, question) }))
+    .sort((a, b) => b.score - a.score).slice(0, limit).map((each) => each.place);
+}
+
+for (const passageMemory of [undefined, 1]) {
+  test(
+    `Postgres reads pgvector's vectors and ranks a chat's chunks only, nearest first${
+      passageMemory ? ", the passages it does not keep read at each search" : ""
+    }`,
+    { vector: true },
+    async (database) => {
+      const dimension = 16;
+      const chat = [
+        { ...randomIndex("k1", 300, dimension, 3), vectors: randomVectors(300, dimension, 3) },
+        { ...randomIndex("k3", 100, dimension, 5), vectors: randomVectors(100, dimension, 5) },
+      ];
+      const questions = randomVectors(3, dimension, 99);
+      const found = await query(database.url, async (sql) => {
+        const backend = await PostgresBackend.open(sql, { passageMemory });
+        assert.equal(backend.pgvector, true);
+        for (const index of chat) {
+          await backend.add(index, { chatId: "c", documentId: index.key, key: index.key });
+        }
+        // Another chat's chunks in the same table, nearer some questions.
+        await backend.add(randomIndex("k2", 300, dimension, 4), {
+          chatId: "o",
           documentId: "d",
-          key,
+          key: "k2",
         });
-        assert.equal(await made() !== null, i > 0, `the index after ${i + 1} documents`);
-      }
-      await sql`ANALYZE`;
-      return (await idxScans(sql))[0]!.scans;
+        const [column] = await sql`SELECT format_type(atttypid, atttypmod) AS type
+          FROM pg_attribute
+          WHERE attrelid = ${`rag_vectors_${dimension}`}::regclass AND attname = 'embedding'`;
+        assert.equal(column!.type, `vector(${dimension})`);
+        const ranked = [];
+        for (const vector of questions) {
+          const search = { text: "chunk 7 of k1", vector, limit: 20 };
+          const [text, nearest] = await backend.search(["k1", "k3"], search);
+          ranked.push({ text: text!, nearest: nearest! });
+        }
+        return ranked;
+      });
+      const places = chat.flatMap((index) =>
+        index.vectors.map((_, ordinal) => `${index.key}-${ordinal}`)
+      );
+      const vectors = chat.flatMap((index) => index.vectors);
+      found.forEach(({ text, nearest }, i) => {
+        assert.deepEqual(
+          nearest.map((chunk) => `${chunk.key}-${chunk.ordinal}`),
+          nearestOf(vectors, questions[i]!, 20).map((place) => places[place]),
+        );
+        assert.deepEqual(
+          { key: text[0]?.key, text: text[0]?.text, pages: text[0]?.pageNumbers },
+          { key: "k1", text: "chunk 7 of k1", pages: [1] },
+        );
+      });
+    },
+  );
+}
+
+test(
+  "Postgres searches an index that another process removed and stored again since its last search",
+  { vector: false },
+  async (database) => {
+    const dimension = 8;
+    const indexes = [randomIndex("k1", 40, dimension, 1), randomIndex("k2", 40, dimension, 2)];
+    const [question] = randomVectors(1, dimension, 9);
+    const found = await query(database.url, async (sql) => {
+      // Two processes' backends: the first keeps one index's passages, and reads the other's.
+      const [first, second] = [
+        await PostgresBackend.open(sql, { passageMemory: 1 }),
+        await PostgresBackend.open(sql),
+      ];
+      const link = (key: string) => ({ chatId: "c", documentId: key, key });
+      for (const index of indexes) await first.add(index, link(index.key));
+      // The same list of keys, as a chat asked again gives it.
+      const keys = [...new Set([...(await first.links("c")).values()].map((info) => info.key))];
+      const search = { text: "chunk 3", vector: question!, limit: 80 };
+      const before = await first.search(keys, search);
+      await second.unlink("c");
+      for (const index of indexes) await second.add(index, link(index.key));
+      await first.links("c");
+      return { before, after: await first.search(keys, search) };
     });
-    const results = await query(database.url, async (sql) => {
-      const hnsw = await PostgresBackend.open(sql, { exactScanMax: 0 });
-      const exact = await PostgresBackend.open(sql, { exactScanMax: Infinity });
-      const found = [];
-      for (const vector of randomVectors(5, dimension, 99)) {
-        const search = { text: "", vector, limit: 50 };
-        const [, approximate] = await hnsw.search(["k1", "k2"], search);
-        const [, exactly] = await exact.search(["k1", "k2"], search);
-        found.push({ approximate: approximate!, exactly: exactly! });
-      }
-      return found;
-    });
-    for (const { approximate, exactly } of results) {
-      const ids = (chunks: typeof approximate) => chunks.map((c) => `${c.key}-${c.ordinal}`);
-      assert.equal(approximate.length, 50);
-      assert.ok(approximate.every((chunk) => chunk.key === "k1" || chunk.key === "k2"));
-      const recall = ids(approximate).filter((id) => ids(exactly).includes(id)).length / 50;
-      assert.ok(recall >= 0.9, `recall ${recall}`);
-    }
-    // Statistics reach pg_stat_user_indexes once the searching sessions end.
-    await waitFor("the index's scans to be counted", async () => {
-      const [after] = await query(database.url, idxScans);
-      return after!.scans > before;
-    });
+    const places = (arms: typeof found.before) =>
+      arms.map((arm) => arm.map((chunk) => `${chunk.key}-${chunk.ordinal}:${chunk.text}`));
+    assert.equal(found.before[1]!.length, 80);
+    assert.deepEqual(places(found.after), places(found.before));
   },
 );
 
@@ -290,14 +331,7 @@ test(
       const [, ranked] = await backend.search(["k"], { text: "", vector: question!, limit: 10 });
       return ranked!;
     });
-    const cosine = (a: Float32Array, b: Float32Array) =>
-      a.reduce((sum, x, i) => sum + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
-    const expected = vectors.map((vector, ordinal) => ({
-      ordinal,
-      score: cosine(vector, question!),
-    }))
-      .sort((a, b) => b.score - a.score).slice(0, 10).map((each) => each.ordinal);
-    assert.deepEqual(found.map((chunk) => chunk.ordinal), expected);
+    assert.deepEqual(found.map((chunk) => chunk.ordinal), nearestOf(vectors, question!, 10));
     assert.ok(found.every((chunk) => chunk.key === "k"));
   },
 );
