@@ -15,11 +15,13 @@
  * ms a question over 10,000 passages (with pgvector's HNSW index; 168 ms
  * without), where LibSQL searched in memory in 17 ms.
  *
- * Vectors: with the `vector` extension (pgvector) in the database, a table per
+ * An index's postings are kept as the bytes of `TermPostings.toBytes()`
+ * (`rag_index_postings`), written with it, so that its first search after a
+ * start reads them rather than building them from the texts; an index stored
+ * without them has them built at its first search, and kept then. Vectors:
+ * with the `vector` extension (pgvector) in the database, a table per
  * dimension of `vector` columns, read in pgvector's binary form; without it,
- * the bytes of their float32 values. The postings table is still written, as
- * schema version 1 has it, for processes of an earlier svc that share the
- * database and rank in SQL.
+ * the bytes of their float32 values.
  *
  * An index is written in one transaction, so that a process that stops midway
  * (a crash, SIGKILL, a lost connection) leaves nothing of it behind. Two
@@ -31,7 +33,6 @@
  * @module
  */
 import type * as Postgres from "npm:postgres@3.4.9";
-import { Bm25Index } from "./_bm25.ts";
 import {
   keepPassages,
   keptOrRead,
@@ -54,7 +55,7 @@ import {
   SearchCache,
   SearchPlans,
 } from "./_search_cache.ts";
-import { OWN_BM25 } from "./_term_postings.ts";
+import { OWN_BM25, TermPostings } from "./_term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -72,7 +73,6 @@ const SCHEMA_VERSION = "1";
 // Rows per statement: a few megabytes of JSON at most.
 const CHUNK_ROWS = 500;
 const VECTOR_ROWS = 200;
-const POSTING_ROWS = 10_000;
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 32;
 // The most indexes whose ids are kept by key (some 100 bytes each).
@@ -105,13 +105,10 @@ const SCHEMA = [
     num_terms INTEGER NOT NULL,
     PRIMARY KEY (index_id, ordinal)
   )`,
-  // A chunk's count of a term (a stem of svc's words); read by term within the chat's indexes.
-  `CREATE TABLE IF NOT EXISTS rag_postings (
-    index_id BIGINT NOT NULL REFERENCES rag_indexes (id) ON DELETE CASCADE,
-    term TEXT NOT NULL,
-    ordinal INTEGER NOT NULL,
-    count INTEGER NOT NULL,
-    PRIMARY KEY (index_id, term, ordinal)
+  // An index's postings for the full-text ranking: the bytes of TermPostings.toBytes().
+  `CREATE TABLE IF NOT EXISTS rag_index_postings (
+    index_id BIGINT PRIMARY KEY REFERENCES rag_indexes (id) ON DELETE CASCADE,
+    data BYTEA NOT NULL
   )`,
   `CREATE TABLE IF NOT EXISTS rag_links (
     chat_id TEXT NOT NULL,
@@ -164,6 +161,8 @@ interface ReadIndex {
   vectors: Float32Array[];
   ordinals: Uint32Array;
   passages: KeptPassages;
+  /** Its postings as stored with it; none when they were not (or cannot be read). */
+  terms?: TermPostings;
 }
 
 /**
@@ -234,14 +233,43 @@ export class PostgresBackend implements IndexBackend {
   async add(index: NewIndex, link: IndexLink): Promise<void> {
     const table = await this.#vectorTable(index.dimension);
     const kind = this.#vectorTables.get(index.dimension)!;
-    const terms = Bm25Index.build(index.chunks.map((chunk) => chunk.text));
-    await this.#sql.begin(async (tx) => {
-      // Another process storing the same index waits here, then finds it.
-      await lock(tx, `svc rag index ${index.key}`);
-      const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
-      if (existing === undefined) await writeIndex(tx, index, terms, { table, kind });
-      if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
+    // PostgreSQL's text holds no NUL character.
+    const texts = index.chunks.map((chunk) => chunk.text.replaceAll("\u0000", ""));
+    // Ready for the chat's first question, which would read it all back otherwise.
+    const passages = keepPassages(
+      index.chunks.map((chunk, ordinal) => ({
+        ordinal,
+        text: texts[ordinal]!,
+        pages: JSON.stringify(chunk.pageNumbers),
+        numTokens: chunk.numTokens,
+        vector: index.vectors[ordinal],
+      })),
+      index.dimension,
+    );
+    const ordinals = Uint32Array.from(texts, (_, ordinal) => ordinal);
+    const entry = await searchableOf({ texts, vectors: [...index.vectors], ordinals, passages }, {
+      dimension: index.dimension,
     });
+    let written: string | undefined;
+    try {
+      written = await this.#sql.begin(async (tx) => {
+        // Another process storing the same index waits here, then finds it.
+        await lock(tx, `svc rag index ${index.key}`);
+        const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
+        const id = existing === undefined
+          ? await writeIndex(tx, index, { texts, terms: entry.terms }, { table, kind })
+          : undefined;
+        if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
+        return id;
+      });
+    } catch (error) {
+      entry.dropped?.();
+      throw error;
+    }
+    if (written !== undefined && index.chunks.length > 0) {
+      this.#memory.set(written, entry);
+      this.#passages.set(written, passages);
+    } else entry.dropped?.();
     // A plan of a list of keys that named this one before it was stored does not hold it.
     this.#plans.clear();
   }
@@ -395,25 +423,22 @@ export class PostgresBackend implements IndexBackend {
       if (entry) held.set(id, entry);
       return !entry;
     });
-    for await (
-      const { id, texts, vectors, ordinals, passages } of this.#read(missing, kind, dimension)
-    ) {
-      const entry = {
-        ...await memoryIndex({
-          texts,
-          vectors,
-          dimension,
-          flavour: OWN_BM25,
-          bytes: ordinals.byteLength,
-        }),
-        ordinals,
-        passageBytes: passages.bytes,
-      };
-      held.set(id, entry);
-      if (ordinals.length > 0) {
-        this.#memory.set(id, entry);
-        this.#passages.set(id, passages);
+    const built: { id: string; data: Uint8Array }[] = [];
+    for await (const read of this.#read(missing, kind, dimension)) {
+      const entry = await searchableOf(read, { dimension, terms: read.terms });
+      held.set(read.id, entry);
+      if (read.ordinals.length > 0) {
+        this.#memory.set(read.id, entry);
+        this.#passages.set(read.id, read.passages);
+        if (!read.terms) built.push({ id: read.id, data: entry.terms.toBytes() });
       }
+    }
+    // Postings built here are kept for the next start, while their index is there; a database
+    // that refuses the write leaves them to be built again then.
+    for (const { id, data } of built) {
+      await this.#sql`INSERT INTO rag_index_postings (index_id, data)
+        SELECT ${id}, ${data} WHERE EXISTS (SELECT 1 FROM rag_indexes WHERE id = ${id})
+        ON CONFLICT (index_id) DO NOTHING`.catch(() => {});
     }
     return found.map(({ id }) => held.get(id)!);
   }
@@ -427,6 +452,12 @@ export class PostgresBackend implements IndexBackend {
           c.num_tokens, ${this.#embedding(kind)} AS embedding
         FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
         WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
+      const postings = await this.#sql`SELECT index_id, data FROM rag_index_postings
+        WHERE index_id = ANY(${group}::bigint[])`;
+      // Copied out of the client's Buffer, whose slices share its memory.
+      const termsOf = new Map(
+        postings.map((row) => [String(row.index_id), new Uint8Array(row.data as Uint8Array)]),
+      );
       const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
       for (const row of rows) {
         byIndex.get(String(row.index_id))?.push(
@@ -434,12 +465,14 @@ export class PostgresBackend implements IndexBackend {
         );
       }
       for (const [id, stored] of byIndex) {
+        const texts = stored.map((passage) => passage.text);
         yield {
           id,
-          texts: stored.map((passage) => passage.text),
+          texts,
           vectors: stored.map((passage) => passage.vector!),
           ordinals: Uint32Array.from(stored, (passage) => passage.ordinal),
           passages: keepPassages(stored, dimension),
+          terms: storedTerms(termsOf.get(id), texts.length),
         };
       }
     }
@@ -518,13 +551,13 @@ export class PostgresBackend implements IndexBackend {
   }
 }
 
-/** Writes a new index: its row, chunks, postings and vectors. */
+/** Writes a new index: its row, chunks, postings and vectors; gives its id. */
 async function writeIndex(
   tx: Transaction,
   index: NewIndex,
-  terms: Bm25Index,
+  { texts, terms }: { texts: readonly string[]; terms: TermPostings },
   vectors: { table: string; kind: VectorKind },
-): Promise<void> {
+): Promise<string> {
   const [created] = await tx`INSERT INTO rag_indexes (key, content_hash, chunk_size, chunk_overlap,
       embedder, dimension, chunk_count, term_count)
     VALUES (${index.key}, ${index.contentHash}, ${index.chunkSize}, ${index.chunkOverlap},
@@ -534,35 +567,17 @@ async function writeIndex(
   for (let start = 0; start < index.chunks.length; start += CHUNK_ROWS) {
     const rows = index.chunks.slice(start, start + CHUNK_ROWS).map((chunk, i) => ({
       ordinal: start + i,
-      // PostgreSQL's text holds no NUL character.
-      text: chunk.text.replaceAll("\u0000", ""),
+      text: texts[start + i],
       page_numbers: chunk.pageNumbers,
       num_tokens: chunk.numTokens,
-      num_terms: terms.length(start + i),
+      num_terms: terms.lengths[start + i],
     }));
     await tx`INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens, num_terms)
       SELECT ${id}, * FROM json_to_recordset(${JSON.stringify(rows)}::text::json)
         AS r(ordinal INTEGER, text TEXT, page_numbers INTEGER[], num_tokens INTEGER,
           num_terms INTEGER)`;
   }
-  const postings = { terms: [] as string[], ordinals: [] as number[], counts: [] as number[] };
-  const flush = async () => {
-    await tx`INSERT INTO rag_postings (index_id, term, ordinal, count)
-      SELECT ${id}, * FROM unnest(${postings.terms}::text[], ${postings.ordinals}::int[],
-        ${postings.counts}::int[])`;
-    postings.terms = [];
-    postings.ordinals = [];
-    postings.counts = [];
-  };
-  for (const [term, pairs] of terms.terms()) {
-    for (let p = 0; p < pairs.length; p += 2) {
-      postings.terms.push(term);
-      postings.ordinals.push(pairs[p]!);
-      postings.counts.push(pairs[p + 1]!);
-      if (postings.terms.length >= POSTING_ROWS) await flush();
-    }
-  }
-  if (postings.terms.length > 0) await flush();
+  await tx`INSERT INTO rag_index_postings (index_id, data) VALUES (${id}, ${terms.toBytes()})`;
   const table = tx(vectors.table);
   for (let start = 0; start < index.vectors.length; start += VECTOR_ROWS) {
     const batch = index.vectors.slice(start, start + VECTOR_ROWS);
@@ -577,6 +592,39 @@ async function writeIndex(
         SELECT ${id}, o, e::${type}
         FROM unnest(${ordinals}::int[], ${batch.map(vectorText)}::text[]) AS r(o, e)`;
     }
+  }
+  return id;
+}
+
+/** What search keeps of an index read, its postings built unless given. */
+async function searchableOf(
+  read: Omit<ReadIndex, "id" | "terms">,
+  { dimension, terms }: { dimension: number; terms?: TermPostings },
+): Promise<Searchable> {
+  const { texts, vectors, ordinals, passages } = read;
+  return {
+    ...await memoryIndex({
+      texts,
+      vectors,
+      dimension,
+      flavour: OWN_BM25,
+      bytes: ordinals.byteLength,
+      terms,
+    }),
+    ordinals,
+    passageBytes: passages.bytes,
+  };
+}
+
+/** Postings stored with an index of `size` chunks, when they can be read as such. */
+function storedTerms(bytes: Uint8Array | undefined, size: number): TermPostings | undefined {
+  if (bytes === undefined) return undefined;
+  try {
+    const terms = TermPostings.fromBytes(bytes, OWN_BM25);
+    return terms.size === size ? terms : undefined;
+  } catch {
+    // Bytes of another format: built again from the texts.
+    return undefined;
   }
 }
 

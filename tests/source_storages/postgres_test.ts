@@ -3,6 +3,7 @@ import { apiPostgresUrl, setApiPostgresUrl } from "../../components/core/api_dat
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { PostgresBackend } from "../../components/source_storages/_postgres_backend.ts";
+import { OWN_BM25, TermPostings } from "../../components/source_storages/_term_postings.ts";
 import { closePostgres, Postgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, spawn } from "../_process.ts";
 import {
@@ -58,7 +59,7 @@ function counts(url: string): Promise<Counts> {
     const [row] = await sql`SELECT
       (SELECT count(*) FROM rag_indexes)::int AS indexes,
       (SELECT count(*) FROM rag_chunks)::int AS chunks,
-      (SELECT count(*) FROM rag_postings)::int AS postings,
+      (SELECT count(*) FROM rag_index_postings)::int AS postings,
       (SELECT count(*) FROM rag_vectors_512)::int AS vectors,
       (SELECT count(*) FROM rag_links)::int AS links`;
     return { ...row } as Counts;
@@ -178,7 +179,7 @@ test(
         const writing = await sql`SELECT 1 FROM pg_stat_activity
           WHERE datname = ${database.name} AND application_name = 'svc'
             AND xact_start IS NOT NULL
-            AND query ~ '^INSERT INTO (rag_chunks|rag_postings|"rag_vectors_)'`;
+            AND query ~ '^INSERT INTO (rag_chunks|rag_index_postings|"rag_vectors_)'`;
         if (writing.length === 0 && ended) {
           throw new Error(`The store ended before it was killed: ${child.stderr()}`);
         }
@@ -303,6 +304,41 @@ test(
       arms.map((arm) => arm.map((chunk) => `${chunk.key}-${chunk.ordinal}:${chunk.text}`));
     assert.equal(found.before[1]!.length, 80);
     assert.deepEqual(places(found.after), places(found.before));
+  },
+);
+
+test(
+  "Postgres keeps an index's postings with it: a search after a start reads them, or builds and keeps them",
+  { vector: false },
+  async (database) => {
+    const dimension = 8;
+    const [vector] = randomVectors(1, dimension, 3);
+    await query(database.url, async (sql) => {
+      const storing = await PostgresBackend.open(sql);
+      await storing.add(randomIndex("k", 10, dimension, 1), {
+        chatId: "c",
+        documentId: "d",
+        key: "k",
+      });
+      const postings = async () =>
+        (await sql`SELECT count(*)::int AS count FROM rag_index_postings`)[0]!.count;
+      assert.equal(await postings(), 1);
+      // Postings of other texts, as if stored with the index: a new process's search reads them.
+      const texts = Array.from({ length: 10 }, (_, i) => i === 5 ? "zebra" : `chunk ${i}`);
+      const other = await TermPostings.build(texts, OWN_BM25);
+      await sql`UPDATE rag_index_postings SET data = ${other.toBytes()}`;
+      const search = { text: "zebra", vector: vector!, limit: 5 };
+      const [read] = await (await PostgresBackend.open(sql)).search(["k"], search);
+      assert.deepEqual(read!.map((chunk) => [chunk.ordinal, chunk.text]), [[5, "chunk 5 of k"]]);
+      // None stored: built from the texts at the first search, and kept.
+      await sql`DELETE FROM rag_index_postings`;
+      const [built] = await (await PostgresBackend.open(sql)).search(["k"], {
+        ...search,
+        text: "chunk 7 of k",
+      });
+      assert.equal(built![0]!.ordinal, 7);
+      assert.equal(await postings(), 1);
+    });
   },
 );
 
