@@ -52,6 +52,7 @@ import type { WordsKept } from "./_proximity.ts";
 import {
   DEFAULT_PASSAGE_MEMORY,
   DEFAULT_SEARCH_MEMORY,
+  KeptLinks,
   SearchCache,
   SearchPlans,
 } from "./_search_cache.ts";
@@ -81,6 +82,8 @@ const MAX_KNOWN_IDS = 100_000;
 // Locks of transactions (pg_advisory_xact_lock), named by text.
 const SCHEMA_LOCK = "svc rag schema";
 const LINKS_LOCK = "svc rag links";
+// The count of changes to the links and indexes (in rag_meta), moved on under LINKS_LOCK.
+const LINKS_GENERATION = "links generation";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -187,6 +190,8 @@ export class PostgresBackend implements IndexBackend {
   readonly #ids = new Map<string, { id: string; dimension: number }>();
   // The last searches' plans by their lists of keys, while nothing they hold changed.
   readonly #plans = new SearchPlans<SearchPlan>();
+  // Each chat's links as last read, with the count of changes they were read at.
+  readonly #links = new KeptLinks<IndexInfo>();
 
   private constructor(sql: Sql, pgvector: string | undefined, options: PostgresBackendOptions) {
     this.#sql = sql;
@@ -215,6 +220,8 @@ export class PostgresBackend implements IndexBackend {
           `its rag_* tables have schema version ${found.value}, and this svc knows ${SCHEMA_VERSION}`,
         );
       }
+      await tx`INSERT INTO rag_meta (name, value) VALUES (${LINKS_GENERATION}, '0')
+        ON CONFLICT (name) DO NOTHING`;
     });
     const [extension] = await sql`SELECT n.nspname AS schema FROM pg_extension e
       JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`;
@@ -274,12 +281,26 @@ export class PostgresBackend implements IndexBackend {
     this.#plans.clear();
   }
 
+  /**
+   * A chat's links, read again only when a process changed some links or
+   * indexes since (one small read of their count of changes rather than the
+   * chat's rows: 1,000 of them took some milliseconds a question). The count
+   * is read first, so that links read meanwhile are never kept as newer than
+   * they are.
+   */
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
+    const [generation] = await this.#sql`SELECT value FROM rag_meta
+      WHERE name = ${LINKS_GENERATION}`;
+    const state = generation === undefined ? undefined : String(generation.value);
+    const held = state === undefined ? undefined : this.#links.get(chatId, state);
+    if (held) return held;
     const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash, i.chunk_size,
         i.chunk_overlap, i.embedder, i.dimension
       FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
     this.#learn(rows);
-    return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+    const links = new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+    if (state !== undefined) this.#links.set(chatId, state, links);
+    return links;
   }
 
   async unlink(chatId: string): Promise<void> {
@@ -287,6 +308,7 @@ export class PostgresBackend implements IndexBackend {
       await lock(tx, LINKS_LOCK);
       const unlinked = await tx`DELETE FROM rag_links WHERE chat_id = ${chatId} RETURNING index_id`;
       await removeOrphans(tx, unlinked.map((row) => String(row.index_id)));
+      await nextLinksGeneration(tx);
     });
     // Some indexes may be gone: their ids are found again when asked for.
     this.#ids.clear();
@@ -645,7 +667,13 @@ async function linkIn(tx: Transaction, link: IndexLink): Promise<boolean> {
   if (earlier !== undefined && String(earlier.index_id) !== String(linked.index_id)) {
     await removeOrphans(tx, [String(earlier.index_id)]);
   }
+  await nextLinksGeneration(tx);
   return true;
+}
+
+/** Counts a change to the links or indexes, which every process's kept links then give way to. */
+async function nextLinksGeneration(tx: Transaction): Promise<void> {
+  await tx`UPDATE rag_meta SET value = (value::bigint + 1)::text WHERE name = ${LINKS_GENERATION}`;
 }
 
 /** Removes the indexes of `ids` that no chat links to, with their rows (by cascade). */

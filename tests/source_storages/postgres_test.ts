@@ -343,6 +343,39 @@ test(
 );
 
 test(
+  "Postgres keeps a chat's links until a process changes some, and reads them again then",
+  { vector: false },
+  async (database) => {
+    const dimension = 8;
+    await query(database.url, async (sql) => {
+      const [first, second] = [await PostgresBackend.open(sql), await PostgresBackend.open(sql)];
+      const documents = async () => [...(await first.links("c")).keys()].sort();
+      await first.add(randomIndex("k1", 5, dimension, 1), {
+        chatId: "c",
+        documentId: "d1",
+        key: "k1",
+      });
+      assert.deepEqual(await documents(), ["d1"]);
+      // A row written behind svc's back changes no count: the links kept are given.
+      await second.add(randomIndex("k2", 5, dimension, 2), {
+        chatId: "o",
+        documentId: "d2",
+        key: "k2",
+      });
+      await documents();
+      await sql`INSERT INTO rag_links (chat_id, document_id, index_id)
+        SELECT 'c', 'd2', id FROM rag_indexes WHERE key = 'k2'`;
+      assert.deepEqual(await documents(), ["d1"]);
+      // Another process's link counts: the chat's links are read again.
+      await second.link({ chatId: "c", documentId: "d3", key: "k2" });
+      assert.deepEqual(await documents(), ["d1", "d2", "d3"]);
+      await second.unlink("c");
+      assert.deepEqual(await documents(), []);
+    });
+  },
+);
+
+test(
   "Postgres without pgvector keeps vectors as bytes and ranks them exactly by cosine",
   { vector: false },
   async (database) => {
