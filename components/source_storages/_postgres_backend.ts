@@ -39,6 +39,7 @@ import {
   type KeptPassages,
   passageAt,
   type StoredPassage,
+  storedPassage,
   vectorAt,
 } from "./_kept_passages.ts";
 import {
@@ -161,7 +162,7 @@ interface SearchPlan {
 interface ReadIndex {
   id: string;
   texts: string[];
-  vectors: Float32Array[];
+  vectors: readonly Float32Array[];
   ordinals: Uint32Array;
   passages: KeptPassages;
   /** Its postings as stored with it; none when they were not (or cannot be read). */
@@ -228,7 +229,7 @@ export class PostgresBackend implements IndexBackend {
     return new PostgresBackend(sql, extension?.schema, options);
   }
 
-  /** Whether the database has pgvector, which vector search then uses. */
+  /** Whether the database has pgvector, whose `vector` columns then keep the vectors. */
   get pgvector(): boolean {
     return this.#pgvector !== undefined;
   }
@@ -254,7 +255,7 @@ export class PostgresBackend implements IndexBackend {
       index.dimension,
     );
     const ordinals = Uint32Array.from(texts, (_, ordinal) => ordinal);
-    const entry = await searchableOf({ texts, vectors: [...index.vectors], ordinals, passages }, {
+    const entry = await searchableOf({ texts, vectors: index.vectors, ordinals, passages }, {
       dimension: index.dimension,
     });
     let written: string | undefined;
@@ -470,7 +471,7 @@ export class PostgresBackend implements IndexBackend {
     const table = this.#sql(vectorTableName(dimension));
     for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
       const group = ids.slice(start, start + LOADED_INDEXES);
-      const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, c.page_numbers,
+      const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, ${this.#pagesJson()},
           c.num_tokens, ${this.#embedding(kind)} AS embedding
         FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
         WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
@@ -483,7 +484,7 @@ export class PostgresBackend implements IndexBackend {
       const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
       for (const row of rows) {
         byIndex.get(String(row.index_id))?.push(
-          passageOf(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
+          storedPassage(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
         );
       }
       for (const [id, stored] of byIndex) {
@@ -508,7 +509,8 @@ export class PostgresBackend implements IndexBackend {
   ): Promise<Map<string, StoredPassage>> {
     const passages = new Map<string, StoredPassage>();
     if (places.length === 0) return passages;
-    const rows = await this.#sql`SELECT n.name, c.ordinal, c.text, c.page_numbers, c.num_tokens,
+    const rows = await this
+      .#sql`SELECT n.name, c.ordinal, c.text, ${this.#pagesJson()}, c.num_tokens,
         ${this.#embedding(kind)} AS embedding
       FROM unnest(${places.map((place) => place.id)}::bigint[],
         ${places.map((place) => place.ordinal)}::int[],
@@ -517,9 +519,14 @@ export class PostgresBackend implements IndexBackend {
       JOIN ${this.#sql(vectorTableName(dimension))} v USING (index_id, ordinal)`;
     for (const row of rows) {
       const vector = vectorOf(row.embedding as Uint8Array, kind, dimension);
-      passages.set(String(row.name), passageOf(row, vector));
+      passages.set(String(row.name), storedPassage(row, vector));
     }
     return passages;
+  }
+
+  /** A chunk's pages as a JSON array, as kept passages hold them. */
+  #pagesJson(): Postgres.PendingQuery<Postgres.Row[]> {
+    return this.#sql`array_to_json(c.page_numbers)::text AS page_numbers`;
   }
 
   /** A vector's column as bytes: pgvector's binary form, else the bytes kept. */
@@ -686,17 +693,6 @@ async function removeOrphans(tx: Transaction, ids: string[]): Promise<void> {
 /** Takes a lock named by text until the transaction ends; whoever takes it next waits. */
 async function lock(tx: Transaction, name: string): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-/** A chunk's row as a passage, with its vector. */
-function passageOf(row: Postgres.Row, vector: Float32Array): StoredPassage {
-  return {
-    ordinal: Number(row.ordinal),
-    text: String(row.text),
-    pages: JSON.stringify((row.page_numbers as number[]).map(Number)),
-    numTokens: Number(row.num_tokens),
-    vector,
-  };
 }
 
 /**

@@ -362,6 +362,7 @@ test(
         documentId: "d2",
         key: "k2",
       });
+      // Read at the count that link moved on to, and kept.
       await documents();
       await sql`INSERT INTO rag_links (chat_id, document_id, index_id)
         SELECT 'c', 'd2', id FROM rag_indexes WHERE key = 'k2'`;
