@@ -123,6 +123,14 @@ export abstract class ModelAssistant extends Assistant {
   protected abstract stream(request: ModelRequest): AsyncIterable<string>;
 
   /**
+   * What a call needs loaded first, such as the provider's SDK: awaited
+   * before the time limit starts, which is the provider's time to answer.
+   */
+  protected prepare(): Promise<unknown> {
+    return Promise.resolve();
+  }
+
+  /**
    * The answer, streamed: see {@linkcode streamAnswer} for the time limit,
    * the retries and the cancellation by `params.signal`.
    */
@@ -135,6 +143,7 @@ export abstract class ModelAssistant extends Assistant {
     const model = config.modelName();
     const parts = await promptParts(prompt, sources, params.history);
     const maxNewTokens = typeof params.max_new_tokens === "number" ? params.max_new_tokens : 256;
+    await this.prepare();
     yield* streamAnswer(
       (signal) => this.stream({ model, prompt: parts, maxNewTokens, signal }),
       {

@@ -42,6 +42,10 @@ export class OpenAI extends ModelAssistant {
     return [this.envRequirement("OPENAI_API_KEY")];
   }
 
+  protected override prepare(): Promise<typeof OpenAISdk> {
+    return openaiSdk();
+  }
+
   protected override stream(request: ModelRequest): AsyncIterable<string> {
     const { config } = this;
     return chatCompletions(request, {
@@ -88,6 +92,10 @@ export class OpenAICompatible extends ModelAssistant {
     ];
   }
 
+  protected override prepare(): Promise<typeof OpenAISdk> {
+    return openaiSdk();
+  }
+
   protected override stream(request: ModelRequest): AsyncIterable<string> {
     const { config } = this;
     if (!request.model) this.required(COMPATIBLE_MODEL);
@@ -100,6 +108,11 @@ export class OpenAICompatible extends ModelAssistant {
       timeout: config.timeout(),
     });
   }
+}
+
+/** The OpenAI SDK, loaded at the first call rather than at start. */
+function openaiSdk(): Promise<typeof OpenAISdk> {
+  return importPackage<typeof OpenAISdk>("openai");
 }
 
 interface ChatCompletionsOptions {
@@ -124,7 +137,7 @@ async function* chatCompletions(
   // The SDK keeps only the `error` member of an error body; servers that speak
   // the API do not all put their message there, so the body is kept here.
   let errorBody: string | undefined;
-  const sdk = await importPackage<typeof OpenAISdk>("openai");
+  const sdk = await openaiSdk();
   const client = new sdk.OpenAI({
     apiKey: options.apiKey ?? "unused",
     baseURL,

@@ -38,6 +38,25 @@ Deno.test("ModelAssistant asks its provider with the prompt, the model and the t
   assert.equal(request.signal.aborted, true, "the call is over once the answer is");
 });
 
+Deno.test("ModelAssistant loads what it needs before its time limit starts", async () => {
+  class SlowToLoad extends Echo {
+    #loaded = false;
+
+    protected override async prepare(): Promise<void> {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      this.#loaded = true;
+    }
+
+    protected override stream(request: ModelRequest): AsyncGenerator<string> {
+      if (!this.#loaded) throw new Error("called before it was loaded");
+      return super.stream(request);
+    }
+  }
+  const slow = configured(SlowToLoad, { SVC_ASSISTANT_TIMEOUT: "0.2" });
+  const texts = await Array.fromAsync(new slow().answer("What grew?", SOURCES, chatParams()));
+  assert.deepEqual(texts, ["Echo: ", "Question: What grew?"]);
+});
+
 Deno.test("ModelAssistant takes max_new_tokens, 256 by default", async () => {
   const schema = Echo.params.max_new_tokens!;
   assert.equal(schema.parse(undefined), 256);
