@@ -29,7 +29,10 @@ export interface StoredLink {
 export abstract class SerialBackend implements IndexBackend {
   #queue: Promise<unknown> = Promise.resolve();
 
-  link(link: IndexLink): Promise<boolean> {
+  async link(link: IndexLink): Promise<boolean> {
+    // No index under the key (a document new to the store): nothing to link, without waiting
+    // for the writes queued, which may be a store's own documents parsed before this one.
+    if (!(await this.infos([link.key])).has(link.key)) return false;
     return this.exclusive(() => this.linkHeld(link));
   }
 

@@ -67,6 +67,9 @@ const PROXIMITY_CANDIDATES = 30;
  * can still rise.
  */
 const PAGE_CANDIDATES = 100;
+// Documents parsed and embedded that a store may have waiting to be written: a backend that
+// writes several at once (LanceDB) gets them while the next ones are parsed.
+const WRITES_AHEAD = 8;
 
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
@@ -185,28 +188,47 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     const backend = await this.backend();
     using _worker = holdIndexingWorker();
     // Two lanes: the worker parses and embeds one document while this thread
-    // writes the other's index. After a failure, the other lane finishes its
-    // document and stops.
+    // reads the other; each document parsed is written behind them (up to
+    // WRITES_AHEAD at once). After a failure, the documents under way are
+    // finished and no other is begun.
     let next = 0;
     let failed = false;
+    const writes = new Set<Promise<void>>();
+    const fail = (document: Document, error: unknown): never => {
+      failed = true;
+      if (!params.signal?.aborted) {
+        params.progress?.({ document, stage: "failed", error: (error as Error).message });
+      }
+      throw error;
+    };
     const lane = async () => {
       while (!failed && next < documents.length) {
         const document = documents[next++]!;
+        let written: Promise<void>;
         try {
           params.signal?.throwIfAborted();
           params.progress?.({ document, stage: "reading" });
-          await this.#storeOne(backend, document, { ...settings, chatId: params.chat_id, params });
+          ({ written } = await this.#storeOne(backend, document, {
+            ...settings,
+            chatId: params.chat_id,
+            params,
+          }));
         } catch (error) {
-          failed = true;
-          if (!params.signal?.aborted) {
-            params.progress?.({ document, stage: "failed", error: (error as Error).message });
-          }
-          throw error;
+          return fail(document, error);
         }
+        const write: Promise<void> = written.then(
+          () => void writes.delete(write),
+          (error) => fail(document, error),
+        );
+        // Awaited below, with the others; a failed one stays in the set and ends the lane.
+        write.catch(() => {});
+        writes.add(write);
+        while (writes.size >= WRITES_AHEAD) await Promise.race(writes);
       }
     };
     const lanes = await Promise.allSettled([lane(), lane()]);
-    const failure = lanes.find((lane) => lane.status === "rejected");
+    const written = await Promise.allSettled([...writes]);
+    const failure = [...lanes, ...written].find((result) => result.status === "rejected");
     if (failure) throw failure.reason;
   }
 
@@ -336,11 +358,16 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     };
   }
 
+  /**
+   * Stores a document's index, and links the chat's document to it. Settles
+   * once the document was parsed and embedded (or found indexed), with the
+   * write still under way.
+   */
   async #storeOne(
     backend: IndexBackend,
     document: Document,
     options: Settings & { chatId: string; params: ChatParams },
-  ): Promise<void> {
+  ): Promise<{ written: Promise<void> }> {
     const { chatId, params, ...settings } = options;
     const embedder = this.embedder;
     const bytes = await document.read();
@@ -373,14 +400,16 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       if (await stored(backend.link(link))) {
         // Indexed before, for this chat or another: nothing is parsed again.
         params.progress?.({ document, stage: "indexed" });
-        return;
+        return { written: Promise.resolve() };
       }
       const other = building.get(info.key);
       if (other && !waited) {
         await other.catch(() => {});
         continue;
       }
-      const build = (async () => {
+      let parsed!: () => void;
+      const ready = new Promise<void>((resolve) => parsed = resolve);
+      const build: Promise<void> = (async () => {
         const { chunks, vectors } = await chunkAndEmbed(document, {
           chunkSize: settings.chunkSize,
           chunkOverlap: settings.chunkOverlap,
@@ -393,15 +422,17 @@ export abstract class IndexedSourceStorage extends SourceStorage {
           },
         });
         params.signal?.throwIfAborted();
+        parsed();
         await stored(backend.add({ ...info, chunks, vectors }, link));
         params.progress?.({ document, stage: "indexed", chunks: chunks.length });
-      })();
-      building.set(info.key, build);
-      try {
-        return await build;
-      } finally {
+      })().finally(() => {
         if (building.get(info.key) === build) building.delete(info.key);
-      }
+      });
+      building.set(info.key, build);
+      // Awaited by the caller once the document is parsed; a failure before that is thrown here.
+      build.catch(() => {});
+      await Promise.race([ready, build]);
+      return { written: build };
     }
   }
 }

@@ -6,7 +6,7 @@
  * the time of a small chat's question.
  * @module
  */
-import type { StoredChunk } from "../indexing/mod.ts";
+import type { NewIndex, StoredChunk } from "../indexing/mod.ts";
 import type { SearchCache, Sized } from "./_search_cache.ts";
 
 /** The passages of one index kept in memory, by their place in the index's chunks. */
@@ -29,6 +29,27 @@ export interface StoredPassage {
   pages: string;
   numTokens: number;
   vector?: Float32Array;
+}
+
+/**
+ * The passages of an index about to be stored, as {@linkcode keepPassages}
+ * keeps them: a chat's first question after an upload reads none back.
+ * `texts` are the chunks' texts as the backend stores them.
+ */
+export function newPassages(
+  index: NewIndex,
+  texts: readonly string[] = index.chunks.map((chunk) => chunk.text),
+): KeptPassages {
+  return keepPassages(
+    index.chunks.map((chunk, ordinal) => ({
+      ordinal,
+      text: texts[ordinal]!,
+      pages: JSON.stringify(chunk.pageNumbers),
+      numTokens: chunk.numTokens,
+      vector: index.vectors[ordinal],
+    })),
+    index.dimension,
+  );
 }
 
 /** A row of a backend's chunks (`ordinal`, `text`, `page_numbers`, `num_tokens`) as a passage to keep. */

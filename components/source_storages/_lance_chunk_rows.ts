@@ -36,34 +36,34 @@ interface ArrowOfLance {
 const ARROWS = new Map<number, ArrowOfLance>();
 
 /**
- * The rows of `index` for a chunks table of `schema` (the columns `key`,
+ * The rows of `indexes` for a chunks table of `schema` (the columns `key`,
  * `ordinal`, `text`, `page_numbers`, `num_tokens` and `vector`, in this
- * order), the same as `makeArrowTable()` makes of them.
+ * order), the same as `makeArrowTable()` makes of them, index after index.
  */
 export async function chunkRows(
   lancedb: typeof Lance,
   schema: Arrow.Schema,
-  index: NewIndex,
+  indexes: readonly NewIndex[],
 ): Promise<Arrow.Table> {
   const arrow = arrowOf(lancedb, schema);
   const [key, ordinal, text, pages, tokens, vector] = arrow.row.children.map((field) => field.type);
   const column = columnMaker(arrow);
   const batches: unknown[] = [];
-  for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-    const chunks = index.chunks.slice(start, start + BATCH_ROWS);
-    const numbers = new Float32Array(chunks.length * index.dimension);
-    chunks.forEach((_, i) => numbers.set(index.vectors[start + i]!, i * index.dimension));
-    const columns = [
-      column.texts(key, chunks.map(() => index.key)),
-      column.integers(ordinal, chunks.map((_, i) => start + i)),
-      column.texts(text, chunks.map((chunk) => chunk.text)),
-      column.texts(pages, chunks.map((chunk) => JSON.stringify(chunk.pageNumbers))),
-      column.integers(tokens, chunks.map((chunk) => chunk.numTokens)),
-      column.vectors(vector, numbers, chunks.length),
-    ];
-    batches.push(new arrow.data(arrow.row, 0, chunks.length, 0, [], columns));
-    if (start + BATCH_ROWS < index.chunks.length) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
+  for (const index of indexes) {
+    for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
+      if (batches.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      const chunks = index.chunks.slice(start, start + BATCH_ROWS);
+      const numbers = new Float32Array(chunks.length * index.dimension);
+      chunks.forEach((_, i) => numbers.set(index.vectors[start + i]!, i * index.dimension));
+      const columns = [
+        column.texts(key, chunks.map(() => index.key)),
+        column.integers(ordinal, chunks.map((_, i) => start + i)),
+        column.texts(text, chunks.map((chunk) => chunk.text)),
+        column.texts(pages, chunks.map((chunk) => JSON.stringify(chunk.pageNumbers))),
+        column.integers(tokens, chunks.map((chunk) => chunk.numTokens)),
+        column.vectors(vector, numbers, chunks.length),
+      ];
+      batches.push(new arrow.data(arrow.row, 0, chunks.length, 0, [], columns));
     }
   }
   return new arrow.table(arrow.schema, batches);

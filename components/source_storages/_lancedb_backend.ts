@@ -22,8 +22,12 @@
  *
  * LanceDB has no transactions: the writes of one process go one at a time
  * (`SerialBackend`, which also keeps the links), which makes storing an index
- * and linking it one step, and every write checks what it depends on first. Several processes may read
- * one folder (strong read consistency); only one should write at a time.
+ * and linking it one step, and every write checks what it depends on first.
+ * The indexes added while a write is under way are written together at the
+ * next turn: a table's write, a few milliseconds however few its rows, is
+ * made once for them all (indexing 100,000 passages 2,200 to 2,400 a second
+ * rather than 1,550). Several processes may read one folder (strong read
+ * consistency); only one should write at a time.
  * @module
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
@@ -39,6 +43,7 @@ import {
   keepPassages,
   keptOrRead,
   type KeptPassages,
+  newPassages,
   passageAt,
   storedPassage,
   vectorAt,
@@ -110,6 +115,8 @@ export class LanceDBBackend extends SerialBackend {
   readonly #passages: SearchCache<KeptPassages>;
   // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
   readonly #plans = new SearchPlans<SearchPlan>();
+  // The indexes waiting for the writes' turn, written together (see add()).
+  #queued: QueuedIndex[] = [];
 
   private constructor(db: Lance.Connection, modules: LanceModules, passageMemory: number) {
     super();
@@ -135,30 +142,142 @@ export class LanceDBBackend extends SerialBackend {
     return backend;
   }
 
-  add(index: NewIndex, link: IndexLink): Promise<void> {
-    return this.exclusive(async () => {
-      // Stored meanwhile (by another process): link to that one.
-      if (await this.linkHeld(link)) return;
-      const chunks = await this.#table(`chunks_${index.dimension}`);
-      const key = literal(index.key);
-      // The rows of a build that crashed before it was complete.
-      if (await chunks.countRows(`key = ${key}`) > 0) await chunks.delete(`key = ${key}`);
+  /**
+   * Stores an index with the others added meanwhile, in one write of each
+   * table (a write of LanceDB costs some milliseconds however few its rows,
+   * and adds a file that every read opens until a compaction), and keeps
+   * what search needs of it, for the chat's first question.
+   */
+  async add(index: NewIndex, link: IndexLink): Promise<void> {
+    // Made while other indexes are written: what search keeps of this one, its postings too,
+    // which are kept beside it for the first question of another process.
+    const passages = newPassages(index);
+    const rowIds = new BigInt64Array(index.chunks.length).fill(UNREAD_ROW);
+    const queued: QueuedIndex = {
+      index,
+      link,
+      passages,
+      entry: await searchableOf(passages, index.vectors, rowIds),
+      written: Promise.withResolvers<void>(),
+    };
+    this.#queued.push(queued);
+    // The first queued since the last write takes the next turn, for all queued by then.
+    if (this.#queued.length === 1) {
+      this.exclusive(async () => {
+        const batch = this.#queued.splice(0);
+        await this.#write(batch).then(
+          () => batch.forEach(({ written }) => written.resolve()),
+          (error) => batch.forEach(({ written }) => written.reject(error)),
+        );
+      });
+    }
+    try {
+      await queued.written.promise;
+    } finally {
+      if (!queued.kept) queued.entry.dropped?.();
+    }
+  }
+
+  /** Writes indexes queued, each linked to its chat's document (see add()). */
+  async #write(batch: readonly QueuedIndex[]): Promise<void> {
+    const fresh: QueuedIndex[] = [];
+    const again: QueuedIndex[] = [];
+    const stored = await this.infos(batch.map(({ index }) => index.key));
+    for (const queued of batch) {
+      const { key } = queued.index;
+      // Stored meanwhile (by another process), or queued twice: linked to that one.
+      if (stored.has(key) && await this.linkHeld(queued.link)) continue;
+      if (fresh.some(({ index }) => index.key === key)) again.push(queued);
+      else fresh.push(queued);
+    }
+    const byDimension = Map.groupBy(fresh, ({ index }) => index.dimension);
+    const where = (indexes: readonly QueuedIndex[]) =>
+      `key IN (${indexes.map(({ index }) => literal(index.key)).join(", ")})`;
+    for (const [dimension, indexes] of byDimension) {
+      const chunks = await this.#table(`chunks_${dimension}`);
+      // The rows of builds that crashed before they were complete.
+      if (await chunks.countRows(where(indexes)) > 0) await chunks.delete(where(indexes));
+      const rows = indexes.filter(({ index }) => index.chunks.length > 0);
       // LanceDB refuses to add no rows: a document without text has none.
-      if (index.chunks.length > 0) {
+      if (rows.length > 0) {
+        const schema = this.#schema(`chunks_${dimension}`);
         await chunks.add(
-          await chunkRows(this.#modules.lancedb, this.#schema(`chunks_${index.dimension}`), index),
+          await chunkRows(this.#modules.lancedb, schema, rows.map(({ index }) => index)),
         );
       }
-      try {
-        await (await this.#table("indexes")).add([indexRecord(index)]);
-        await this.linkHeld(link, { indexed: true });
-      } catch (error) {
-        await chunks.delete(`key = ${key}`).catch(() => {});
-        throw error;
+    }
+    try {
+      if (fresh.length > 0) {
+        await (await this.#table("indexes")).add(fresh.map(({ index }) => indexRecord(index)));
       }
-      await this.#wrote(`chunks_${index.dimension}`, index.chunks.length);
-      await this.#wrote("indexes");
-    });
+      await this.#linkStored(fresh.map(({ link }) => link));
+    } catch (error) {
+      // Not left half stored: an index without its chunks would be linked to by the next store.
+      for (const [dimension, indexes] of byDimension) {
+        await (await this.#table(`chunks_${dimension}`)).delete(where(indexes)).catch(() => {});
+      }
+      if (fresh.length > 0) {
+        await (await this.#table("indexes")).delete(where(fresh)).catch(() => {});
+      }
+      throw error;
+    }
+    for (const queued of again) await this.linkHeld(queued.link, { indexed: true });
+    for (const [dimension, indexes] of byDimension) {
+      const rows = indexes.reduce((sum, { index }) => sum + index.chunks.length, 0);
+      await this.#wrote(`chunks_${dimension}`, rows);
+    }
+    await this.#wrote("indexes");
+    const kept = fresh.filter(({ index }) => index.chunks.length > 0);
+    for (const queued of kept) {
+      const cacheKey = this.#cacheKey(queued.index.key, queued.index.dimension);
+      this.#memory.set(cacheKey, queued.entry);
+      this.#passages.set(cacheKey, queued.passages);
+      queued.kept = true;
+    }
+    // A disk that refuses them leaves them to be built by another process's first search.
+    const postings = kept.map(({ index, entry }) => ({
+      key: index.key,
+      data: entry.terms.toBytes(),
+    }));
+    if (postings.length > 0) {
+      await this.#table("postings").then((table) => table.add(postings)).catch(() => {});
+    }
+  }
+
+  /**
+   * Links chats' documents to the indexes just stored for them: those not
+   * linked before in one write, the others as `linkHeld()` replaces a link.
+   */
+  async #linkStored(links: readonly IndexLink[]): Promise<void> {
+    if (links.length === 0) return;
+    const pair = (chatId: unknown, documentId: unknown) => JSON.stringify([chatId, documentId]);
+    const chats = [...new Set(links.map((link) => link.chatId))].map(literal).join(", ");
+    const documents = [...new Set(links.map((link) => link.documentId))].map(literal).join(", ");
+    const linked = new Set(
+      (await this.#rows("links", `chat_id IN (${chats}) AND document_id IN (${documents})`))
+        .map((row) => pair(row.chat_id, row.document_id)),
+    );
+    // A document linked twice here is linked once, then relinked.
+    const added: IndexLink[] = [];
+    for (const link of links) {
+      const linking = pair(link.chatId, link.documentId);
+      if (linked.has(linking)) continue;
+      linked.add(linking);
+      added.push(link);
+    }
+    if (added.length > 0) {
+      await (await this.#table("links")).add(
+        added.map((link) => ({
+          chat_id: link.chatId,
+          document_id: link.documentId,
+          key: link.key,
+        })),
+      );
+      await this.#wrote("links");
+    }
+    for (const link of links) {
+      if (!added.includes(link)) await this.linkHeld(link, { indexed: true });
+    }
   }
 
   async search(
@@ -327,19 +446,7 @@ export class LanceDBBackend extends SerialBackend {
     ) {
       const stored = kept.get(key);
       const terms = stored?.size === passages.texts.length ? stored : undefined;
-      const entry = {
-        ...await memoryIndex({
-          texts: passages.texts,
-          vectors,
-          dimension,
-          flavour: OWN_BM25,
-          bytes: passages.ordinals.byteLength + rowIds.byteLength,
-          terms,
-        }),
-        ordinals: passages.ordinals,
-        rowIds,
-        passageBytes: passages.bytes,
-      };
+      const entry = await searchableOf(passages, vectors, rowIds, terms);
       held.set(key, entry);
       if (passages.ordinals.length > 0) {
         this.#memory.set(this.#cacheKey(key, dimension), entry);
@@ -391,9 +498,12 @@ export class LanceDBBackend extends SerialBackend {
     const rows = new Map<string, Row>();
     if (places.length === 0) return rows;
     const named = (key: unknown, ordinal: unknown) => `${key}/${ordinal}`;
+    const read = places.filter((place) => place.rowId !== UNREAD_ROW);
     try {
-      const taken = await chunks.takeRowIds(places.map((place) => place.rowId))
-        .select([...CHUNK_COLUMNS, "vector"]).toArray();
+      const taken = read.length === 0
+        ? []
+        : await chunks.takeRowIds(read.map((place) => place.rowId))
+          .select([...CHUNK_COLUMNS, "vector"]).toArray();
       // A row id of a file compacted away names no row, or another's: each row taken is checked.
       for (const row of taken) rows.set(named(row.key, row.ordinal), row);
     } catch {
@@ -660,6 +770,17 @@ export class LanceDBBackend extends SerialBackend {
 // deno-lint-ignore no-explicit-any
 type Row = Record<string, any>;
 
+/** An index waiting for the writes' turn, with what search will keep of it. */
+interface QueuedIndex {
+  index: NewIndex;
+  link: IndexLink;
+  passages: KeptPassages;
+  entry: Searchable;
+  written: PromiseWithResolvers<void>;
+  /** Whether search keeps `entry` (else it is dropped once written). */
+  kept?: boolean;
+}
+
 /** Where a chunk is: its index's key and its ordinal. */
 interface ChunkPlace {
   key: string;
@@ -679,10 +800,38 @@ interface SearchPlan {
 /** One index as search keeps it in memory, with its chunks' ordinals. */
 interface Searchable extends MemoryIndex {
   ordinals: Uint32Array;
-  /** Each chunk's row id when it was last read: where a question reads a passage it does not keep. */
+  /**
+   * Each chunk's row id when it was last read (`UNREAD_ROW` before, for an index this process
+   * stored): where a question reads a passage it does not keep.
+   */
   rowIds: BigInt64Array;
   /** The bytes its passages take when they are kept too. */
   passageBytes: number;
+}
+
+/** The row id of a chunk not read yet: found by key and ordinal. */
+const UNREAD_ROW = -1n;
+
+/** What search keeps of an index with these passages, its postings built unless given. */
+async function searchableOf(
+  passages: KeptPassages,
+  vectors: readonly Float32Array[],
+  rowIds: BigInt64Array,
+  terms?: TermPostings,
+): Promise<Searchable> {
+  return {
+    ...await memoryIndex({
+      texts: passages.texts,
+      vectors,
+      dimension: passages.dimension,
+      flavour: OWN_BM25,
+      bytes: passages.ordinals.byteLength + rowIds.byteLength,
+      terms,
+    }),
+    ordinals: passages.ordinals,
+    rowIds,
+    passageBytes: passages.bytes,
+  };
 }
 
 /** A string as an SQL literal of LanceDB's filters (DataFusion: quotes doubled). */

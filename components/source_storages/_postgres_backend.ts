@@ -37,6 +37,7 @@ import {
   keepPassages,
   keptOrRead,
   type KeptPassages,
+  newPassages,
   passageAt,
   type StoredPassage,
   storedPassage,
@@ -244,16 +245,7 @@ export class PostgresBackend implements IndexBackend {
     // PostgreSQL's text holds no NUL character.
     const texts = index.chunks.map((chunk) => chunk.text.replaceAll("\u0000", ""));
     // Ready for the chat's first question, which would read it all back otherwise.
-    const passages = keepPassages(
-      index.chunks.map((chunk, ordinal) => ({
-        ordinal,
-        text: texts[ordinal]!,
-        pages: JSON.stringify(chunk.pageNumbers),
-        numTokens: chunk.numTokens,
-        vector: index.vectors[ordinal],
-      })),
-      index.dimension,
-    );
+    const passages = newPassages(index, texts);
     const ordinals = Uint32Array.from(texts, (_, ordinal) => ordinal);
     const entry = await searchableOf({ texts, vectors: index.vectors, ordinals, passages }, {
       dimension: index.dimension,

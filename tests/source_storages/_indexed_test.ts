@@ -3,9 +3,10 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { createClient } from "@libsql/client";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
+import type { IndexBackend, IndexLink, NewIndex } from "../../components/indexing/mod.ts";
 import { shareIndexesFromEnv } from "../../components/source_storages/_indexed.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
-import { tmpDir } from "../test_utils.ts";
+import { tmpDir, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
 
 /** How many indexes the database holds, and how many chat links. */
@@ -61,4 +62,88 @@ Deno.test("shareIndexesFromEnv() reads true and false words, off when unset", ()
       error.message ===
         'The environment variable "SVC_SHARE_INDEXES" must be "true" or "false", not "maybe"',
   );
+});
+
+/** LibSQL whose writes of an index first await `before(index)`. */
+class WritesAfter extends LibSQL {
+  constructor(private readonly before: (index: NewIndex) => Promise<void>) {
+    super();
+  }
+
+  protected override async backend(): Promise<IndexBackend> {
+    const backend = await super.backend();
+    const before = this.before;
+    return new Proxy(backend, {
+      get(target, name) {
+        if (name === "add") {
+          return async (index: NewIndex, link: IndexLink) => {
+            await before(index);
+            return await target.add(index, link);
+          };
+        }
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+}
+
+/** Five small documents, `a.md` to `e.md`, each of its own words. */
+async function fiveDocuments(folder: string): Promise<LocalDocument[]> {
+  return await Promise.all(["a", "b", "c", "d", "e"].map(async (name) => {
+    const text = `# ${name}\n\nThe ${name.repeat(5)} passage of document ${name}.\n`;
+    return LocalDocument.fromPath(await writeFile(folder, `${name}.md`, text), { id: name });
+  }));
+}
+
+Deno.test("an indexed storage parses the next documents while the earlier ones are written", async () => {
+  await using root = await tmpLocalRoot();
+  const documents = await fiveDocuments(root.path);
+  const { promise: thirdParsed, resolve: parsed } = Promise.withResolvers<void>();
+  // Given up after a while, so that a storage that waits for each write ends all the same.
+  const timer = setTimeout(parsed, 2000);
+  const steps: string[] = [];
+  const storage = new WritesAfter(() => thirdParsed);
+  await storage.store(documents, {
+    ...chatParams("chat"),
+    progress: ({ document, stage }) => {
+      steps.push(`${document.id} ${stage}`);
+      if (document.id === "c" && stage === "parsed") parsed();
+    },
+  });
+  clearTimeout(timer);
+  assert.ok(steps.indexOf("c parsed") < steps.indexOf("a indexed"), steps.join(", "));
+  assert.deepEqual(steps.filter((step) => step.endsWith("indexed")).sort(), [
+    "a indexed",
+    "b indexed",
+    "c indexed",
+    "d indexed",
+    "e indexed",
+  ]);
+  const sources = await storage.retrieve(documents, "eeeee passage", chatParams("chat"));
+  assert.equal(sources[0]!.document.id, "e");
+});
+
+Deno.test("an indexed storage ends a store at a write that fails: its error, for its document, and no document begun after", async () => {
+  await using root = await tmpLocalRoot();
+  const documents = await fiveDocuments(root.path);
+  const steps: string[] = [];
+  const storage = new WritesAfter((index) =>
+    index.chunks.some((chunk) => chunk.text.includes("bbbbb"))
+      ? Promise.reject(new Error("the write of b failed"))
+      : Promise.resolve()
+  );
+  await assert.rejects(
+    storage.store(documents, {
+      ...chatParams("chat"),
+      progress: (step) => {
+        steps.push(`${step.document.id} ${step.stage}${"error" in step ? `: ${step.error}` : ""}`);
+      },
+    }),
+    { message: "the write of b failed" },
+  );
+  const failed = steps.indexOf("b failed: the write of b failed");
+  assert.ok(failed >= 0, steps.join(", "));
+  assert.ok(!steps.slice(failed).some((step) => step.endsWith("reading")), steps.join(", "));
+  assert.ok(!steps.includes("e reading"), steps.join(", "));
 });

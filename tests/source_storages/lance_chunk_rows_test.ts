@@ -55,7 +55,7 @@ async function addedRows(rows: (table: lancedb.Table) => Promise<void>) {
         num_tokens: row.num_tokens,
         vector: [...row.vector.toArray()],
       }))
-      .sort((a, b) => a.ordinal - b.ordinal);
+      .sort((a, b) => a.key.localeCompare(b.key) || a.ordinal - b.ordinal);
   } finally {
     db.close();
     await Deno.remove(folder, { recursive: true });
@@ -63,27 +63,34 @@ async function addedRows(rows: (table: lancedb.Table) => Promise<void>) {
 }
 
 Deno.test("chunkRows() gives LanceDB the rows its own makeArrowTable() gives, in several batches", async () => {
-  // More chunks than one batch holds (1,024).
-  const index = newIndex(1030);
+  // More chunks than one batch holds (1,024), then another index.
+  const indexes = [newIndex(1030), { ...newIndex(3), key: "another" }];
   const made = await addedRows(async (table) => {
-    await table.add(await chunkRows(lancedb, chunksSchema(), index));
+    await table.add(await chunkRows(lancedb, chunksSchema(), indexes));
   });
   const expected = await addedRows(async (table) => {
     await table.add(lancedb.makeArrowTable(
-      index.chunks.map((chunk, i) => ({
-        key: index.key,
-        ordinal: i,
-        text: chunk.text,
-        page_numbers: JSON.stringify(chunk.pageNumbers),
-        num_tokens: chunk.numTokens,
-        vector: index.vectors[i]!,
-      })),
+      indexes.flatMap((index) =>
+        index.chunks.map((chunk, i) => ({
+          key: index.key,
+          ordinal: i,
+          text: chunk.text,
+          page_numbers: JSON.stringify(chunk.pageNumbers),
+          num_tokens: chunk.numTokens,
+          vector: index.vectors[i]!,
+        }))
+      ),
       { schema: chunksSchema() },
     ));
   });
-  assert.equal(made.length, 1030);
+  assert.equal(made.length, 1033);
+  assert.deepEqual(made.slice(0, 3).map((row) => [row.key, row.ordinal]), [
+    ["another", 0],
+    ["another", 1],
+    ["another", 2],
+  ]);
   assert.deepEqual(made, expected);
-  assert.deepEqual(made[1], {
+  assert.deepEqual(made[4], {
     key: "index-key-ü",
     ordinal: 1,
     text: "Ünïcödé 🍞 and rye 1",

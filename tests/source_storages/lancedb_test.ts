@@ -241,6 +241,54 @@ Deno.test("LanceDB's first search after a start reads the postings a search kept
   assert.equal((await counts(root.path)).postings, 0);
 });
 
+Deno.test("LanceDB writes the indexes added meanwhile together, and keeps them for the first question", async () => {
+  await using root = await tmpLocalRoot();
+  const path = `${root.path}/lancedb`;
+  const backend = await LanceDBBackend.open(path, { lancedb, arrow });
+  const add = (key: string, chatId: string) =>
+    backend.add(randomIndex(key, 3, 4, key.length), { chatId, documentId: key, key });
+  const keys = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+  await Promise.all([...keys.map((key) => add(key, "chat")), add("removed", "gone")]);
+  const db = await lancedb.connect(path);
+  const chunks = await db.openTable("chunks_4");
+  // A file a write: the first index alone, the others in one go.
+  assert.ok((await chunks.stats()).fragmentStats.numFragments <= 2);
+  assert.deepEqual((await linkedKeys(backend, "chat")).sort(), keys);
+  assert.deepEqual(await counts(root.path), { chunks_4: 21, indexes: 7, links: 7, postings: 7 });
+  await backend.unlink("gone");
+  assert.deepEqual(await counts(root.path), { chunks_4: 18, indexes: 6, links: 6, postings: 6 });
+
+  // The chunks' rows gone from the table: found in memory all the same.
+  await chunks.delete("true");
+  db.close();
+  const query = { text: "chunk of charlie", vector: Float32Array.of(1, 0, 0, 0), limit: 10 };
+  const [text, vector] = await backend.search(keys, query);
+  assert.deepEqual(text!.slice(0, 3).map((chunk) => chunk.text).sort(), [
+    "chunk 0 of charlie",
+    "chunk 1 of charlie",
+    "chunk 2 of charlie",
+  ]);
+  assert.equal(vector!.length, 10);
+});
+
+Deno.test("LanceDB reads the passages it stored and did not keep by their key and ordinal", async () => {
+  await using root = await tmpLocalRoot();
+  const backend = await LanceDBBackend.open(`${root.path}/lancedb`, { lancedb, arrow }, {
+    passageMemory: 1,
+  });
+  const keys = ["first", "second"];
+  for (const key of keys) {
+    await backend.add(randomIndex(key, 3, 4, key.length), { chatId: "chat", documentId: key, key });
+  }
+  const query = { text: "chunk of second", vector: Float32Array.of(1, 0, 0, 0), limit: 10 };
+  const [text, vector] = await backend.search(keys, query);
+  assert.equal(text!.length, 6);
+  assert.match(text![0]!.text, /^chunk \d of second$/);
+  assert.deepEqual(text![0]!.pageNumbers, [1]);
+  assert.equal(vector!.length, 6);
+  assert.ok(vector!.every((chunk) => chunk.text === `chunk ${chunk.ordinal} of ${chunk.key}`));
+});
+
 Deno.test("LanceDB searches a folder from before the postings were kept on a read-only disk", async () => {
   await using disk = await smallDisk(32 * 1024 * 1024);
   // Only a real file system turns LanceDB's own writes away.
