@@ -25,8 +25,8 @@
  * and linking it one step, and every write checks what it depends on first.
  * The indexes added while a write is under way are written together at the
  * next turn: a table's write, a few milliseconds however few its rows, is
- * made once for them all (indexing 100,000 passages 2,200 to 2,400 a second
- * rather than 1,550). Several processes may read one folder (strong read
+ * made once for them all (indexing 100,000 passages 2,200 to 2,600 a second
+ * rather than 1,550 to 1,700). Several processes may read one folder (strong read
  * consistency); only one should write at a time.
  * @module
  */

@@ -29,10 +29,11 @@ export interface LanceDBOptions extends IndexedSourceStorageOptions {
 const backends = new Openings<LanceDBBackend>();
 
 /**
- * Hybrid search in an embedded LanceDB folder: LanceDB's full-text search
- * (BM25) and an exact vector scan over the chat's chunks, fused by reciprocal
- * rank, then as many sources as fit in `num_tokens`. The native module loads
- * on first use; `svc check` says whether it loads here.
+ * Hybrid search in an embedded LanceDB folder: svc's BM25 and the vectors'
+ * codes over the chat's chunks, ranked in memory (the codes' best candidates
+ * exactly by the stored vectors), fused by reciprocal rank, then as many
+ * sources as fit in `num_tokens`. The native module loads on first use; `svc
+ * check` says whether it loads here.
  *
  * The folder is `<local root>/lancedb`. Each document is indexed once per
  * user, content, chunk settings and embedder, and shared by every chat of
