@@ -240,7 +240,8 @@ export class LanceDBBackend extends SerialBackend {
       data: entry.terms.toBytes(),
     }));
     if (postings.length > 0) {
-      await this.#table("postings").then((table) => table.add(postings)).catch(() => {});
+      await this.#table("postings").then((table) => table.add(postings))
+        .then(() => this.#wrote("postings")).catch(() => {});
     }
   }
 

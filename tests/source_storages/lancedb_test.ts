@@ -353,6 +353,10 @@ Deno.test("LanceDB compacts a chunks table every 32 writes, a large one once it 
       true,
     );
     assert.ok(await fragments() <= 2);
+    // The postings of the 105 indexes, written with each, compacted every 32 writes too.
+    const postings = await db.openTable("postings");
+    assert.equal(await postings.countRows(), added);
+    assert.ok((await postings.stats()).fragmentStats.numFragments <= 32);
 
     // Opened anew (a restart), the table counts as compacted with its 1,263 rows: 32 writes of a
     // row are not a quarter of them, a file each.
