@@ -147,3 +147,32 @@ Deno.test("an indexed storage ends a store at a write that fails: its error, for
   assert.ok(!steps.slice(failed).some((step) => step.endsWith("reading")), steps.join(", "));
   assert.ok(!steps.includes("e reading"), steps.join(", "));
 });
+
+Deno.test("an indexed storage aborted with writes waiting settles once they are done: deleting the chat then leaves nothing", async () => {
+  await using root = await tmpLocalRoot();
+  const documents = await fiveDocuments(root.path);
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  const controller = new AbortController();
+  const steps: string[] = [];
+  const storage = new WritesAfter(() => released);
+  const params = { ...chatParams("chat"), signal: controller.signal };
+  const storing = storage.store(documents, {
+    ...params,
+    progress: ({ document, stage }) => {
+      steps.push(`${document.id} ${stage}`);
+      // a and b parsed and waiting to be written: the next one parsed aborts the store.
+      if (["c", "d"].includes(document.id) && stage === "parsed" && !controller.signal.aborted) {
+        controller.abort();
+        setTimeout(release, 50);
+      }
+    },
+  });
+  await assert.rejects(storing, (error) => (error as Error).name === "AbortError");
+  assert.ok(steps.includes("a indexed") && steps.includes("b indexed"), steps.join(", "));
+  assert.ok(!steps.some((step) => step.endsWith("failed")), steps.join(", "));
+  assert.ok(!steps.includes("e reading"), steps.join(", "));
+  await storage.delete(chatParams("chat"));
+  // Later than any write that would have outlived the store.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual(await stored(`${root.path}/libsql/sources.db`), { indexes: 0, links: 0 });
+});
