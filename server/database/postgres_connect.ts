@@ -7,9 +7,9 @@ import type * as Postgres from "npm:postgres@3.4.9";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
 import { importPackage } from "../../components/packages.ts";
+import { guardClosedSockets } from "../../components/postgres_guard.ts";
 import { PostgresDatabase } from "./postgres.ts";
 import { postgresError } from "./postgres_errors.ts";
-import { guardClosedSockets } from "./postgres_guard.ts";
 import { migratePostgres } from "./postgres_migrations.ts";
 import { reason } from "./steps.ts";
 

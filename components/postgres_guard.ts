@@ -1,12 +1,14 @@
 /**
  * A guard against one fault of the `postgres` package (3.4.9): when the
  * server ends a connection that a transaction holds (a restart, a failover,
- * `pg_terminate_backend`), the package may still write the transaction's
- * next statement or its `ROLLBACK` to the closed socket from a timer, and
- * the `TypeError` it throws there cannot be caught by any caller: it would
- * end the whole process, every request in flight with it. The statement had
- * failed already (its caller was told the connection closed), so nothing is
- * lost by dropping the error; the guard drops exactly that one.
+ * `pg_terminate_backend`, a busy machine), the package may still write the
+ * transaction's next statement or its `ROLLBACK` to the closed socket, from
+ * a timer or from a promise of its own, and the `TypeError` it throws there
+ * cannot be caught by any caller: it would end the whole process, every
+ * request in flight with it. The statement had failed already (its caller
+ * was told the connection closed), so nothing is lost by dropping the error;
+ * the guard drops exactly that one. The API's database and the Postgres
+ * source storage install it.
  * @module
  */
 
@@ -18,6 +20,9 @@ export function guardClosedSockets(): void {
   installed = true;
   globalThis.addEventListener("error", (event) => {
     if (isClosedSocketWrite(event.error)) event.preventDefault();
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    if (isClosedSocketWrite(event.reason)) event.preventDefault();
   });
 }
 
