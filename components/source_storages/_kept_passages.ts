@@ -7,7 +7,9 @@
  * @module
  */
 import type { NewIndex, StoredChunk } from "../indexing/mod.ts";
+import { type MemoryIndex, memoryIndex } from "./_memory_search.ts";
 import type { SearchCache, Sized } from "./_search_cache.ts";
+import { OWN_BM25, type TermPostings } from "./_term_postings.ts";
 
 /** The passages of one index kept in memory, by their place in the index's chunks. */
 export interface KeptPassages extends Sized {
@@ -50,6 +52,38 @@ export function newPassages(
     })),
     index.dimension,
   );
+}
+
+/** What search keeps of an index whose passages it may keep too (LanceDB, Postgres). */
+export interface PassagesIndex extends MemoryIndex {
+  /** Each chunk's ordinal, by its place in the index. */
+  ordinals: Uint32Array;
+  /** The bytes its passages take when they are kept too. */
+  passageBytes: number;
+}
+
+/**
+ * What search keeps of the index of `passages` and their `vectors`: svc's
+ * BM25 postings (built unless given as `terms`) and the vectors' codes.
+ * `bytes`: what the caller keeps with it.
+ */
+export async function passagesIndex(
+  passages: KeptPassages,
+  vectors: readonly Float32Array[],
+  { terms, bytes = 0 }: { terms?: TermPostings; bytes?: number } = {},
+): Promise<PassagesIndex> {
+  return {
+    ...await memoryIndex({
+      texts: passages.texts,
+      vectors,
+      dimension: passages.dimension,
+      flavour: OWN_BM25,
+      bytes: passages.ordinals.byteLength + bytes,
+      terms,
+    }),
+    ordinals: passages.ordinals,
+    passageBytes: passages.bytes,
+  };
 }
 
 /** A row of a backend's chunks (`ordinal`, `text`, `page_numbers`, `num_tokens`) as a passage to keep. */

@@ -32,19 +32,15 @@
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import {
-  type MemoryIndex,
-  memoryIndex,
-  nearestExactly,
-  type Place,
-  searchMemory,
-} from "./_memory_search.ts";
+import { nearestExactly, type Place, searchMemory } from "./_memory_search.ts";
 import {
   keepPassages,
   keptOrRead,
   type KeptPassages,
   newPassages,
   passageAt,
+  type PassagesIndex,
+  passagesIndex,
   storedPassage,
   vectorAt,
 } from "./_kept_passages.ts";
@@ -816,15 +812,12 @@ interface SearchPlan {
 }
 
 /** One index as search keeps it in memory, with its chunks' ordinals. */
-interface Searchable extends MemoryIndex {
-  ordinals: Uint32Array;
+interface Searchable extends PassagesIndex {
   /**
    * Each chunk's row id when it was last read (`UNREAD_ROW` before, for an index this process
    * stored): where a question reads a passage it does not keep.
    */
   rowIds: BigInt64Array;
-  /** The bytes its passages take when they are kept too. */
-  passageBytes: number;
 }
 
 /**
@@ -845,19 +838,7 @@ async function searchableOf(
   rowIds: BigInt64Array,
   terms?: TermPostings,
 ): Promise<Searchable> {
-  return {
-    ...await memoryIndex({
-      texts: passages.texts,
-      vectors,
-      dimension: passages.dimension,
-      flavour: OWN_BM25,
-      bytes: passages.ordinals.byteLength + rowIds.byteLength,
-      terms,
-    }),
-    ordinals: passages.ordinals,
-    rowIds,
-    passageBytes: passages.bytes,
-  };
+  return { ...await passagesIndex(passages, vectors, { terms, bytes: rowIds.byteLength }), rowIds };
 }
 
 /** A string as an SQL literal of LanceDB's filters (DataFusion: quotes doubled). */

@@ -39,17 +39,13 @@ import {
   type KeptPassages,
   newPassages,
   passageAt,
+  type PassagesIndex,
+  passagesIndex,
   type StoredPassage,
   storedPassage,
   vectorAt,
 } from "./_kept_passages.ts";
-import {
-  type MemoryIndex,
-  memoryIndex,
-  nearestExactly,
-  type Place,
-  searchMemory,
-} from "./_memory_search.ts";
+import { nearestExactly, type Place, searchMemory } from "./_memory_search.ts";
 import type { WordsKept } from "./_proximity.ts";
 import {
   DEFAULT_PASSAGE_MEMORY,
@@ -144,28 +140,19 @@ interface Found {
   key: string;
 }
 
-/** What search keeps of an index: its postings and codes, and its chunks' ordinals. */
-interface Searchable extends MemoryIndex {
-  ordinals: Uint32Array;
-  /** The bytes its passages take when kept. */
-  passageBytes: number;
-}
-
 /** What a search read of its indexes, kept for the next search of the same list of keys. */
 interface SearchPlan {
   dimension: number;
   found: Found[];
-  indexes: Searchable[];
+  indexes: PassagesIndex[];
   kept: (KeptPassages | undefined)[];
 }
 
 /** An index's chunks as read for search, in the order of their ordinals. */
 interface ReadIndex {
   id: string;
-  texts: string[];
-  vectors: readonly Float32Array[];
-  ordinals: Uint32Array;
   passages: KeptPassages;
+  vectors: readonly Float32Array[];
   /** Its postings as stored with it; none when they were not (or cannot be read). */
   terms?: TermPostings;
 }
@@ -182,7 +169,7 @@ export class PostgresBackend implements IndexBackend {
   readonly #vectorTables = new Map<number, VectorKind>();
   // What search keeps of each index, by its id; the passages apart, so that
   // passages never push out what ranking needs.
-  readonly #memory = new SearchCache<Searchable>(
+  readonly #memory = new SearchCache<PassagesIndex>(
     DEFAULT_SEARCH_MEMORY,
     () => this.#plans.clear(),
   );
@@ -246,10 +233,7 @@ export class PostgresBackend implements IndexBackend {
     const texts = index.chunks.map((chunk) => chunk.text.replaceAll("\u0000", ""));
     // Ready for the chat's first question, which would read it all back otherwise.
     const passages = newPassages(index, texts);
-    const ordinals = Uint32Array.from(texts, (_, ordinal) => ordinal);
-    const entry = await searchableOf({ texts, vectors: index.vectors, ordinals, passages }, {
-      dimension: index.dimension,
-    });
+    const entry = await passagesIndex(passages, index.vectors);
     let written: string | undefined;
     try {
       written = await this.#sql.begin(async (tx) => {
@@ -431,8 +415,12 @@ export class PostgresBackend implements IndexBackend {
    * yet read from the database (and kept, with their passages, within the
    * budgets).
    */
-  async #searchable(found: Found[], kind: VectorKind, dimension: number): Promise<Searchable[]> {
-    const held = new Map<string, Searchable>();
+  async #searchable(
+    found: Found[],
+    kind: VectorKind,
+    dimension: number,
+  ): Promise<PassagesIndex[]> {
+    const held = new Map<string, PassagesIndex>();
     const missing = [...new Set(found.map(({ id }) => id))].filter((id) => {
       const entry = this.#memory.get(id);
       if (entry) held.set(id, entry);
@@ -440,9 +428,9 @@ export class PostgresBackend implements IndexBackend {
     });
     const built: { id: string; data: Uint8Array }[] = [];
     for await (const read of this.#read(missing, kind, dimension)) {
-      const entry = await searchableOf(read, { dimension, terms: read.terms });
+      const entry = await passagesIndex(read.passages, read.vectors, { terms: read.terms });
       held.set(read.id, entry);
-      if (read.ordinals.length > 0) {
+      if (read.passages.ordinals.length > 0) {
         this.#memory.set(read.id, entry);
         this.#passages.set(read.id, read.passages);
         if (!read.terms) built.push({ id: read.id, data: entry.terms.toBytes() });
@@ -480,14 +468,11 @@ export class PostgresBackend implements IndexBackend {
         );
       }
       for (const [id, stored] of byIndex) {
-        const texts = stored.map((passage) => passage.text);
         yield {
           id,
-          texts,
-          vectors: stored.map((passage) => passage.vector!),
-          ordinals: Uint32Array.from(stored, (passage) => passage.ordinal),
           passages: keepPassages(stored, dimension),
-          terms: storedTerms(termsOf.get(id), texts.length),
+          vectors: stored.map((passage) => passage.vector!),
+          terms: storedTerms(termsOf.get(id), stored.length),
         };
       }
     }
@@ -615,26 +600,6 @@ async function writeIndex(
     }
   }
   return id;
-}
-
-/** What search keeps of an index read, its postings built unless given. */
-async function searchableOf(
-  read: Omit<ReadIndex, "id" | "terms">,
-  { dimension, terms }: { dimension: number; terms?: TermPostings },
-): Promise<Searchable> {
-  const { texts, vectors, ordinals, passages } = read;
-  return {
-    ...await memoryIndex({
-      texts,
-      vectors,
-      dimension,
-      flavour: OWN_BM25,
-      bytes: ordinals.byteLength,
-      terms,
-    }),
-    ordinals,
-    passageBytes: passages.bytes,
-  };
 }
 
 /** Postings stored with an index of `size` chunks, when they can be read as such. */
