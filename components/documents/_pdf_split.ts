@@ -8,7 +8,7 @@
  * @module
  */
 import type { PdfTextItem } from "./_pdf_layout.ts";
-import { openPdf } from "./_pdfjs.ts";
+import { openPdf } from "./_pdf_open.ts";
 
 /** How many neighbouring pages a thread reads in one turn. */
 export const STRIPE_PAGES = 32;

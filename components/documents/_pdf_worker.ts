@@ -11,7 +11,7 @@ import {
   type PdfStripeReply,
   stripePages,
 } from "./_pdf_split.ts";
-import { openPdf } from "./_pdfjs.ts";
+import { openPdf } from "./_pdf_open.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<PdfStripeJob | PdfCredit>) => void) | null;

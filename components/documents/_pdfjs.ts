@@ -164,7 +164,7 @@ export const REOPEN_PAGES = 512;
  * holds what pdfjs parsed (fonts, the cross-reference table, the pages read) until closed, or
  * until `reopenEvery` pages were read, when it opens the document anew.
  */
-export async function openPdf(
+export async function openPdfjs(
   bytes: Uint8Array,
   { reopenEvery = REOPEN_PAGES }: { reopenEvery?: number } = {},
 ): Promise<OpenPdf> {
@@ -186,7 +186,7 @@ export async function openPdf(
   };
 }
 
-/** The document opened once, as {@linkcode openPdf} gives it. */
+/** The document opened once, as {@linkcode openPdfjs} gives it. */
 async function openDocument(bytes: Uint8Array): Promise<OpenPdf> {
   const [{ getDocument, PDFWorker }, { WorkerMessageHandler }] = await Promise.all([
     loadPdfjs(),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PageLayout, pageTexts, type PdfTextItem } from "../../components/documents/_pdf_layout.ts";
-import { openPdf } from "../../components/documents/_pdfjs.ts";
+import { openPdf } from "../../components/documents/_pdf_open.ts";
 import { labelledPdf } from "./_pdf_text.ts";
 
 async function itemsOf(path: string): Promise<PdfTextItem[][]> {

@@ -6,7 +6,8 @@ import {
   stripePages,
   unpackPage,
 } from "../../components/documents/_pdf_split.ts";
-import { openPdf } from "../../components/documents/_pdfjs.ts";
+import { openPdf } from "../../components/documents/_pdf_open.ts";
+import { openPdfjs } from "../../components/documents/_pdfjs.ts";
 import type { PdfTextItem } from "../../components/documents/_pdf_layout.ts";
 import { fixture } from "./_helpers.ts";
 import { labelledPdf } from "./_pdf_text.ts";
@@ -122,9 +123,9 @@ Deno.test("`openPdfPages()`'s pages reject with the signal's reason once it is a
   assert.equal(pdf.runningWorkers, 0);
 });
 
-Deno.test("openPdf() opened anew every few pages reads the same items of every page", async () => {
+Deno.test("openPdfjs() opened anew every few pages reads the same items of every page", async () => {
   const bytes = await Deno.readFile(labelledPdf("clsguide.pdf"));
-  await using reopened = await openPdf(bytes, { reopenEvery: 4 });
+  await using reopened = await openPdfjs(bytes, { reopenEvery: 4 });
   const pages: PdfTextItem[][] = [];
   for (let number = 1; number <= reopened.pageCount; number++) {
     pages.push(await reopened.page(number));

@@ -1,0 +1,308 @@
+/**
+ * The fonts of a PDF as reading text needs them: for each character code, the text it stands for
+ * and how far it advances, as pdfjs reckons them (`Font._charToGlyph` of pdfjs 6.5), for the
+ * fonts whose text pdfjs takes from their `ToUnicode` map alone: simple Type 1 and TrueType fonts
+ * that embed their program, and Type 0 fonts of two-byte `Identity-H` codes. Any other font is
+ * {@linkcode Unsupported}, left to pdfjs, whose text for it may come from the font's program.
+ * @module
+ */
+import type { PdfFile } from "./_pdf_file.ts";
+import {
+  Command,
+  type Dict,
+  EOF,
+  Lexer,
+  Name,
+  need,
+  PdfString,
+  Stream,
+  Unsupported,
+} from "./_pdf_syntax.ts";
+
+/** A character of a font, as the text reader places it. */
+export interface Glyph {
+  unicode: string;
+  /** Its advance, in thousandths of the font size. */
+  width: number;
+  /** Whether its code is the single byte 32, which word spacing applies to. */
+  isSpace: boolean;
+  isWhitespace: boolean;
+  isZeroWidthDiacritic: boolean;
+  isInvisibleFormatMark: boolean;
+}
+
+/** A font of a page, as the text reader uses it. */
+export class TextFont {
+  readonly #unicode: Map<number, string>;
+  readonly #widths: Map<number, number>;
+  readonly #defaultWidth: number;
+  readonly #twoBytes: boolean;
+  /** Whether a code missing from the `ToUnicode` map would take its text from an encoding. */
+  readonly #encoded: Set<number> | "all" | undefined;
+  readonly #glyphs = new Map<number, Glyph>();
+  readonly #runs = new Map<string, Glyph[]>();
+
+  constructor(
+    /** The font's name, as pdfjs compares fonts by it. */
+    readonly name: string,
+    options: {
+      unicode: Map<number, string>;
+      widths: Map<number, number>;
+      defaultWidth: number;
+      twoBytes: boolean;
+      encoded: Set<number> | "all" | undefined;
+    },
+  ) {
+    this.#unicode = options.unicode;
+    this.#widths = options.widths;
+    this.#defaultWidth = options.defaultWidth;
+    this.#twoBytes = options.twoBytes;
+    this.#encoded = options.encoded;
+  }
+
+  /** The glyphs of a string of codes as a text operator shows it. */
+  glyphs(chars: string): Glyph[] {
+    let glyphs = this.#runs.get(chars);
+    if (glyphs) return glyphs;
+    glyphs = [];
+    if (this.#twoBytes) {
+      need(chars.length % 2 === 0, "a two-byte string of odd length");
+      for (let i = 0; i < chars.length; i += 2) {
+        glyphs.push(this.#glyph((chars.charCodeAt(i) << 8) | chars.charCodeAt(i + 1), false));
+      }
+    } else {
+      for (let i = 0; i < chars.length; i++) {
+        const code = chars.charCodeAt(i);
+        glyphs.push(this.#glyph(code, code === 0x20));
+      }
+    }
+    if (this.#runs.size > 4096) this.#runs.clear();
+    this.#runs.set(chars, glyphs);
+    return glyphs;
+  }
+
+  #glyph(code: number, isSpace: boolean): Glyph {
+    let glyph = this.#glyphs.get(code);
+    if (glyph) return glyph;
+    let unicode = this.#unicode.get(code);
+    if (!unicode) {
+      const encoded = this.#encoded;
+      need(!(encoded === "all" || encoded?.has(code)), "a code whose text its encoding gives");
+      unicode = String.fromCharCode(code);
+    }
+    const groups = SPECIAL.exec(unicode);
+    glyph = {
+      unicode,
+      width: this.#widths.get(code) ?? this.#defaultWidth,
+      isSpace,
+      isWhitespace: !!groups?.[1],
+      isZeroWidthDiacritic: !!groups?.[2],
+      isInvisibleFormatMark: !!groups?.[3],
+    };
+    this.#glyphs.set(code, glyph);
+    return glyph;
+  }
+}
+
+const SPECIAL = /^(?:(\s+)|(\p{Mn}+)|(\p{Cf}+))$/u;
+
+/** Reads the font a dictionary describes, or ends the direct reading. */
+export function readFont(file: PdfFile, dict: Dict): TextFont {
+  const subtype = file.get(dict, "Subtype");
+  const toUnicode = file.get(dict, "ToUnicode");
+  need(toUnicode instanceof Stream, "a font without a ToUnicode map");
+  const unicode = readToUnicode(file.decode(toUnicode));
+  need(unicode.size > 0, "an empty ToUnicode map");
+  if (subtype === Name.of("Type0")) return readType0(file, dict, unicode);
+  need(
+    subtype === Name.of("Type1") || subtype === Name.of("TrueType") ||
+      subtype === Name.of("MMType1"),
+    "a font of another type",
+  );
+  const descriptor = file.get(dict, "FontDescriptor");
+  need(descriptor instanceof Map, "a font without a descriptor");
+  need(
+    ["FontFile", "FontFile2", "FontFile3"].some((key) =>
+      file.get(descriptor, key) instanceof Stream
+    ),
+    "a font that is not embedded",
+  );
+  const name = fontName(file, dict, descriptor);
+  const widths = new Map<number, number>();
+  const list = file.get(dict, "Widths");
+  need(Array.isArray(list), "a simple font without widths");
+  const first = file.get(dict, "FirstChar");
+  let code = Number.isInteger(first) ? first as number : 0;
+  for (const entry of list) {
+    const width = file.resolve(entry);
+    if (typeof width === "number") widths.set(code, width);
+    code++;
+  }
+  const missing = file.get(descriptor, "MissingWidth");
+  return new TextFont(name, {
+    unicode,
+    widths,
+    defaultWidth: typeof missing === "number" ? missing : 0,
+    twoBytes: false,
+    encoded: encodedCodes(file, dict),
+  });
+}
+
+/**
+ * The codes whose text pdfjs would take from the font's encoding when its `ToUnicode` map lacks
+ * them: every code under a named base encoding, the codes of the differences otherwise.
+ */
+function encodedCodes(file: PdfFile, dict: Dict): Set<number> | "all" | undefined {
+  const encoding = file.get(dict, "Encoding");
+  if (encoding === undefined) return undefined;
+  const base = encoding instanceof Map ? file.get(encoding, "BaseEncoding") : encoding;
+  if (
+    base === Name.of("WinAnsiEncoding") || base === Name.of("MacRomanEncoding") ||
+    base === Name.of("MacExpertEncoding")
+  ) return "all";
+  if (!(encoding instanceof Map)) return undefined;
+  const differences = file.get(encoding, "Differences");
+  if (!Array.isArray(differences)) return undefined;
+  const codes = new Set<number>();
+  let code = 0;
+  for (const entry of differences) {
+    const value = file.resolve(entry);
+    if (typeof value === "number") code = value;
+    else {
+      need(value instanceof Name, "a difference that is not a name");
+      codes.add(code++);
+    }
+  }
+  return codes.size > 0 ? codes : undefined;
+}
+
+/** pdfjs's name of a font: its descriptor's, unless that differs from the font's own. */
+function fontName(file: PdfFile, dict: Dict, descriptor: Dict): string {
+  const fromDescriptor = file.get(descriptor, "FontName");
+  const base = file.get(dict, "BaseFont");
+  need(base instanceof Name && fromDescriptor === base, "a font whose names differ");
+  return base.name;
+}
+
+function readType0(file: PdfFile, dict: Dict, unicode: Map<number, string>): TextFont {
+  need(file.get(dict, "Encoding") === Name.of("Identity-H"), "a Type 0 font not Identity-H");
+  const descendants = file.get(dict, "DescendantFonts");
+  need(Array.isArray(descendants) && descendants.length === 1, "a Type 0 font's descendants");
+  const cid = file.resolve(descendants[0]);
+  need(cid instanceof Map, "a descendant font that is not a dictionary");
+  const descriptor = file.get(cid, "FontDescriptor");
+  need(descriptor instanceof Map, "a CID font without a descriptor");
+  const dw = file.get(cid, "DW");
+  const widths = new Map<number, number>();
+  const list = file.get(cid, "W");
+  if (Array.isArray(list)) {
+    for (let i = 0; i < list.length; i++) {
+      let start = file.resolve(list[i++]);
+      if (!Number.isInteger(start)) break;
+      const next = file.resolve(list[i]);
+      if (Array.isArray(next)) {
+        for (const entry of next) {
+          const width = file.resolve(entry);
+          if (typeof width === "number") widths.set(start as number, width);
+          start = (start as number) + 1;
+        }
+      } else if (Number.isInteger(next)) {
+        const width = file.resolve(list[++i]);
+        if (typeof width !== "number") continue;
+        for (let code = start as number; code <= (next as number); code++) widths.set(code, width);
+      } else break;
+    }
+  }
+  const base = file.get(dict, "BaseFont");
+  need(base instanceof Name, "a Type 0 font without a name");
+  return new TextFont(fontName(file, cid, descriptor), {
+    unicode,
+    widths,
+    defaultWidth: typeof dw === "number" ? Math.ceil(dw) : 1000,
+    twoBytes: true,
+    encoded: undefined,
+  });
+}
+
+const BEGIN_BFCHAR = Command.of("beginbfchar");
+const END_BFCHAR = Command.of("endbfchar");
+const BEGIN_BFRANGE = Command.of("beginbfrange");
+const END_BFRANGE = Command.of("endbfrange");
+const USECMAP = Command.of("usecmap");
+
+/** The largest range of a map that pdfjs reads. */
+const MAX_MAP_RANGE = 2 ** 24 - 1;
+
+/**
+ * A `ToUnicode` CMap: each code's text, its bytes read as UTF-16BE (a byte short of a pair
+ * padded in front), as pdfjs reads them.
+ */
+export function readToUnicode(data: Uint8Array): Map<number, string> {
+  const lexer = new Lexer(data);
+  const raw = new Map<number, string>();
+  const code = (token: unknown): number => {
+    need(token instanceof PdfString && token.bytes.length <= 4, "a CMap code");
+    let value = 0;
+    for (let i = 0; i < token.bytes.length; i++) value = value * 256 + token.bytes.charCodeAt(i);
+    return value;
+  };
+  for (let token = lexer.next(); token !== EOF; token = lexer.next()) {
+    need(token !== USECMAP, "a CMap that uses another");
+    if (token === BEGIN_BFCHAR) {
+      for (let source = lexer.next(); source !== END_BFCHAR; source = lexer.next()) {
+        const target = lexer.next();
+        need(target instanceof PdfString, "a bfchar target that is not a string");
+        raw.set(code(source), target.bytes);
+      }
+    } else if (token === BEGIN_BFRANGE) {
+      for (let low = lexer.next(); low !== END_BFRANGE; low = lexer.next()) {
+        let from = code(low);
+        const to = code(lexer.next());
+        need(to - from <= MAX_MAP_RANGE, "a bfrange too large");
+        const target = lexer.next();
+        if (target === "[") {
+          for (let item = lexer.next(); item !== "]"; item = lexer.next()) {
+            need(item instanceof PdfString, "a bfrange array item that is not a string");
+            if (from <= to) raw.set(from++, item.bytes);
+          }
+          continue;
+        }
+        need(target instanceof PdfString && target.bytes.length > 0, "a bfrange target");
+        let destination = target.bytes;
+        const last = destination.length - 1;
+        while (from <= to) {
+          raw.set(from++, destination);
+          const next = destination.charCodeAt(last) + 1;
+          if (next > 0xff) {
+            destination = destination.substring(0, last - 1) +
+              String.fromCharCode(destination.charCodeAt(last - 1) + 1) + "\x00";
+            continue;
+          }
+          destination = destination.substring(0, last) + String.fromCharCode(next);
+        }
+      }
+    } else if (token instanceof Command && /^begin(cid|notdef)(range|char)$/.test(token.command)) {
+      throw new Unsupported("a CMap with CID mappings");
+    }
+  }
+  const unicode = new Map<number, string>();
+  for (const [source, bytes] of raw) unicode.set(source, utf16be(bytes));
+  return unicode;
+}
+
+/** Bytes of UTF-16BE as text, as pdfjs's `readToUnicode` decodes them. */
+function utf16be(bytes: string): string {
+  if (bytes.length % 2 !== 0) bytes = "\u0000" + bytes;
+  const points: number[] = [];
+  for (let k = 0; k < bytes.length; k += 2) {
+    const w1 = (bytes.charCodeAt(k) << 8) | bytes.charCodeAt(k + 1);
+    if ((w1 & 0xf800) !== 0xd800) {
+      points.push(w1);
+      continue;
+    }
+    k += 2;
+    const w2 = (bytes.charCodeAt(k) << 8) | bytes.charCodeAt(k + 1);
+    points.push(((w1 & 0x3ff) << 10) + (w2 & 0x3ff) + 0x10000);
+  }
+  return String.fromCodePoint(...points);
+}

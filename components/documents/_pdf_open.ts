@@ -1,0 +1,45 @@
+/**
+ * A PDF opened for its pages' text items: read directly (`_pdf_text.ts`) where the direct reader
+ * knows the file, by pdfjs where it does not, page by page. The items are the same either way;
+ * the direct reader takes a fraction of pdfjs's time and memory.
+ * @module
+ */
+import { DirectPdf } from "./_pdf_text.ts";
+import { type OpenPdf, openPdfjs } from "./_pdfjs.ts";
+
+export type { OpenPdf };
+
+/**
+ * Opens a PDF to read its pages one by one: directly when the direct reader reads its structure,
+ * else with pdfjs (whose errors a file that neither reads ends with). A page the direct reader
+ * does not read (a font whose text needs its program, say) is read by pdfjs, opened for the first
+ * such page and kept until the document is closed.
+ */
+export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
+  let direct: DirectPdf;
+  try {
+    direct = new DirectPdf(bytes);
+  } catch {
+    // Whatever the direct reader cannot read, pdfjs reads or refuses with its own error.
+    return await openPdfjs(bytes);
+  }
+  let pdfjs: Promise<OpenPdf> | undefined;
+  const close = async () => {
+    const opened = pdfjs;
+    pdfjs = undefined;
+    if (opened) await (await opened.catch(() => undefined))?.close();
+  };
+  return {
+    pageCount: direct.pageCount,
+    async page(number) {
+      try {
+        return direct.page(number);
+      } catch {
+        pdfjs ??= openPdfjs(bytes);
+        return await (await pdfjs).page(number);
+      }
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import type { PdfTextItem } from "../../components/documents/_pdf_layout.ts";
+import { readToUnicode } from "../../components/documents/_pdf_fonts.ts";
+import { openPdf } from "../../components/documents/_pdf_open.ts";
+import { Lexer, PdfString, Unsupported } from "../../components/documents/_pdf_syntax.ts";
+import { DirectPdf } from "../../components/documents/_pdf_text.ts";
+import { openPdfjs } from "../../components/documents/_pdfjs.ts";
+import { fixture } from "./_helpers.ts";
+import { labelledPdf } from "./_pdf_text.ts";
+
+/** Every field of every item, as pdfjs gives them. */
+function fields(items: readonly PdfTextItem[]): unknown[] {
+  return items.map(({ str, transform, width, height, hasEOL }) => [
+    str,
+    [...transform],
+    width,
+    height,
+    hasEOL,
+  ]);
+}
+
+async function pdfjsPages(bytes: Uint8Array): Promise<PdfTextItem[][]> {
+  await using pdf = await openPdfjs(bytes);
+  const pages: PdfTextItem[][] = [];
+  for (let number = 1; number <= pdf.pageCount; number++) pages.push(await pdf.page(number));
+  return pages;
+}
+
+for (const name of ["usrguide.pdf", "grfguide.pdf", "clsguide.pdf"]) {
+  Deno.test(`the direct reader reads every page of ${name} itself, item for item as pdfjs`, async () => {
+    const bytes = await Deno.readFile(labelledPdf(name));
+    const expected = await pdfjsPages(bytes);
+    const direct = new DirectPdf(bytes);
+    assert.equal(direct.pageCount, expected.length);
+    expected.forEach((items, i) => {
+      assert.deepEqual(fields(direct.page(i + 1)), fields(items), `page ${i + 1}`);
+    });
+  });
+}
+
+/** A PDF of the given objects (numbered from 1) with a cross-reference table. */
+function pdfOf(objects: string[]): Uint8Array {
+  let text = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(text.length);
+    text += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = text.length;
+  text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) text += `${String(offset).padStart(10, "0")} 00000 n \n`;
+  text += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(text);
+}
+
+function stream(content: string): string {
+  return `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
+}
+
+/**
+ * Two pages: the first in a Type 0 font whose text its ToUnicode map gives (read directly), the
+ * second in Helvetica, not embedded and without a map (whose text pdfjs takes from its encoding).
+ */
+const TWO_FONTS = pdfOf([
+  "<< /Type /Catalog /Pages 2 0 R >>",
+  "<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+  "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F1 5 0 R >> >> /Contents 6 0 R >>",
+  "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F2 9 0 R >> >> /Contents 10 0 R >>",
+  "<< /Type /Font /Subtype /Type0 /BaseFont /Demo /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 8 0 R >>",
+  stream(
+    "BT /F1 12 Tf 20 150 Td <0001000200030004> Tj 0 -20 Td [<0001> -900 <0002>] TJ 0 -20 Td (\\000\\004) Tj ET",
+  ),
+  "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Demo /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 11 0 R /W [1 [500 600 250]] /DW 700 >>",
+  stream(
+    "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n1 begincodespacerange <0000> <FFFF> endcodespacerange\n" +
+      "3 beginbfchar <0001> <0048> <0002> <0069> <0003> <0020> endbfchar\n1 beginbfrange <0004> <0004> <00660069> endbfrange\nendcmap end end",
+  ),
+  "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+  stream("BT /F2 12 Tf 20 150 Td (Hello there) Tj 0 -20 Td (again) Tj ET"),
+  "<< /Type /FontDescriptor /FontName /Demo /Flags 32 /FontBBox [0 -200 1000 800] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>",
+]);
+
+Deno.test("openPdf() reads a page directly and one the direct reader does not know with pdfjs", async () => {
+  const direct = new DirectPdf(TWO_FONTS);
+  assert.equal(direct.pageCount, 2);
+  assert.throws(() => direct.page(2), Unsupported);
+  const first = direct.page(1);
+  assert.deepEqual(first.map((item) => item.str).filter((str) => str.trim()), [
+    "Hi fi",
+    "H",
+    "i",
+    "fi",
+  ]);
+  const expected = await pdfjsPages(TWO_FONTS);
+  assert.deepEqual(fields(first), fields(expected[0]!));
+  await using pdf = await openPdf(TWO_FONTS);
+  assert.deepEqual(fields(await pdf.page(1)), fields(expected[0]!));
+  assert.deepEqual(fields(await pdf.page(2)), fields(expected[1]!));
+  assert.deepEqual(expected[1]!.map((item) => [item.str, item.hasEOL]), [
+    ["Hello there", true],
+    ["again", false],
+  ]);
+});
+
+Deno.test("openPdf() leaves a file the direct reader does not open to pdfjs, and its errors", async () => {
+  assert.throws(() => new DirectPdf(TWO_FONTS.subarray(0, 200)), Unsupported);
+  await assert.rejects(openPdf(await fixture("encrypted.pdf")), { name: "PasswordException" });
+  const report = await fixture("report.pdf");
+  await using pdf = await openPdf(report);
+  assert.deepEqual(fields(await pdf.page(1)), fields((await pdfjsPages(report))[0]!));
+});
+
+Deno.test("the lexer reads numbers, strings and names as pdfjs does", () => {
+  const tokens = (text: string) => {
+    const lexer = new Lexer(new TextEncoder().encode(text));
+    const all: unknown[] = [];
+    for (let token = lexer.next(); typeof token !== "symbol"; token = lexer.next()) {
+      all.push(token instanceof PdfString ? `(${token.bytes})` : token);
+    }
+    return all;
+  };
+  assert.deepEqual(tokens("0.001 -.5 3. +7 12 -0 1.23456789"), [
+    0.001,
+    -0.5,
+    3,
+    7,
+    12,
+    -0,
+    1.23456789,
+  ]);
+  assert.deepEqual(tokens("(a\\(b\\)c\\053\\\nd) (x(y)z) (\\7\\101) <48 65 6c6C 6>"), [
+    "(a(b)c+d)",
+    "(x(y)z)",
+    "(\x07A)",
+    "(Hell`)",
+  ]);
+  assert.equal(
+    (tokens("/A#20B % a comment\n")[0] as { name: string }).name,
+    "A B",
+  );
+  assert.throws(() => tokens("1.2.3"), Unsupported);
+  assert.throws(() => tokens("(unterminated"), Unsupported);
+});
+
+Deno.test("readToUnicode() reads a CMap's characters and ranges as pdfjs does", () => {
+  const map = readToUnicode(
+    new TextEncoder().encode(
+      "2 beginbfchar <01> <0041> <02> <D835DC00> endbfchar\n" +
+        "2 beginbfrange <10> <12> <00FF> <20> <21> [<0066> <00660069>] endbfrange",
+    ),
+  );
+  assert.deepEqual([...map].sort((a, b) => a[0] - b[0]), [
+    [0x01, "A"],
+    [0x02, "\u{1D400}"],
+    [0x10, "\u00ff"],
+    [0x11, "\u0100"],
+    [0x12, "\u0101"],
+    [0x20, "f"],
+    [0x21, "fi"],
+  ]);
+  assert.throws(
+    () =>
+      readToUnicode(new TextEncoder().encode("/Other usecmap 1 beginbfchar <01> <41> endbfchar")),
+    Unsupported,
+  );
+});
