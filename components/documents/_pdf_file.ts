@@ -6,6 +6,8 @@
  * @module
  */
 import { constants, inflateSync } from "node:zlib";
+import { MAX_PDF_STREAM_RATIO } from "./_pdf_streams.ts";
+import { MAX_INFLATED_BYTES, RATIO_CHECKED_FROM } from "./zip.ts";
 import {
   Command,
   type Dict,
@@ -46,6 +48,8 @@ export class PdfFile {
   readonly #objects = new Map<number, PdfObject>();
   readonly #objectStreams = new Map<number, { data: Uint8Array; offsets: Map<number, number> }>();
   readonly trailer: Dict;
+  /** What may still be inflated: as much as `checkPdfStreams` allows the whole file. */
+  #inflatable = MAX_INFLATED_BYTES;
 
   constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
@@ -224,11 +228,31 @@ export class PdfFile {
     let data = stream.data;
     for (const [i, filter] of filters.entries()) {
       need(filter === Name.of("FlateDecode") || filter === Name.of("Fl"), "a filter not Flate");
-      data = inflate(data);
+      data = this.#inflate(data);
       const parm = this.resolve(parms[i] ?? null);
       if (parm instanceof Map) data = this.#unpredict(data, parm);
     }
     return data;
+  }
+
+  /**
+   * Inflates zlib data within `checkPdfStreams`'s bounds (a ratio past 1 MiB, a total for the
+   * file). A stream past them, damaged, or ending early is left to pdfjs, whose reading
+   * `checkPdfStreams` guards: it refuses the file, naming the stream.
+   */
+  #inflate(data: Uint8Array): Uint8Array {
+    const limit = Math.min(
+      this.#inflatable,
+      Math.max(RATIO_CHECKED_FROM, MAX_PDF_STREAM_RATIO * data.length),
+    );
+    let inflated: Uint8Array;
+    try {
+      inflated = inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: limit });
+    } catch {
+      throw new Unsupported("a Flate stream that does not inflate within bounds");
+    }
+    this.#inflatable -= inflated.length;
+    return inflated;
   }
 
   #unpredict(data: Uint8Array, parms: Dict): Uint8Array {
@@ -341,13 +365,4 @@ function view(mediaBox: PdfObject | undefined, cropBox: PdfObject | undefined): 
   const x1 = Math.min(box[2]!, crop[2]!);
   const y1 = Math.min(box[3]!, crop[3]!);
   return x1 - x0 > 0 && y1 - y0 > 0 ? [x0, y0, x1, y1] : box;
-}
-
-/** Inflates zlib data; a stream that is damaged or ends early is left to pdfjs. */
-function inflate(data: Uint8Array): Uint8Array {
-  try {
-    return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH });
-  } catch {
-    throw new Unsupported("a Flate stream that does not inflate");
-  }
 }

@@ -11,6 +11,7 @@ import {
   Command,
   type Dict,
   EOF,
+  latin1,
   Lexer,
   Name,
   need,
@@ -39,8 +40,11 @@ export class TextFont {
   readonly #twoBytes: boolean;
   /** Whether a code missing from the `ToUnicode` map would take its text from an encoding. */
   readonly #encoded: Set<number> | "all" | undefined;
+  /** The first value of the font's matrix: a glyph's advance is its width times this and the size. */
+  readonly matrix: number;
   readonly #glyphs = new Map<number, Glyph>();
-  readonly #runs = new Map<string, Glyph[]>();
+  /** The glyphs of a simple font's codes, by code: an array is faster to look in than a map. */
+  readonly #byByte: (Glyph | undefined)[] = new Array(256);
 
   constructor(
     /** The font's name, as pdfjs compares fonts by it. */
@@ -51,8 +55,10 @@ export class TextFont {
       defaultWidth: number;
       twoBytes: boolean;
       encoded: Set<number> | "all" | undefined;
+      matrix: number;
     },
   ) {
+    this.matrix = options.matrix;
     this.#unicode = options.unicode;
     this.#widths = options.widths;
     this.#defaultWidth = options.defaultWidth;
@@ -60,25 +66,24 @@ export class TextFont {
     this.#encoded = options.encoded;
   }
 
-  /** The glyphs of a string of codes as a text operator shows it. */
-  glyphs(chars: string): Glyph[] {
-    let glyphs = this.#runs.get(chars);
-    if (glyphs) return glyphs;
-    glyphs = [];
+  /**
+   * The glyphs of a string of codes as a text operator shows it, in `out` (emptied first, so that
+   * a reader reuses one array rather than making one per string).
+   */
+  glyphs(chars: string, out: Glyph[]): Glyph[] {
+    out.length = 0;
     if (this.#twoBytes) {
       need(chars.length % 2 === 0, "a two-byte string of odd length");
       for (let i = 0; i < chars.length; i += 2) {
-        glyphs.push(this.#glyph((chars.charCodeAt(i) << 8) | chars.charCodeAt(i + 1), false));
+        out.push(this.#glyph((chars.charCodeAt(i) << 8) | chars.charCodeAt(i + 1), false));
       }
     } else {
       for (let i = 0; i < chars.length; i++) {
         const code = chars.charCodeAt(i);
-        glyphs.push(this.#glyph(code, code === 0x20));
+        out.push(this.#byByte[code] ?? (this.#byByte[code] = this.#glyph(code, code === 0x20)));
       }
     }
-    if (this.#runs.size > 4096) this.#runs.clear();
-    this.#runs.set(chars, glyphs);
-    return glyphs;
+    return out;
   }
 
   #glyph(code: number, isSpace: boolean): Glyph {
@@ -121,13 +126,10 @@ export function readFont(file: PdfFile, dict: Dict): TextFont {
   );
   const descriptor = file.get(dict, "FontDescriptor");
   need(descriptor instanceof Map, "a font without a descriptor");
-  need(
-    ["FontFile", "FontFile2", "FontFile3"].some((key) =>
-      file.get(descriptor, key) instanceof Stream
-    ),
-    "a font that is not embedded",
-  );
   const name = fontName(file, dict, descriptor);
+  const matrix = fontMatrix(file, dict, descriptor);
+  // pdfjs's `adjustWidths`: widths in thousandths once the font's own matrix is applied.
+  const adjust = matrix === 0.001 ? 1 : 0.001 / matrix;
   const widths = new Map<number, number>();
   const list = file.get(dict, "Widths");
   need(Array.isArray(list), "a simple font without widths");
@@ -135,17 +137,129 @@ export function readFont(file: PdfFile, dict: Dict): TextFont {
   let code = Number.isInteger(first) ? first as number : 0;
   for (const entry of list) {
     const width = file.resolve(entry);
-    if (typeof width === "number") widths.set(code, width);
+    if (typeof width === "number") widths.set(code, adjust === 1 ? width : width * adjust);
     code++;
   }
   const missing = file.get(descriptor, "MissingWidth");
+  const defaultWidth = typeof missing === "number" ? missing : 0;
   return new TextFont(name, {
     unicode,
     widths,
-    defaultWidth: typeof missing === "number" ? missing : 0,
+    defaultWidth: adjust === 1 ? defaultWidth : defaultWidth * adjust,
     twoBytes: false,
     encoded: encodedCodes(file, dict),
+    matrix,
   });
+}
+
+/**
+ * The first value of the matrix pdfjs gives a simple font, which scales its widths: the font
+ * program's (a Type 1 program's clear-text header, a CFF program's top dictionary), else the
+ * font dictionary's, else a thousandth. A font that embeds no program, or one of another kind
+ * than these, is left to pdfjs.
+ */
+function fontMatrix(file: PdfFile, dict: Dict, descriptor: Dict): number {
+  const own = file.get(dict, "FontMatrix");
+  let matrix = Array.isArray(own) && own.length === 6 && own.every((n) => typeof n === "number")
+    ? own[0] as number
+    : 0.001;
+  const type1 = file.get(descriptor, "FontFile");
+  if (type1 instanceof Stream) {
+    const data = file.decode(type1);
+    const length1 = file.get(type1.dict, "Length1");
+    let end = typeof length1 === "number" && length1 <= data.length ? length1 : data.length;
+    const header = latin1(data, 0, end);
+    end = header.indexOf("eexec");
+    const found = /\/FontMatrix\s*[[{]\s*([^\]}]*)[\]}]/.exec(
+      end < 0 ? header : header.slice(0, end),
+    );
+    if (found) {
+      const values = found[1]!.trim().split(/\s+/).map((token) => parseFloat(token || "0"));
+      need(values.length === 6 && values.every(Number.isFinite), "a font matrix");
+      matrix = values[0]!;
+    }
+    return matrix;
+  }
+  if (file.get(descriptor, "FontFile2") instanceof Stream) return matrix;
+  const cff = file.get(descriptor, "FontFile3");
+  need(cff instanceof Stream, "a font that is not embedded");
+  const subtype = file.get(cff.dict, "Subtype");
+  need(
+    subtype === Name.of("Type1C") || subtype === Name.of("CIDFontType0C"),
+    "a font program neither Type 1C nor CIDFontType0C",
+  );
+  return cffFontMatrix(file.decode(cff)) ?? 0.001;
+}
+
+/**
+ * The first value of a CFF font's `FontMatrix` (operator 12 7 of its top dictionary), if it has
+ * one: pdfjs scales the widths by it alone, a CID-keyed font's subfonts' matrices aside.
+ */
+export function cffFontMatrix(data: Uint8Array): number | undefined {
+  need(data.length > 4 && data[0] === 1, "a CFF program of another version");
+  const index = (at: number): { items: [number, number][]; end: number } => {
+    const count = (data[at]! << 8) | data[at + 1]!;
+    if (count === 0) return { items: [], end: at + 2 };
+    const size = data[at + 2]!;
+    need(size >= 1 && size <= 4, "a CFF index's offset size");
+    const offset = (i: number) => {
+      let value = 0;
+      for (let b = 0; b < size; b++) value = value * 256 + data[at + 3 + i * size + b]!;
+      return value;
+    };
+    // Offsets count from 1, from the byte before the data.
+    const base = at + 2 + (count + 1) * size;
+    const items: [number, number][] = [];
+    for (let i = 0; i < count; i++) items.push([base + offset(i), base + offset(i + 1)]);
+    return { items, end: base + offset(count) };
+  };
+  const names = index(data[2]!);
+  const top = index(names.end).items[0];
+  need(top && top[1] <= data.length, "a CFF program without a top dictionary");
+  const operands: number[] = [];
+  let matrix: number | undefined;
+  for (let at = top[0]; at < top[1];) {
+    const b0 = data[at]!;
+    if (b0 <= 21) {
+      const operator = b0 === 12 ? 1200 + data[at + 1]! : b0;
+      at += b0 === 12 ? 2 : 1;
+      if (operator === 1207) {
+        need(operands.length === 6, "a CFF font matrix");
+        matrix = operands[0];
+      }
+      operands.length = 0;
+    } else if (b0 === 28) {
+      operands.push(((data[at + 1]! << 24) | (data[at + 2]! << 16)) >> 16);
+      at += 3;
+    } else if (b0 === 29) {
+      operands.push(
+        (data[at + 1]! << 24) | (data[at + 2]! << 16) | (data[at + 3]! << 8) | data[at + 4]!,
+      );
+      at += 5;
+    } else if (b0 === 30) {
+      let text = "";
+      const nibbles = "0123456789.EE?-";
+      for (at++;;) {
+        const byte = data[at++]!;
+        const [high, low] = [byte >> 4, byte & 15];
+        if (high === 15) break;
+        text += high === 12 ? "E-" : nibbles[high];
+        if (low === 15) break;
+        text += low === 12 ? "E-" : nibbles[low];
+      }
+      operands.push(parseFloat(text));
+    } else if (b0 >= 32 && b0 <= 246) {
+      operands.push(b0 - 139);
+      at++;
+    } else if (b0 >= 247 && b0 <= 250) {
+      operands.push((b0 - 247) * 256 + data[at + 1]! + 108);
+      at += 2;
+    } else if (b0 >= 251 && b0 <= 254) {
+      operands.push(-(b0 - 251) * 256 - data[at + 1]! - 108);
+      at += 2;
+    } else throw new Unsupported("a CFF dictionary's byte");
+  }
+  return matrix;
 }
 
 /**
@@ -192,6 +306,14 @@ function readType0(file: PdfFile, dict: Dict, unicode: Map<number, string>): Tex
   need(cid instanceof Map, "a descendant font that is not a dictionary");
   const descriptor = file.get(cid, "FontDescriptor");
   need(descriptor instanceof Map, "a CID font without a descriptor");
+  // pdfjs scales the widths by an embedded program's matrix; without one, it would draw with the
+  // dictionary's matrix and widths as they are, which is left to it.
+  const embedded = ["FontFile", "FontFile2", "FontFile3"].some((key) =>
+    file.get(descriptor, key) instanceof Stream
+  );
+  need(embedded || !cid.has("FontMatrix"), "a CID font with a matrix and no program");
+  const matrix = embedded ? fontMatrix(file, cid, descriptor) : 0.001;
+  const adjust = matrix === 0.001 ? 1 : 0.001 / matrix;
   const dw = file.get(cid, "DW");
   const widths = new Map<number, number>();
   const list = file.get(cid, "W");
@@ -203,13 +325,17 @@ function readType0(file: PdfFile, dict: Dict, unicode: Map<number, string>): Tex
       if (Array.isArray(next)) {
         for (const entry of next) {
           const width = file.resolve(entry);
-          if (typeof width === "number") widths.set(start as number, width);
+          if (typeof width === "number") {
+            widths.set(start as number, adjust === 1 ? width : width * adjust);
+          }
           start = (start as number) + 1;
         }
       } else if (Number.isInteger(next)) {
         const width = file.resolve(list[++i]);
         if (typeof width !== "number") continue;
-        for (let code = start as number; code <= (next as number); code++) widths.set(code, width);
+        for (let code = start as number; code <= (next as number); code++) {
+          widths.set(code, adjust === 1 ? width : width * adjust);
+        }
       } else break;
     }
   }
@@ -218,9 +344,10 @@ function readType0(file: PdfFile, dict: Dict, unicode: Map<number, string>): Tex
   return new TextFont(fontName(file, cid, descriptor), {
     unicode,
     widths,
-    defaultWidth: typeof dw === "number" ? Math.ceil(dw) : 1000,
+    defaultWidth: (typeof dw === "number" ? Math.ceil(dw) : 1000) * adjust,
     twoBytes: true,
     encoded: undefined,
+    matrix,
   });
 }
 

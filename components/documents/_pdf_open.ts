@@ -9,19 +9,33 @@ import { type OpenPdf, openPdfjs } from "./_pdfjs.ts";
 
 export type { OpenPdf };
 
+/** Options of {@linkcode openPdf}. */
+export interface OpenPdfOptions {
+  /**
+   * Run once before pdfjs opens the document, if it does: `checkPdfStreams`, which refuses a file
+   * whose streams pdfjs would take too long to read (the direct reader keeps within the same
+   * bounds by itself, and leaves a stream past them to pdfjs, so to this guard).
+   */
+  guard?: () => Promise<void>;
+}
+
 /**
  * Opens a PDF to read its pages one by one: directly when the direct reader reads its structure,
  * else with pdfjs (whose errors a file that neither reads ends with). A page the direct reader
  * does not read (a font whose text needs its program, say) is read by pdfjs, opened for the first
  * such page and kept until the document is closed.
  */
-export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
+export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<OpenPdf> {
+  const openWithPdfjs = async () => {
+    await options.guard?.();
+    return await openPdfjs(bytes);
+  };
   let direct: DirectPdf;
   try {
     direct = new DirectPdf(bytes);
   } catch {
     // Whatever the direct reader cannot read, pdfjs reads or refuses with its own error.
-    return await openPdfjs(bytes);
+    return await openWithPdfjs();
   }
   let pdfjs: Promise<OpenPdf> | undefined;
   const close = async () => {
@@ -35,7 +49,7 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
       try {
         return direct.page(number);
       } catch {
-        pdfjs ??= openPdfjs(bytes);
+        pdfjs ??= openWithPdfjs();
         return await (await pdfjs).page(number);
       }
     },

@@ -103,6 +103,11 @@ export interface SplitOptions {
   worker?: URL;
   /** Stops the reading: the pages' iteration rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Run before pdfjs opens the document (see `openPdf`): on the calling thread before any worker
+   * starts, since a worker's own reading may open pdfjs too.
+   */
+  guard?: () => Promise<void>;
 }
 
 /** An opened PDF whose pages come in order as they are read. */
@@ -130,9 +135,10 @@ export async function openPdfPages(
   bytes: Uint8Array,
   options: SplitOptions = {},
 ): Promise<PdfPages> {
-  const { workers = 0, stripe = STRIPE_PAGES, signal } = options;
+  const { workers = 0, stripe = STRIPE_PAGES, signal, guard } = options;
   signal?.throwIfAborted();
-  const document = await openPdf(bytes);
+  if (workers > 0) await guard?.();
+  const document = await openPdf(bytes, { guard: workers > 0 ? undefined : guard });
   const { pageCount } = document;
   const threads = Math.max(1, Math.min(workers + 1, Math.ceil(pageCount / stripe)));
   const readers: StripeReader[] = [];

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
+
 /** What the direct reader leaves to pdfjs: a file, or a part of one, it does not read. */
 export class Unsupported extends Error {
   override name = "Unsupported";
@@ -314,16 +316,17 @@ function hexValue(code: number): number {
   return -1;
 }
 
-const DECODER = new TextDecoder("latin1");
-
-/** The bytes from `start` to `end` as a string of one character a byte. */
+/**
+ * The bytes from `start` to `end` as a string of one character a byte. Not `TextDecoder`'s
+ * "latin1", which is windows-1252 (0x93 is U+201C there), but Node's, byte for byte.
+ */
 export function latin1(bytes: Uint8Array, start = 0, end = bytes.length): string {
   if (end - start < 16) {
     let text = "";
     for (let at = start; at < end; at++) text += String.fromCharCode(bytes[at]!);
     return text;
   }
-  return DECODER.decode(bytes.subarray(start, end));
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("latin1");
 }
 
 const R = Command.of("R");

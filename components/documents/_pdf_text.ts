@@ -142,13 +142,22 @@ class TextState {
 
   carriageReturn(): void {
     this.translateTextLineMatrix(0, -this.leading);
-    this.textMatrix = this.textLineMatrix.slice();
+    copy(this.textLineMatrix, this.textMatrix);
   }
 
   clone(): TextState {
-    const clone = Object.assign(Object.create(TextState.prototype), this) as TextState;
+    const clone = new TextState();
+    clone.ctm = this.ctm;
+    clone.fontName = this.fontName;
+    clone.fontSize = this.fontSize;
+    clone.font = this.font;
     clone.textMatrix = this.textMatrix.slice();
     clone.textLineMatrix = this.textLineMatrix.slice();
+    clone.charSpacing = this.charSpacing;
+    clone.wordSpacing = this.wordSpacing;
+    clone.leading = this.leading;
+    clone.textHScale = this.textHScale;
+    clone.textRise = this.textRise;
     return clone;
   }
 }
@@ -223,6 +232,7 @@ class TextReader {
   #textState!: TextState;
   #currentTextState: TextState | undefined;
   readonly #scratch: Matrix = [0, 0, 0, 0, 0, 0];
+  readonly #glyphs: Glyph[] = [];
 
   constructor(
     readonly pdf: DirectPdf,
@@ -327,14 +337,14 @@ class TextReader {
       case "Td": {
         const [x, y] = numbers(args, 2);
         textState.translateTextLineMatrix(x!, y!);
-        textState.textMatrix = textState.textLineMatrix.slice();
+        copy(textState.textLineMatrix, textState.textMatrix);
         break;
       }
       case "TD": {
         const [x, y] = numbers(args, 2);
         textState.leading = -y!;
         textState.translateTextLineMatrix(x!, y!);
-        textState.textMatrix = textState.textLineMatrix.slice();
+        copy(textState.textLineMatrix, textState.textMatrix);
         break;
       }
       case "T*":
@@ -342,8 +352,8 @@ class TextReader {
         break;
       case "Tm": {
         const m = numbers(args, 6);
-        textState.textMatrix = m.slice();
-        textState.textLineMatrix = m.slice();
+        copy(m, textState.textMatrix);
+        copy(m, textState.textLineMatrix);
         this.#updateAdvanceScale();
         break;
       }
@@ -354,8 +364,8 @@ class TextReader {
         textState.wordSpacing = numbers(args, 1)[0]!;
         break;
       case "BT":
-        textState.textMatrix = IDENTITY.slice();
-        textState.textLineMatrix = IDENTITY.slice();
+        copy(IDENTITY, textState.textMatrix);
+        copy(IDENTITY, textState.textLineMatrix);
         break;
       case "TJ": {
         need(textState.font, "text before a font");
@@ -480,7 +490,8 @@ class TextReader {
       transform?: Matrix | null;
     },
   ): void {
-    this.items.push({ str: " ", width, height, transform: transform!, hasEOL: false });
+    // A copy: the item's last place is written again in the same array as the next glyph comes.
+    this.items.push({ str: " ", width, height, transform: transform!.slice(), hasEOL: false });
   }
 
   /**
@@ -641,8 +652,8 @@ class TextReader {
       if (charSpacing) textState.translateTextMatrix(charSpacing * textState.textHScale, 0);
       return;
     }
-    const glyphs: Glyph[] = font.glyphs(chars);
-    const scale = 0.001 * textState.fontSize;
+    const glyphs = font.glyphs(chars, this.#glyphs);
+    const scale = font.matrix * textState.fontSize;
     for (let i = 0, ii = glyphs.length; i < ii; i++) {
       const glyph = glyphs[i]!;
       if (glyph.isInvisibleFormatMark) continue;
@@ -665,7 +676,7 @@ class TextReader {
       textState.translateTextMatrix(scaledDim, 0);
       textChunk.width += scaledDim;
       if (scaledDim) {
-        textChunk.prevTransform = this.#currentTextTransform();
+        textChunk.prevTransform = this.#currentTextTransform(textChunk.prevTransform ?? undefined);
         textChunk.prevTextRise = textState.textRise;
       }
       if (this.#saveLastChar(glyph.unicode)) textChunk.str.push(" ");
@@ -743,6 +754,10 @@ const NORMALIZE =
 
 /** An item's text as pdfjs gives it: normalized, and left to pdfjs when it reads right to left. */
 function textOf(text: string): string {
+  // Most items are all below U+00A0, where neither applies: looked at without a regular expression.
+  let plain = true;
+  for (let i = 0; i < text.length && plain; i++) plain = text.charCodeAt(i) < 0xa0;
+  if (plain) return text;
   need(!RIGHT_TO_LEFT.test(text), "right-to-left text");
   return text.replaceAll(
     NORMALIZE,
@@ -752,8 +767,17 @@ function textOf(text: string): string {
 }
 
 function numbers(args: readonly unknown[], count: number): number[] {
-  need(args.length === count && args.every((a) => typeof a === "number"), "numeric operands");
+  need(args.length === count, "an operator's operands");
+  for (let i = 0; i < count; i++) need(typeof args[i] === "number", "numeric operands");
   return args as number[];
+}
+
+/**
+ * Copies a matrix into another: pdfjs gives the text state a new array where this writes the
+ * same values in the one it has (no other state holds it: a clone copies its matrices).
+ */
+function copy(from: Matrix, to: Matrix): void {
+  for (let i = 0; i < 6; i++) to[i] = from[i]!;
 }
 
 function string(arg: unknown): string {

@@ -1,5 +1,6 @@
 /**
- * PDF documents, read with pdfjs-dist.
+ * PDF documents, read directly (`_pdf_text.ts`) where the file allows and with pdfjs-dist where
+ * it does not: the text items are the same either way.
  * @module
  */
 import { quote, SvcError, unreadable } from "../core/errors.ts";
@@ -20,7 +21,9 @@ import type { DocumentHandler } from "./handler.ts";
  * A file is refused with a 422 when it does not start with `%PDF-` within its first 1024 bytes
  * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
  * password ("the file is encrypted"), has a stream that inflates too far (see
- * `checkPdfStreams`), or pdfjs cannot read its structure ("the file is not a valid PDF").
+ * `checkPdfStreams`, run before pdfjs reads a file or a page of it; the direct reader inflates
+ * within the same bounds, and leaves a stream past them to pdfjs), or pdfjs cannot read its
+ * structure ("the file is not a valid PDF").
  *
  * @example
  * ```ts
@@ -104,10 +107,10 @@ export async function* streamPdfPages(
   if (!latin1(bytes.subarray(-1024)).includes("%%EOF")) {
     throw unreadable(name, "the file is truncated");
   }
-  await checkPdfStreams(bytes, name);
   const { workers = 0, signal } = options;
   const failed = (error: unknown) => readError(name, error, signal);
-  await using pdf = await openPdfPages(bytes, { workers, signal }).catch((error) => {
+  const guard = () => checkPdfStreams(bytes, name);
+  await using pdf = await openPdfPages(bytes, { workers, signal, guard }).catch((error) => {
     throw failed(error);
   });
   const layout = new PageLayout(pdf.pageCount);
@@ -129,6 +132,8 @@ export async function* streamPdfPages(
 /** The error a PDF's reading ended with, naming the document. */
 function readError(name: string, error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
+  // The guard's refusal (`checkPdfStreams`), which names the document already.
+  if (error instanceof SvcError) return error;
   if (error instanceof PdfWorkerError) {
     return new SvcError(`Cannot read ${quote(name)}: ${error.message}`, { cause: error });
   }

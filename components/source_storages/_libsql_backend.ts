@@ -290,6 +290,7 @@ export class LibSQLBackend implements IndexBackend {
         index.dimension,
       );
       const entry = await searchable(ids, texts, index.vectors, index.dimension, kept.bytes);
+      await new Promise((resolve) => setTimeout(resolve, 0));
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
       const earlier = await this.#linkedIndex(link);

@@ -164,3 +164,35 @@ Deno.test("readToUnicode() reads a CMap's characters and ranges as pdfjs does", 
     Unsupported,
   );
 });
+
+Deno.test("openPdf() runs its guard once before pdfjs opens the document, and never without it", async () => {
+  let guarded = 0;
+  const guard = () => Promise.resolve(void guarded++);
+  {
+    await using pdf = await openPdf(await Deno.readFile(labelledPdf("grfguide.pdf")), { guard });
+    for (let number = 1; number <= pdf.pageCount; number++) await pdf.page(number);
+  }
+  assert.equal(guarded, 0, "a file read directly is not guarded");
+  {
+    await using pdf = await openPdf(TWO_FONTS, { guard });
+    await pdf.page(1);
+    assert.equal(guarded, 0);
+    await pdf.page(2);
+    await pdf.page(2);
+  }
+  assert.equal(guarded, 1, "guarded once, as pdfjs opens it for the page it reads");
+  const refused = new Error("refused");
+  await using pdf = await openPdf(TWO_FONTS, { guard: () => Promise.reject(refused) });
+  await assert.rejects(pdf.page(2), refused);
+  await assert.rejects(
+    openPdf(await fixture("encrypted.pdf"), { guard: () => Promise.reject(refused) }),
+    refused,
+  );
+});
+
+Deno.test("the lexer reads a string's bytes as they are, those of windows-1252's punctuation too", () => {
+  const bytes = new Uint8Array([0x28, ...Array(20).fill(0x61), 0x93, 0x94, 0x80, 0x29]);
+  const token = new Lexer(bytes).next();
+  assert.ok(token instanceof PdfString);
+  assert.deepEqual([...token.bytes].map((c) => c.charCodeAt(0)).slice(-3), [0x93, 0x94, 0x80]);
+});
