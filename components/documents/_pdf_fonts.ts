@@ -1,9 +1,11 @@
 /**
  * The fonts of a PDF as reading text needs them: for each character code, the text it stands for
- * and how far it advances, as pdfjs reckons them (`Font._charToGlyph` of pdfjs 6.5), for the
- * fonts whose text pdfjs takes from their `ToUnicode` map alone: simple Type 1 and TrueType fonts
- * that embed their program, and Type 0 fonts of two-byte `Identity-H` codes. Any other font is
- * {@linkcode Unsupported}, left to pdfjs, whose text for it may come from the font's program.
+ * and how far it advances, as pdfjs reckons them (`Font._charToGlyph` of pdfjs 6.5): simple Type 1,
+ * Type 1C and TrueType fonts that embed their program, their text from their `ToUnicode` map, their
+ * encoding and the names of their glyphs, or a Type 1 program's own encoding; and Type 0 fonts of
+ * two-byte `Identity-H` codes with a `ToUnicode` map. Of the programs, only the matrix that scales
+ * the widths and a Type 1 program's encoding are read. Any other font, or a code whose text pdfjs
+ * takes from another part of a program, is {@linkcode Unsupported}, left to pdfjs.
  * @module
  */
 import type { PdfFile } from "./_pdf_file.ts";
@@ -19,6 +21,7 @@ import {
   Stream,
   Unsupported,
 } from "./_pdf_syntax.ts";
+import { baseEncoding, glyphList } from "./_pdf_glyphs.ts";
 
 /** A character of a font, as the text reader places it. */
 export interface Glyph {
@@ -34,12 +37,10 @@ export interface Glyph {
 
 /** A font of a page, as the text reader uses it. */
 export class TextFont {
-  readonly #unicode: Map<number, string>;
+  readonly #text: (code: number) => string;
   readonly #widths: Map<number, number>;
   readonly #defaultWidth: number;
   readonly #twoBytes: boolean;
-  /** Whether a code missing from the `ToUnicode` map would take its text from an encoding. */
-  readonly #encoded: Set<number> | "all" | undefined;
   /** The first value of the font's matrix: a glyph's advance is its width times this and the size. */
   readonly matrix: number;
   readonly #glyphs = new Map<number, Glyph>();
@@ -50,20 +51,19 @@ export class TextFont {
     /** The font's name, as pdfjs compares fonts by it. */
     readonly name: string,
     options: {
-      unicode: Map<number, string>;
+      /** The text of a code; throws {@linkcode Unsupported} for one pdfjs takes from the program. */
+      text: (code: number) => string;
       widths: Map<number, number>;
       defaultWidth: number;
       twoBytes: boolean;
-      encoded: Set<number> | "all" | undefined;
       matrix: number;
     },
   ) {
     this.matrix = options.matrix;
-    this.#unicode = options.unicode;
+    this.#text = options.text;
     this.#widths = options.widths;
     this.#defaultWidth = options.defaultWidth;
     this.#twoBytes = options.twoBytes;
-    this.#encoded = options.encoded;
   }
 
   /**
@@ -89,12 +89,7 @@ export class TextFont {
   #glyph(code: number, isSpace: boolean): Glyph {
     let glyph = this.#glyphs.get(code);
     if (glyph) return glyph;
-    let unicode = this.#unicode.get(code);
-    if (!unicode) {
-      const encoded = this.#encoded;
-      need(!(encoded === "all" || encoded?.has(code)), "a code whose text its encoding gives");
-      unicode = String.fromCharCode(code);
-    }
+    const unicode = this.#text(code);
     const groups = SPECIAL.exec(unicode);
     glyph = {
       unicode,
@@ -115,10 +110,13 @@ const SPECIAL = /^(?:(\s+)|(\p{Mn}+)|(\p{Cf}+))$/u;
 export function readFont(file: PdfFile, dict: Dict): TextFont {
   const subtype = file.get(dict, "Subtype");
   const toUnicode = file.get(dict, "ToUnicode");
-  need(toUnicode instanceof Stream, "a font without a ToUnicode map");
-  const unicode = readToUnicode(file.decode(toUnicode));
-  need(unicode.size > 0, "an empty ToUnicode map");
-  if (subtype === Name.of("Type0")) return readType0(file, dict, unicode);
+  // pdfjs reads a map that is not a stream (a name) otherwise, and takes an empty one for none.
+  need(toUnicode === undefined || toUnicode instanceof Stream, "a ToUnicode map of a name");
+  const unicode = toUnicode && readToUnicode(file.decode(toUnicode));
+  if (subtype === Name.of("Type0")) {
+    need(unicode && unicode.size > 0, "a Type 0 font without a ToUnicode map");
+    return readType0(file, dict, unicode);
+  }
   need(
     subtype === Name.of("Type1") || subtype === Name.of("TrueType") ||
       subtype === Name.of("MMType1"),
@@ -143,11 +141,10 @@ export function readFont(file: PdfFile, dict: Dict): TextFont {
   const missing = file.get(descriptor, "MissingWidth");
   const defaultWidth = typeof missing === "number" ? missing : 0;
   return new TextFont(name, {
-    unicode,
     widths,
     defaultWidth: adjust === 1 ? defaultWidth : defaultWidth * adjust,
     twoBytes: false,
-    encoded: encodedCodes(file, dict),
+    text: simpleText(file, dict, descriptor, unicode?.size ? unicode : undefined),
     matrix,
   });
 }
@@ -163,16 +160,9 @@ function fontMatrix(file: PdfFile, dict: Dict, descriptor: Dict): number {
   let matrix = Array.isArray(own) && own.length === 6 && own.every((n) => typeof n === "number")
     ? own[0] as number
     : 0.001;
-  const type1 = file.get(descriptor, "FontFile");
-  if (type1 instanceof Stream) {
-    const data = file.decode(type1);
-    const length1 = file.get(type1.dict, "Length1");
-    let end = typeof length1 === "number" && length1 <= data.length ? length1 : data.length;
-    const header = latin1(data, 0, end);
-    end = header.indexOf("eexec");
-    const found = /\/FontMatrix\s*[[{]\s*([^\]}]*)[\]}]/.exec(
-      end < 0 ? header : header.slice(0, end),
-    );
+  const header = type1Header(file, descriptor);
+  if (header !== undefined) {
+    const found = /\/FontMatrix\s*[[{]\s*([^\]}]*)[\]}]/.exec(header);
     if (found) {
       const values = found[1]!.trim().split(/\s+/).map((token) => parseFloat(token || "0"));
       need(values.length === 6 && values.every(Number.isFinite), "a font matrix");
@@ -189,6 +179,45 @@ function fontMatrix(file: PdfFile, dict: Dict, descriptor: Dict): number {
     "a font program neither Type 1C nor CIDFontType0C",
   );
   return cffFontMatrix(file.decode(cff)) ?? 0.001;
+}
+
+const headers = new WeakMap<Stream, string>();
+
+/** The clear-text header of a font's Type 1 program (up to `eexec`), if it embeds one. */
+function type1Header(file: PdfFile, descriptor: Dict): string | undefined {
+  const program = file.get(descriptor, "FontFile");
+  if (!(program instanceof Stream)) return undefined;
+  let header = headers.get(program);
+  if (header === undefined) {
+    const data = file.decode(program);
+    const length1 = file.get(program.dict, "Length1");
+    const end = typeof length1 === "number" && length1 <= data.length ? length1 : data.length;
+    header = latin1(data, 0, end);
+    const eexec = header.indexOf("eexec");
+    if (eexec >= 0) header = header.slice(0, eexec);
+    headers.set(program, header);
+  }
+  return header;
+}
+
+/**
+ * The encoding a Type 1 program's header gives (`/Encoding StandardEncoding def`, or an array
+ * filled by `dup 65 /A put`), as glyph names by code; none when it gives none.
+ */
+function type1Encoding(header: string): readonly string[] {
+  const found = /\/Encoding\s+(\S+)/.exec(header);
+  if (!found) return [];
+  // A name pdfjs does not know gives no encoding.
+  if (!/^\d+$/.test(found[1]!)) return baseEncoding(found[1]!) ?? [];
+  const names: string[] = [];
+  const rest = header.slice(found.index + found[0].length);
+  const end = rest.search(/\bdef\b/);
+  for (
+    const entry of (end < 0 ? rest : rest.slice(0, end)).matchAll(/dup\s+(\d+)\s*\/(\S+)\s+put/g)
+  ) {
+    names[Number(entry[1])] = entry[2]!;
+  }
+  return names;
 }
 
 /**
@@ -262,32 +291,185 @@ export function cffFontMatrix(data: Uint8Array): number | undefined {
   return matrix;
 }
 
+/** The symbol fonts whose encoding pdfjs chooses by their name (`getSymbolsFonts`): left to it. */
+const SYMBOL_FONTS = new Set([
+  "Dingbats",
+  "Symbol",
+  "ZapfDingbats",
+  "Wingdings",
+  "Wingdings-Bold",
+  "Wingdings-Regular",
+]);
+
 /**
- * The codes whose text pdfjs would take from the font's encoding when its `ToUnicode` map lacks
- * them: every code under a named base encoding, the codes of the differences otherwise.
+ * The text of a simple font's codes as pdfjs gives it (`buildToUnicode`, `_simpleFontToUnicode`,
+ * `amendFallbackToUnicode` of its `PartialEvaluator`): from the `ToUnicode` map when the font has
+ * one, else from its encoding (a base encoding, or the font's default one with its differences)
+ * and the glyphs' names. A code whose text pdfjs would take from the font program's own encoding
+ * (a Type 1 or CFF program's, or a TrueType font's tables) is {@linkcode Unsupported}.
  */
-function encodedCodes(file: PdfFile, dict: Dict): Set<number> | "all" | undefined {
+function simpleText(
+  file: PdfFile,
+  dict: Dict,
+  descriptor: Dict,
+  toUnicode: Map<number, string> | undefined,
+): (code: number) => string {
   const encoding = file.get(dict, "Encoding");
-  if (encoding === undefined) return undefined;
-  const base = encoding instanceof Map ? file.get(encoding, "BaseEncoding") : encoding;
-  if (
-    base === Name.of("WinAnsiEncoding") || base === Name.of("MacRomanEncoding") ||
-    base === Name.of("MacExpertEncoding")
-  ) return "all";
-  if (!(encoding instanceof Map)) return undefined;
-  const differences = file.get(encoding, "Differences");
-  if (!Array.isArray(differences)) return undefined;
-  const codes = new Set<number>();
-  let code = 0;
-  for (const entry of differences) {
-    const value = file.resolve(entry);
-    if (typeof value === "number") code = value;
-    else {
-      need(value instanceof Name, "a difference that is not a name");
-      codes.add(code++);
+  const differences = new Map<number, string>();
+  let base: string | undefined;
+  if (encoding !== undefined) {
+    const named = encoding instanceof Map ? file.get(encoding, "BaseEncoding") : encoding;
+    need(named === undefined || named instanceof Name, "an encoding that is not a name");
+    base = named?.name;
+    const list = encoding instanceof Map ? file.get(encoding, "Differences") : undefined;
+    if (Array.isArray(list)) {
+      let code = 0;
+      for (const entry of list) {
+        const value = file.resolve(entry);
+        if (typeof value === "number") code = value;
+        else {
+          need(value instanceof Name, "a difference that is not a name");
+          differences.set(code++, value.name);
+        }
+      }
+    }
+    if (base !== "MacRomanEncoding" && base !== "MacExpertEncoding" && base !== "WinAnsiEncoding") {
+      base = undefined;
     }
   }
-  return codes.size > 0 ? codes : undefined;
+  const name = file.get(dict, "BaseFont");
+  const symbolName = name instanceof Name && SYMBOL_FONTS.has(name.name);
+  const hasEncoding = base !== undefined || differences.size > 0;
+  const isTrueType = file.get(dict, "Subtype") === Name.of("TrueType");
+  const flags = file.get(descriptor, "Flags");
+  let symbolic = Number.isInteger(flags) && ((flags as number) & 4) !== 0;
+  const nonsymbolic = Number.isInteger(flags) && ((flags as number) & 32) !== 0;
+  if (isTrueType && symbolic && nonsymbolic && differences.size > 0) symbolic = false;
+  const defaultEncoding = base ??
+    (symbolic
+      ? "MacRomanEncoding"
+      : isTrueType && !nonsymbolic
+      ? "WinAnsiEncoding"
+      : "StandardEncoding");
+  let fromEncoding: Map<number, string> | undefined;
+  const encoded = () => {
+    need(!symbolName, "the encoding of a symbol font");
+    return fromEncoding ??= simpleFontToUnicode(
+      baseEncoding(defaultEncoding)!,
+      differences,
+      base,
+    );
+  };
+  if (toUnicode) {
+    return (code) => {
+      if (toUnicode.has(code)) return toUnicode.get(code) || String.fromCharCode(code);
+      return (hasEncoding && encoded().get(code)) || String.fromCharCode(code);
+    };
+  }
+  // Without a map, pdfjs amends the encoding's text from the program's own encoding (its
+  // `adjustType1ToUnicode`): a Type 1 program's header's, read here, for the codes that its
+  // differences and a base encoding leave out; a CFF program's (left to pdfjs); and a TrueType
+  // font's tables when it has no encoding at all (left to pdfjs too).
+  const header = type1Header(file, descriptor);
+  const builtIn = header === undefined ? undefined : type1Encoding(header);
+  need(hasEncoding || (builtIn !== undefined && !isTrueType), "a font whose text is its program's");
+  const glyphs = glyphList();
+  return (code) => {
+    if (isTrueType || base !== undefined || differences.has(code)) {
+      return encoded().get(code) || String.fromCharCode(code);
+    }
+    need(builtIn !== undefined, "a code that its program encodes");
+    const name = builtIn[code];
+    const point = name ? unicodeForGlyph(name, glyphs) : -1;
+    if (point !== -1 && builtIn !== baseEncoding(defaultEncoding)) {
+      return String.fromCharCode(point);
+    }
+    return encoded().get(code) || String.fromCharCode(code);
+  };
+}
+
+/**
+ * pdfjs's `_simpleFontToUnicode`: the text of each code of an encoding (a base one with
+ * differences), by its glyph's name, or by the code point a name like `uni0041`, `g41` or `C65`
+ * spells.
+ */
+function simpleFontToUnicode(
+  defaultEncoding: readonly string[],
+  differences: ReadonlyMap<number, string>,
+  baseName: string | undefined,
+  forceGlyphs = false,
+): Map<number, string> {
+  const encoding = defaultEncoding.slice();
+  for (const [code, name] of differences) if (name !== ".notdef") encoding[code] = name;
+  const glyphs = glyphList();
+  const text = new Map<number, string>();
+  for (const [code, name] of encoding.entries()) {
+    if (name === undefined || name === "") continue;
+    const known = glyphs.get(name);
+    if (known !== undefined) {
+      text.set(code, String.fromCharCode(known));
+      continue;
+    }
+    let point = 0;
+    switch (name[0]) {
+      case "G":
+        if (name.length === 3) point = parseInt(name.substring(1), 16);
+        break;
+      case "g":
+        if (name.length === 5) point = parseInt(name.substring(1), 16);
+        break;
+      case "C":
+      case "c":
+        if (name.length >= 3 && name.length <= 4) {
+          const digits = name.substring(1);
+          if (forceGlyphs) {
+            point = parseInt(digits, 16);
+            break;
+          }
+          point = +digits;
+          if (Number.isNaN(point) && Number.isInteger(parseInt(digits, 16))) {
+            return simpleFontToUnicode(defaultEncoding, differences, baseName, true);
+          }
+        }
+        break;
+      case "u": {
+        const unicode = unicodeForGlyph(name, glyphs);
+        if (unicode !== -1) point = unicode;
+        break;
+      }
+      default:
+        if (name === "f_h" || name === "f_t" || name === "T_h") {
+          text.set(code, name.replaceAll("_", ""));
+          continue;
+        }
+    }
+    if (point > 0 && point <= 0x10ffff && Number.isInteger(point)) {
+      const inBase = baseName && point === code ? baseEncoding(baseName)?.[code] : undefined;
+      if (inBase) {
+        text.set(code, String.fromCharCode(glyphs.get(inBase)!));
+        continue;
+      }
+      text.set(code, String.fromCodePoint(point));
+    }
+  }
+  return text;
+}
+
+/** pdfjs's `getUnicodeForGlyph`: a known name's code point, or that of `uniXXXX` or `uXXXX[XX]`. */
+function unicodeForGlyph(name: string, glyphs: ReadonlyMap<string, number>): number {
+  const known = glyphs.get(name);
+  if (known !== undefined) return known;
+  if (name[0] === "u") {
+    let hex: string;
+    if (name.length === 7 && name[1] === "n" && name[2] === "i") hex = name.substring(3);
+    else if (name.length >= 5 && name.length <= 7) hex = name.substring(1);
+    else return -1;
+    if (hex === hex.toUpperCase()) {
+      const point = parseInt(hex, 16);
+      if (point >= 0) return point;
+    }
+  }
+  return -1;
 }
 
 /** pdfjs's name of a font: its descriptor's, unless that differs from the font's own. */
@@ -342,11 +524,10 @@ function readType0(file: PdfFile, dict: Dict, unicode: Map<number, string>): Tex
   const base = file.get(dict, "BaseFont");
   need(base instanceof Name, "a Type 0 font without a name");
   return new TextFont(fontName(file, cid, descriptor), {
-    unicode,
     widths,
     defaultWidth: (typeof dw === "number" ? Math.ceil(dw) : 1000) * adjust,
     twoBytes: true,
-    encoded: undefined,
+    text: (code) => unicode.get(code) || String.fromCharCode(code),
     matrix,
   });
 }

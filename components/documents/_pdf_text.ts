@@ -1,11 +1,11 @@
 /**
  * The text items of a PDF's pages read directly, without pdfjs: the cross-reference, the page's
- * content streams and its fonts' `ToUnicode` maps, nothing of the fonts' programs. The items are
- * those pdfjs's `getTextContent()` gives (its algorithm, from pdfjs 6.5's `PartialEvaluator`, is
- * kept step for step: where it puts a space, ends an item or marks a line's end), so that a page
- * reads the same either way; what this reader does not know (encryption, damaged structure,
- * filters other than Flate, fonts whose text needs their program, inline images, right-to-left
- * text) is {@linkcode Unsupported}, and pdfjs reads the page.
+ * content streams and its fonts' text (`_pdf_fonts.ts`), next to nothing of the fonts' programs.
+ * The items are those pdfjs's `getTextContent()` gives (its algorithm, from pdfjs 6.5's
+ * `PartialEvaluator`, is kept step for step: where it puts a space, ends an item or marks a line's
+ * end), so that a page reads the same either way; what this reader does not know (encryption,
+ * damaged structure, filters other than Flate, fonts whose text needs more of their program,
+ * inline images, right-to-left text) is {@linkcode Unsupported}, and pdfjs reads the page.
  *
  * It costs a fraction of pdfjs's time: pdfjs parses every font program (to draw) and compiles
  * every operator into a list, where reading text needs neither.

@@ -196,3 +196,16 @@ Deno.test("the lexer reads a string's bytes as they are, those of windows-1252's
   assert.ok(token instanceof PdfString);
   assert.deepEqual([...token.bytes].map((c) => c.charCodeAt(0)).slice(-3), [0x93, 0x94, 0x80]);
 });
+
+for (const name of ["amsmidx.pdf", "dummy-l.pdf", "helix.pdf"]) {
+  Deno.test(`the direct reader reads ${name}, whose fonts have no ToUnicode map, as pdfjs`, async () => {
+    const bytes = await fixture(`pdf_fonts/${name}`);
+    const expected = await pdfjsPages(bytes);
+    const direct = new DirectPdf(bytes);
+    assert.equal(direct.pageCount, expected.length);
+    expected.forEach((items, i) => {
+      assert.deepEqual(fields(direct.page(i + 1)), fields(items), `page ${i + 1}`);
+    });
+    assert.ok(expected.flat().some((item) => /\w/.test(item.str)), "the pages have text");
+  });
+}
