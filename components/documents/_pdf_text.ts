@@ -423,12 +423,17 @@ class TextReader {
     }
   }
 
+  /** The resource of a kind (`XObject`, `ExtGState`) that an operand names. */
+  #resource(kind: string, name: PdfObject | Token | undefined): PdfObject | undefined {
+    need(name instanceof Name, `an operand that is not the name of an ${kind}`);
+    const all = this.pdf.file.get(this.resources, kind);
+    need(all instanceof Map, `resources without ${kind}`);
+    return this.pdf.file.get(all, name.name);
+  }
+
   #form(name: PdfObject | Token | undefined): void {
-    need(name instanceof Name, "a Do's operand");
     const file = this.pdf.file;
-    const xobjects = file.get(this.resources, "XObject");
-    need(xobjects instanceof Map, "a page without XObjects");
-    const xobject = file.get(xobjects, name.name);
+    const xobject = this.#resource("XObject", name);
     need(xobject instanceof Stream, "an XObject that is not a stream");
     const subtype = file.get(xobject.dict, "Subtype");
     need(subtype instanceof Name, "an XObject without a subtype");
@@ -453,11 +458,7 @@ class TextReader {
   }
 
   #graphicsState(name: PdfObject | Token | undefined): void {
-    need(name instanceof Name, "a gs's operand");
-    const file = this.pdf.file;
-    const states = file.get(this.resources, "ExtGState");
-    need(states instanceof Map, "a page without graphics states");
-    const state = file.get(states, name.name);
+    const state = this.#resource("ExtGState", name);
     need(state instanceof Map, "a graphics state that is not a dictionary");
     need(!state.has("Font"), "a graphics state that sets the font");
   }
