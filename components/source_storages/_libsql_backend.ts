@@ -24,6 +24,7 @@
  * an exact scan of the same chunks.
  * @module
  */
+import { Turns } from "../core/turns.ts";
 import type { Client, InStatement, InValue, ResultSet } from "@libsql/client";
 import { reclaimSpace } from "../sqlite_space.ts";
 import { abandoned, newBuilder, runBuild } from "./_builders.ts";
@@ -61,7 +62,7 @@ import {
   type StoredChunk,
 } from "../indexing/mod.ts";
 
-// Rows per write; between them other requests get their turn.
+// Rows per write; between them other requests may get their turn (see `Turns`).
 const BATCH_ROWS = 200;
 const SCHEMA_VERSION = "2";
 // Version 1 kept an FTS5 table of the chunks' text, filled by triggers, which
@@ -252,6 +253,8 @@ export class LibSQLBackend implements IndexBackend {
     ]);
     const id = Number(created!.rows[0]!.id);
     const ids: number[] = [];
+    // Other requests get their turn between the writes and the building of a large document.
+    const turns = new Turns();
     try {
       for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
         const statements: InStatement[] = [];
@@ -275,7 +278,7 @@ export class LibSQLBackend implements IndexBackend {
         });
         const results = await this.#write(statements);
         for (let i = 0; i < end - start; i++) ids.push(Number(results[2 * i]!.lastInsertRowid));
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await turns.maybe();
       }
       // Ready for the chat's first question, which would read it all back otherwise, and its
       // postings stored with it, for the first question after a start.
@@ -290,7 +293,7 @@ export class LibSQLBackend implements IndexBackend {
         index.dimension,
       );
       const entry = await searchable(ids, texts, index.vectors, index.dimension, kept.bytes);
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await turns.maybe();
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
       const earlier = await this.#linkedIndex(link);

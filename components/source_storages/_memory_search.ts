@@ -44,8 +44,6 @@ export interface MemoryIndexOptions {
 export async function memoryIndex(options: MemoryIndexOptions): Promise<MemoryIndex> {
   const { texts, vectors, dimension, flavour, bytes = 0 } = options;
   const terms = options.terms ?? await TermPostings.build(texts, flavour);
-  // Other work gets its turn before the codes of a large document are made.
-  if (vectors.length > 64) await new Promise((resolve) => setTimeout(resolve, 0));
   const codes = VectorCodes.build(vectors, dimension);
   return {
     terms,

@@ -15,6 +15,7 @@
  * whole database counted them all).
  * @module
  */
+import { Turns } from "../core/turns.ts";
 import { contentWords, stem } from "../embeddings/_words.ts";
 import { B, K1, queryTerms } from "./_bm25.ts";
 import { mergedTerms } from "./_chat_terms.ts";
@@ -31,9 +32,6 @@ const MAX_CHUNKS = Math.floor(2 ** 32 / COUNTS);
 // The layout of TermPostings.toBytes(), and its count of words when none were kept.
 const BYTES_FORMAT = 1;
 const NO_WORDS = 0xffffffff;
-// Chunks tokenized between two turns of the event loop: some 5 to 10 ms of a server's thread (200
-// held a prepare's first slice, before the code was compiled, for 33 ms).
-const SLICE = 64;
 // As FTS5's unicode61 tokenizer with remove_diacritics: letters and digits,
 // lower case, without diacritics.
 const TOKEN = /[\p{L}\p{N}]+/gu;
@@ -162,6 +160,7 @@ export class TermPostings {
         `Cannot index ${texts.length} chunks of one document: at most ${MAX_CHUNKS}`,
       );
     }
+    const turns = new Turns();
     const lengths = new Uint32Array(texts.length);
     // Terms numbered in the order met: each one's key, its postings, and its
     // count in the chunk being read (a map lookup a word, not three).
@@ -188,8 +187,8 @@ export class TermPostings {
       else if (seen.close === MISREAD) keepsWords = false;
     };
     for (const [chunk, text] of texts.entries()) {
-      // Other work gets its turn between slices of a large document.
-      if (chunk > 0 && chunk % SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      // Other work gets its turn while a large document is read (see `Turns`).
+      if ((chunk & 15) === 15) await turns.maybe();
       if (flavour.plainRuns && !NON_ASCII.test(text)) {
         // The runs of letters and digits, found by their hashes among the
         // words known, without a string made for each.
@@ -218,7 +217,7 @@ export class TermPostings {
       }
       met.length = 0;
     }
-    if (texts.length > SLICE) await new Promise((resolve) => setTimeout(resolve, 0));
+    await turns.maybe();
     const order = termKeys.map((_, term) => term).sort((a, b) => termKeys[a]! - termKeys[b]!);
     const keys = Float64Array.from(order, (term) => termKeys[term]!);
     const starts = new Uint32Array(keys.length + 1);
