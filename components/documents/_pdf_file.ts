@@ -89,7 +89,10 @@ export class PdfFile {
           const generation = lexer.next();
           const kind = lexer.next();
           need(typeof offset === "number" && typeof generation === "number", "a malformed entry");
-          need(kind instanceof Command && (kind.command === "n" || kind.command === "f"), "entry");
+          need(
+            kind instanceof Command && (kind.command === "n" || kind.command === "f"),
+            "an xref entry neither in use nor free",
+          );
           const num = start + i;
           if (this.#entries.has(num)) continue;
           if (kind.command === "n" && offset > 0) this.#entries.set(num, { offset });
@@ -104,7 +107,10 @@ export class PdfFile {
     }
     need(typeof first === "number", "no cross-reference at its offset");
     const stream = this.#readIndirect(parser, at);
-    need(stream instanceof Stream && this.get(stream.dict, "Type") === Name.of("XRef"), "xref");
+    need(
+      stream instanceof Stream && this.get(stream.dict, "Type") === Name.of("XRef"),
+      "a cross-reference offset that is neither a table nor an xref stream",
+    );
     this.#readXrefStream(stream);
     return stream.dict;
   }

@@ -43,8 +43,8 @@ export class TextFont {
   readonly #twoBytes: boolean;
   /** The first value of the font's matrix: a glyph's advance is its width times this and the size. */
   readonly matrix: number;
+  /** The glyphs made, a two-byte font's by code, a simple font's in an array (faster to look in). */
   readonly #glyphs = new Map<number, Glyph>();
-  /** The glyphs of a simple font's codes, by code: an array is faster to look in than a map. */
   readonly #byByte: (Glyph | undefined)[] = new Array(256);
 
   constructor(
@@ -75,7 +75,10 @@ export class TextFont {
     if (this.#twoBytes) {
       need(chars.length % 2 === 0, "a two-byte string of odd length");
       for (let i = 0; i < chars.length; i += 2) {
-        out.push(this.#glyph((chars.charCodeAt(i) << 8) | chars.charCodeAt(i + 1), false));
+        const code = (chars.charCodeAt(i) << 8) | chars.charCodeAt(i + 1);
+        let glyph = this.#glyphs.get(code);
+        if (!glyph) this.#glyphs.set(code, glyph = this.#glyph(code, false));
+        out.push(glyph);
       }
     } else {
       for (let i = 0; i < chars.length; i++) {
@@ -87,11 +90,9 @@ export class TextFont {
   }
 
   #glyph(code: number, isSpace: boolean): Glyph {
-    let glyph = this.#glyphs.get(code);
-    if (glyph) return glyph;
     const unicode = this.#text(code);
     const groups = SPECIAL.exec(unicode);
-    glyph = {
+    return {
       unicode,
       width: this.#widths.get(code) ?? this.#defaultWidth,
       isSpace,
@@ -99,8 +100,6 @@ export class TextFont {
       isZeroWidthDiacritic: !!groups?.[2],
       isInvisibleFormatMark: !!groups?.[3],
     };
-    this.#glyphs.set(code, glyph);
-    return glyph;
   }
 }
 
@@ -521,8 +520,6 @@ function readType0(file: PdfFile, dict: Dict, unicode: Map<number, string>): Tex
       } else break;
     }
   }
-  const base = file.get(dict, "BaseFont");
-  need(base instanceof Name, "a Type 0 font without a name");
   return new TextFont(fontName(file, cid, descriptor), {
     widths,
     defaultWidth: (typeof dw === "number" ? Math.ceil(dw) : 1000) * adjust,

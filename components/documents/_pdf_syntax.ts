@@ -333,13 +333,16 @@ const R = Command.of("R");
 
 /**
  * Reads objects from a lexer: a token that opens an array or a dictionary reads up to its end,
- * and two numbers followed by `R` are a reference.
+ * and two numbers followed by `R` are a reference, unless `references` is false (a content
+ * stream, which has none: its numbers are then not read ahead).
  */
 export class Parser {
   readonly #lexer: Lexer;
+  readonly #references: boolean;
   #buffer: Token[] = [];
-  constructor(lexer: Lexer) {
+  constructor(lexer: Lexer, { references = true }: { references?: boolean } = {}) {
     this.#lexer = lexer;
+    this.#references = references;
   }
 
   get lexer(): Lexer {
@@ -378,7 +381,7 @@ export class Parser {
     }
     if (token === "]") return CLOSE_ARRAY;
     if (token === ">>") return CLOSE_DICT;
-    if (typeof token === "number" && Number.isInteger(token) && token >= 0) {
+    if (this.#references && typeof token === "number" && Number.isInteger(token) && token >= 0) {
       // Two whole numbers and R: a reference; otherwise the numbers are read again as they are.
       const second = this.#token();
       if (typeof second === "number" && Number.isInteger(second) && second >= 0) {

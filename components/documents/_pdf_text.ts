@@ -22,15 +22,13 @@ import {
   Lexer,
   Name,
   need,
+  Parser,
   type PdfObject,
   PdfString,
   Ref,
   Stream,
-  type Token,
   Unsupported,
 } from "./_pdf_syntax.ts";
-
-export { Unsupported };
 
 /** A PDF opened for reading its pages' text directly. */
 export class DirectPdf {
@@ -135,56 +133,27 @@ class TextReader {
   }
 
   read(): void {
-    const lexer = new Lexer(this.data);
-    const operands: (PdfObject | Token)[] = [];
-    for (;;) {
-      const token = lexer.next();
-      if (token === EOF) break;
-      if (!(token instanceof Command)) {
-        operands.push(
-          token === "[" ? this.#array(lexer) : token === "<<" ? this.#dict(lexer) : token,
-        );
+    const parser = new Parser(new Lexer(this.data), { references: false });
+    const operands: PdfObject[] = [];
+    for (let object = parser.next(); object !== EOF; object = parser.next()) {
+      if (!(object instanceof Command)) {
+        operands.push(object);
         continue;
       }
-      const operator = token.command;
+      const operator = object.command;
       const count = OPERANDS[operator];
       need(count !== undefined, `the operator ${operator}`);
-      need(count >= 0 ? operands.length === count : operands.length <= -count, "operand count");
+      need(
+        count >= 0 ? operands.length === count : operands.length <= -count,
+        `the operator ${operator} with ${operands.length} operands`,
+      );
       this.#operate(operator, operands);
       operands.length = 0;
     }
     this.#items.flush();
   }
 
-  #array(lexer: Lexer): PdfObject[] {
-    const array: PdfObject[] = [];
-    for (;;) {
-      const token = lexer.next();
-      if (token === "]") return array;
-      need(token !== EOF && !(token instanceof Command) && token !== ">>", "an array operand");
-      array.push(token === "[" ? this.#array(lexer) : token === "<<" ? this.#dict(lexer) : token);
-    }
-  }
-
-  #dict(lexer: Lexer): Dict {
-    const dict: Dict = new Map();
-    for (;;) {
-      const key = lexer.next();
-      if (key === ">>") return dict;
-      need(key instanceof Name, "a dictionary operand's key");
-      const value = lexer.next();
-      need(
-        value !== EOF && !(value instanceof Command) && value !== "]" && value !== ">>",
-        "value",
-      );
-      dict.set(
-        key.name,
-        value === "[" ? this.#array(lexer) : value === "<<" ? this.#dict(lexer) : value,
-      );
-    }
-  }
-
-  #operate(operator: string, args: (PdfObject | Token)[]): void {
+  #operate(operator: string, args: PdfObject[]): void {
     switch (operator) {
       case "q":
         this.#stack.push(this.#state);
@@ -312,14 +281,14 @@ class TextReader {
   }
 
   /** The resource of a kind (`XObject`, `ExtGState`) that an operand names. */
-  #resource(kind: string, name: PdfObject | Token | undefined): PdfObject | undefined {
+  #resource(kind: string, name: PdfObject | undefined): PdfObject | undefined {
     need(name instanceof Name, `an operand that is not the name of an ${kind}`);
     const all = this.pdf.file.get(this.resources, kind);
     need(all instanceof Map, `resources without ${kind}`);
     return this.pdf.file.get(all, name.name);
   }
 
-  #form(name: PdfObject | Token | undefined): void {
+  #form(name: PdfObject | undefined): void {
     const file = this.pdf.file;
     const xobject = this.#resource("XObject", name);
     need(xobject instanceof Stream, "an XObject that is not a stream");
@@ -345,7 +314,7 @@ class TextReader {
     ).read();
   }
 
-  #graphicsState(name: PdfObject | Token | undefined): void {
+  #graphicsState(name: PdfObject | undefined): void {
     const state = this.#resource("ExtGState", name);
     need(state instanceof Map, "a graphics state that is not a dictionary");
     need(!state.has("Font"), "a graphics state that sets the font");

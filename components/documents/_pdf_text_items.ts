@@ -88,7 +88,6 @@ interface Building {
   totalHeight: number;
   width: number;
   height: number;
-  vertical: boolean;
   prevTransform: Matrix | null;
   prevTextRise: number;
   textAdvanceScale: number;
@@ -110,7 +109,6 @@ export class TextItems {
     totalHeight: 0,
     width: 0,
     height: 0,
-    vertical: false,
     prevTransform: null,
     prevTextRise: 0,
     textAdvanceScale: 0,
@@ -196,7 +194,6 @@ export class TextItems {
     const trm = item.transform = this.#currentTextTransform();
     item.width = item.totalWidth = 0;
     item.height = item.totalHeight = Math.hypot(trm[2]!, trm[3]!);
-    item.vertical = false;
     const scaleLineX = Math.hypot(state.textLineMatrix[0]!, state.textLineMatrix[1]!);
     const scaleCtmX = Math.hypot(state.ctm[0]!, state.ctm[1]!);
     item.textAdvanceScale = scaleCtmX * scaleLineX;
