@@ -14,8 +14,9 @@
  *   read every chunk holding a query's word, anyone's, and took 500 ms for a
  *   chat of 100,000 chunks.
  * - The vector arm scans the codes on the query's heaviest dimensions, then
- *   ranks its best candidates (twice the chunks it gives) exactly by their
- *   stored vectors, as `vector_distance_cos` would, ties to the lower id.
+ *   ranks its best candidates (twice the chunks it gives, as many in a chat
+ *   of 10,000 chunks or more) exactly by their stored vectors, as
+ *   `vector_distance_cos` would, ties to the lower id.
  *   Not the `libsql_vector_idx` ANN index: it searches the whole database and
  *   cannot keep to a chat's documents first (a chat owning 10% of 10,000
  *   vectors got a recall of 0.08 of its top 10 from `vector_top_k`), and its

@@ -80,3 +80,40 @@ Deno.test("Scans asked of a stopped thread fail, and codes laid after start anot
   const again = ThreadCodes.lay(VectorCodes.lay([VectorCodes.build([vector!], 8)]));
   assert.deepEqual([...await again.nearest(vector!, 1)], [0]);
 });
+
+Deno.test("Scans asked of the thread at once take turns, each answered with its own ranking", async () => {
+  const vectors = randomVectors(3000, 16, 41);
+  const codes = VectorCodes.build(vectors, 16);
+  const threaded = ThreadCodes.lay(VectorCodes.lay([codes]));
+  const queries = randomVectors(6, 16, 43);
+  const found = await Promise.all(queries.map((query, q) => threaded.nearest(query, 20 + q)));
+  queries.forEach((query, q) => {
+    const expected = nearestCodes([codes], query, 20 + q).map(({ chunk }) => chunk);
+    assert.deepEqual([...found[q]!], expected, `query ${q}`);
+  });
+});
+
+Deno.test("A scan of more dimensions or positions than the thread's channel holds is answered in full", async () => {
+  const small = randomVectors(40, 4, 51);
+  const smallCodes = VectorCodes.build(small, 4);
+  const first = ThreadCodes.lay(VectorCodes.lay([smallCodes]));
+  assert.deepEqual(
+    [...await first.nearest(small[0]!, 5)],
+    nearestCodes([smallCodes], small[0]!, 5).map(({ chunk }) => chunk),
+  );
+  // Wider and longer than any channel made before: a larger one is made and taken by the thread.
+  const large = randomVectors(3000, 700, 53);
+  const largeCodes = VectorCodes.build(large, 700);
+  const second = ThreadCodes.lay(VectorCodes.lay([largeCodes]));
+  const answer = await second.nearest(large[7]!, 2500);
+  assert.equal(answer.length, 2500);
+  assert.deepEqual(
+    [...answer],
+    nearestCodes([largeCodes], large[7]!, 2500).map(({ chunk }) => chunk),
+  );
+  // The codes laid before are scanned through the new channel too.
+  assert.deepEqual(
+    [...await first.nearest(small[3]!, 5)],
+    nearestCodes([smallCodes], small[3]!, 5).map(({ chunk }) => chunk),
+  );
+});
