@@ -9,9 +9,10 @@
  * holding most of its length: with the hash embedder, its words and word
  * pairs), keeps the best thousand or so, and adds the other dimensions for
  * those only; a chat of up to a thousand chunks is scored on every dimension.
- * On 20,000 chunks of the hash embedder, the best 200 so found, ranked
- * exactly, held all of the exact scan's top 10 and 99% of its top 100;
- * `bench/retrieval_bench.ts` measures the recall at 100,000.
+ * On 20,000 chunks of the hash embedder, the best 200 so found (with a first
+ * pass of 48 dimensions), ranked exactly, held all of the exact scan's top 10
+ * and 99% of its top 100; `bench/retrieval_bench.ts` measures the recall at
+ * 100,000.
  *
  * The codes are kept in the memory of a WebAssembly scan (`_code_arena.ts`),
  * which sums the query's weights, made integers of 16 bits, times the codes
