@@ -119,22 +119,35 @@ export class PdfFile {
     const dict = stream.dict;
     const widths = this.get(dict, "W");
     const size = this.get(dict, "Size");
-    need(Array.isArray(widths) && widths.length === 3 && typeof size === "number", "xref stream");
+    need(
+      Array.isArray(widths) && widths.length === 3 && typeof size === "number",
+      "an xref stream without its W of three widths and its Size",
+    );
     const [w0, w1, w2] = widths as number[];
-    need(widths.every((w) => typeof w === "number" && w >= 0 && w <= 8), "xref widths");
-    const index = (this.get(dict, "Index") ?? [0, size]) as number[];
-    const data = this.decode(stream);
+    need(
+      widths.every((w) => typeof w === "number" && w >= 0 && w <= 8),
+      "an xref stream's field width that is not 0 to 8 bytes",
+    );
     const width = w0! + w1! + w2!;
+    // Entries of no bytes would be read for as long as the Index counts, all alike.
+    need(width > 0, "an xref stream whose entries take no bytes");
+    const index = this.get(dict, "Index") ?? [0, size];
+    need(
+      Array.isArray(index) && index.length % 2 === 0 &&
+        index.every((n) => Number.isSafeInteger(n) && (n as number) >= 0),
+      "an xref stream's Index that is not pairs of whole numbers",
+    );
+    const data = this.decode(stream);
     let at = 0;
     const field = (length: number) => {
       let value = 0;
       for (let i = 0; i < length; i++) value = value * 256 + data[at++]!;
       return value;
     };
-    for (let i = 0; i + 1 < index.length; i += 2) {
-      const [start, count] = [index[i]!, index[i + 1]!];
+    for (let i = 0; i < index.length; i += 2) {
+      const [start, count] = [index[i] as number, index[i + 1] as number];
+      need(at + count * width <= data.length, "an xref stream shorter than its Index counts");
       for (let j = 0; j < count; j++) {
-        need(at + width <= data.length, "a short xref stream");
         const type = w0 === 0 ? 1 : field(w0!);
         const second = field(w1!);
         const third = field(w2!);
@@ -211,7 +224,10 @@ export class PdfFile {
       for (let i = 0; i < count; i++) {
         const object = lexer.next();
         const offset = lexer.next();
-        need(typeof object === "number" && typeof offset === "number", "object stream offsets");
+        need(
+          typeof object === "number" && typeof offset === "number",
+          "an object stream whose offsets are not numbers",
+        );
         offsets.set(i, first + offset);
       }
       this.#objectStreams.set(num, objectStream = { data, offsets });

@@ -8,7 +8,7 @@
  * threads share ({@linkcode ScanChannel}), each end woken by
  * `Atomics.notify`: as messages, a question and its answer took 0.8 ms to
  * cross while the main thread ranked the full-text arm (0.4 each way), and
- * so some 0.03.
+ * so some 0.3 (0.2 of it waking the thread).
  * @module
  */
 import { Worker } from "node:worker_threads";

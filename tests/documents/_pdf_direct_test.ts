@@ -115,6 +115,35 @@ Deno.test("openPdf() leaves a file the direct reader does not open to pdfjs, and
   assert.ok(page.some((item) => item.str === "Hi fi"));
 });
 
+/** The objects of `pdfOf()` with a cross-reference stream of `dict` and `data` in place of its table. */
+function pdfWithXrefStream(dict: string, data: string): Uint8Array {
+  const text = new TextDecoder().decode(pdfOf(["<< /Type /Catalog /Pages 2 0 R >>"]));
+  const body = text.slice(0, text.indexOf("xref\n"));
+  return new TextEncoder().encode(
+    `${body}2 0 obj\n<< /Type /XRef ${dict} /Root 1 0 R /Length ${data.length} >>\nstream\n` +
+      `${data}\nendstream\nendobj\nstartxref\n${body.length}\n%%EOF\n`,
+  );
+}
+
+Deno.test("the direct reader refuses a cross-reference stream that counts more entries than it holds, naming why", () => {
+  // Entries of no bytes, ten million of them: read one by one, each the same, before.
+  const empty = pdfWithXrefStream("/W [0 0 0] /Size 10000000", "");
+  assert.throws(() => new DirectPdf(empty), {
+    name: "Unsupported",
+    message: "an xref stream whose entries take no bytes",
+  });
+  const short = pdfWithXrefStream("/W [1 2 1] /Size 3 /Index [0 3]", "\x01\x00\x09\x00");
+  assert.throws(() => new DirectPdf(short), {
+    name: "Unsupported",
+    message: "an xref stream shorter than its Index counts",
+  });
+  const odd = pdfWithXrefStream("/W [1 2 1] /Size 3 /Index [0 3 7]", "");
+  assert.throws(() => new DirectPdf(odd), {
+    name: "Unsupported",
+    message: "an xref stream's Index that is not pairs of whole numbers",
+  });
+});
+
 Deno.test("the lexer reads numbers, strings and names as pdfjs does", () => {
   const tokens = (text: string) => {
     const lexer = new Lexer(new TextEncoder().encode(text));
