@@ -54,6 +54,7 @@ import {
   SearchCache,
   SearchPlans,
 } from "./_search_cache.ts";
+import { copyIn, copyRows, type VectorKind, vectorOf } from "./_postgres_vectors.ts";
 import { OWN_BM25, TermPostings } from "./_term_postings.ts";
 import {
   type IndexBackend,
@@ -71,7 +72,6 @@ type Transaction = Postgres.TransactionSql;
 const SCHEMA_VERSION = "1";
 // Rows per statement: a few megabytes of JSON at most.
 const CHUNK_ROWS = 500;
-const VECTOR_ROWS = 200;
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 32;
 // The most indexes whose ids are kept by key (some 100 bytes each).
@@ -130,9 +130,6 @@ export interface PostgresBackendOptions {
    */
   passageMemory?: number;
 }
-
-/** How a table of vectors keeps them: pgvector's type (with its schema), or bytes. */
-type VectorKind = { pgvector: string } | { pgvector: undefined };
 
 /** An index of the chat as a search finds it. */
 interface Found {
@@ -584,20 +581,13 @@ async function writeIndex(
           num_terms INTEGER)`;
   }
   await tx`INSERT INTO rag_index_postings (index_id, data) VALUES (${id}, ${terms.toBytes()})`;
-  const table = tx(vectors.table);
-  for (let start = 0; start < index.vectors.length; start += VECTOR_ROWS) {
-    const batch = index.vectors.slice(start, start + VECTOR_ROWS);
-    const ordinals = batch.map((_, i) => start + i);
-    if (vectors.kind.pgvector === undefined) {
-      await tx`INSERT INTO ${table} (index_id, ordinal, embedding)
-        SELECT ${id}, o, decode(e, 'hex')
-        FROM unnest(${ordinals}::int[], ${batch.map(vectorHex)}::text[]) AS r(o, e)`;
-    } else {
-      const type = tx.unsafe(`${vectors.kind.pgvector}.vector`);
-      await tx`INSERT INTO ${table} (index_id, ordinal, embedding)
-        SELECT ${id}, o, e::${type}
-        FROM unnest(${ordinals}::int[], ${batch.map(vectorText)}::text[]) AS r(o, e)`;
-    }
+  if (index.vectors.length > 0) {
+    // Binary COPY: each vector as its bytes, where a text of its numbers (pgvector's `[0.5,1]`
+    // or hex) cost the main thread more to make, escape and collect than all else a store does.
+    await copyIn(
+      tx`COPY ${tx(vectors.table)} (index_id, ordinal, embedding) FROM STDIN (FORMAT binary)`,
+      copyRows(BigInt(id), index.vectors, vectors.kind),
+    );
   }
   return id;
 }
@@ -652,22 +642,6 @@ async function lock(tx: Transaction, name: string): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 }
 
-/**
- * A vector from its bytes: pgvector's binary form (two 16-bit numbers, the
- * dimension and one unused, then each value, all big-endian), else the bytes
- * of its float32 values as svc wrote them (little-endian).
- */
-function vectorOf(bytes: Uint8Array, kind: VectorKind, dimension: number): Float32Array {
-  const vector = new Float32Array(dimension);
-  if (kind.pgvector === undefined) {
-    new Uint8Array(vector.buffer).set(bytes.subarray(0, vector.byteLength));
-    return vector;
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0; i < dimension; i++) vector[i] = view.getFloat32(4 + 4 * i);
-  return vector;
-}
-
 /** The name of a chunk of the indexes searched, for the passages read of it. */
 function placeName({ index, chunk }: Place): string {
   return `${index}/${chunk}`;
@@ -675,21 +649,6 @@ function placeName({ index, chunk }: Place): string {
 
 function vectorTableName(dimension: number): string {
   return `rag_vectors_${dimension}`;
-}
-
-/** A vector as pgvector reads it: `[0.5,1]`. */
-function vectorText(vector: Float32Array): string {
-  return JSON.stringify(Array.from(vector));
-}
-
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-/** The bytes of a vector's float32 values (in the machine's order, little-endian), in hex. */
-function vectorHex(vector: Float32Array): string {
-  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-  let hex = "";
-  for (const byte of bytes) hex += HEX[byte];
-  return hex;
 }
 
 function quoteIdentifier(name: string): string {

@@ -35,13 +35,17 @@ function test(
   }, { vector: options.vector, ignore: skipPostgres(options) });
 }
 
-/** Runs `fn` with a client of the database, ended after it. */
+/**
+ * Runs `fn` with a client of the database, ended after it: closed after 5 s
+ * when a query is still waiting, so that a store that never settles fails its
+ * test rather than holding it.
+ */
 async function query<T>(url: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
   const sql = await connect(url);
   try {
     return await fn(sql);
   } finally {
-    await sql.end();
+    await sql.end({ timeout: 5 });
   }
 }
 
@@ -179,7 +183,7 @@ test(
         const writing = await sql`SELECT 1 FROM pg_stat_activity
           WHERE datname = ${database.name} AND application_name = 'svc'
             AND xact_start IS NOT NULL
-            AND query ~ '^INSERT INTO (rag_chunks|rag_index_postings|"rag_vectors_)'`;
+            AND query ~ '^(INSERT INTO (rag_chunks|rag_index_postings)|COPY "rag_vectors_)'`;
         if (writing.length === 0 && ended) {
           throw new Error(`The store ended before it was killed: ${child.stderr()}`);
         }
@@ -405,6 +409,77 @@ test(
     assert.ok(found.every((chunk) => chunk.key === "k"));
   },
 );
+
+for (const vector of [true, false]) {
+  test(
+    `Postgres writes each vector exactly as given ${vector ? "with" : "without"} pgvector`,
+    { vector },
+    async (database) => {
+      // More vectors than one message of the COPY holds, values of every magnitude and sign.
+      const vectors = randomVectors(300, 16, 7).map((values, i) =>
+        values.map((value, d) => value * 10 ** ((i + d) % 12 - 6))
+      );
+      vectors[5]!.fill(0);
+      const stored = await query(database.url, async (sql) => {
+        const backend = await PostgresBackend.open(sql);
+        await backend.add(
+          { ...randomIndex("k", 300, 16, 7), vectors },
+          { chatId: "c", documentId: "d", key: "k" },
+        );
+        const rows = vector
+          ? await sql<{ embedding: number[] }[]>`SELECT embedding::real[] AS embedding
+            FROM rag_vectors_16 ORDER BY ordinal`
+          : await sql<{ embedding: Uint8Array }[]>`SELECT embedding
+            FROM rag_vectors_16 ORDER BY ordinal`;
+        return rows.map(({ embedding }) =>
+          Array.isArray(embedding)
+            ? Float32Array.from(embedding)
+            : new Float32Array(Uint8Array.from(embedding).buffer)
+        );
+      });
+      assert.equal(stored.length, 300);
+      stored.forEach((values, i) => assert.deepEqual(values, vectors[i], `vector ${i}`));
+    },
+  );
+}
+
+// PostgreSQL refuses a vector after the last was sent (a few) or while they go (many).
+for (const [count, refusedAt] of [[3, 2], [20_000, 10]] as const) {
+  test(
+    `Postgres leaves nothing of an index whose vector ${refusedAt} of ${count} PostgreSQL refuses`,
+    { vector: true },
+    async (database) => {
+      await query(database.url, async (sql) => {
+        const backend = await PostgresBackend.open(sql);
+        const refused = randomIndex("k", count, 512, 7);
+        refused.vectors[refusedAt]![3] = Number.NaN;
+        const add = backend.add(refused, { chatId: "c", documentId: "d", key: "k" });
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const deadline = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("The store never settled")), 30_000);
+        });
+        try {
+          await assert.rejects(Promise.race([add, deadline]), /NaN not allowed in vector/);
+        } finally {
+          clearTimeout(timer);
+        }
+        assert.deepEqual(await counts(database.url), {
+          indexes: 0,
+          chunks: 0,
+          postings: 0,
+          vectors: 0,
+          links: 0,
+        });
+        await backend.add(randomIndex("k", count, 512, 8), {
+          chatId: "c",
+          documentId: "d",
+          key: "k",
+        });
+        assert.equal((await counts(database.url)).vectors, count);
+      });
+    },
+  );
+}
 
 test(
   "Postgres uses SVC_POSTGRES_URL, else the API's database, and says when it has neither",
