@@ -6,11 +6,17 @@
  * source can say where it is.
  * @module
  */
-import { decode } from "gpt-tokenizer/encoding/cl100k_base";
+import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { Page } from "./core/page.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { pageBlocks, sentences } from "./text_blocks.ts";
-import { countTokens, isCut, type MeasuredText, measureTokens } from "./token_counts.ts";
+import {
+  countTokens,
+  isCut,
+  type MeasuredText,
+  measureTokens,
+  pieceWindows,
+} from "./token_counts.ts";
 
 /** A passage of one document. */
 export interface Chunk {
@@ -225,7 +231,10 @@ function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
   }
 }
 
-/** A paragraph longer than `limit` tokens in sentences, and a longer sentence in token windows. */
+/**
+ * A paragraph longer than `limit` tokens in sentences, and a longer sentence
+ * in windows of whole words (of tokens for a word longer than a window).
+ */
 function split(
   paragraph: string,
   limit: number,
@@ -238,11 +247,22 @@ function split(
       pieces.push({ text: sentence, tokens: ofSentence.tokens, measured: ofSentence });
       continue;
     }
-    const tokens = ofSentence.ids ?? measureTokens(sentence, true).ids!;
-    for (let first = 0; first < tokens.length; first += limit) {
-      const window = tokens.slice(first, first + limit);
-      const text = decode(window);
-      pieces.push({ text, tokens: window.length, measured: measureTokens(text) });
+    const withPieces = ofSentence.pieces ? ofSentence : measureTokens(sentence, true);
+    if (!withPieces.pieces) {
+      // A text that may hold a special token, measured whole: windows of its tokens.
+      const tokens = encode(sentence);
+      for (let first = 0; first < tokens.length; first += limit) {
+        const text = decode(tokens.slice(first, first + limit));
+        pieces.push({
+          text,
+          tokens: Math.min(limit, tokens.length - first),
+          measured: measureTokens(text),
+        });
+      }
+      continue;
+    }
+    for (const window of pieceWindows(sentence, withPieces.pieces, limit)) {
+      pieces.push({ ...window, tokens: window.measured.tokens });
     }
   }
   return pieces;

@@ -16,7 +16,7 @@
  * them, and a document repeats them, so each is encoded once and kept.
  * @module
  */
-import { encode } from "gpt-tokenizer/encoding/cl100k_base";
+import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 
 /** Pieces longer than this are encoded each time rather than kept: they seldom repeat. */
 const MAX_KEPT_LENGTH = 64;
@@ -87,7 +87,7 @@ function maySpecial(text: string): boolean {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { encode } from "gpt-tokenizer/encoding/cl100k_base";
+ * import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
  * import { encodeTokens } from "./token_counts.ts";
  * const text = "Bread needs flour. It needs water, 250 ml!\n\n";
  * assert.deepEqual(encodeTokens(text), encode(text));
@@ -136,13 +136,22 @@ export interface MeasuredText {
   last: number;
   /** The number of tokens of the text from `first` to `last`. */
   inner: number;
-  /** The tokens themselves, when asked for. */
-  ids?: number[];
+  /** Where each piece ends and the tokens up to there, when asked for. */
+  pieces?: Pieces;
+}
+
+/**
+ * The pieces of a text (cut after every letter that a character other than a
+ * letter follows): where each ends, and how many tokens the text holds up to there.
+ */
+export interface Pieces {
+  ends: number[];
+  tokens: number[];
 }
 
 /**
  * {@linkcode countTokens} of a text, with where its first and last cut are
- * and the tokens between them, and the tokens themselves when `withIds`.
+ * and the tokens between them, and its pieces when `withPieces`.
  *
  * @example
  * ```ts
@@ -155,27 +164,86 @@ export interface MeasuredText {
  * assert.equal(inner, countTokens(" needs flour"));
  * ```
  */
-export function measureTokens(text: string, withIds = false): MeasuredText {
+export function measureTokens(text: string, withPieces = false): MeasuredText {
   if (maySpecial(text)) {
-    const ids = encode(text);
-    return { tokens: ids.length, first: -1, last: -1, inner: 0, ...withIds ? { ids } : {} };
+    return { tokens: encode(text).length, first: -1, last: -1, inner: 0 };
   }
-  const ids: number[] | undefined = withIds ? [] : undefined;
+  const pieces: Pieces | undefined = withPieces ? { ends: [], tokens: [] } : undefined;
   let tokens = 0;
   let first = -1;
   let last = -1;
   let atFirst = 0;
   let atLast = 0;
   eachPiece(text, (piece, end) => {
-    const pieceTokens = tokensOfPiece(piece);
-    tokens += pieceTokens.length;
-    if (ids) { for (const token of pieceTokens) ids.push(token); }
+    tokens += tokensOfPiece(piece).length;
+    if (pieces) {
+      pieces.ends.push(end);
+      pieces.tokens.push(tokens);
+    }
     // Every piece but the last ends at a cut.
     if (end === text.length) return;
     if (first < 0) [first, atFirst] = [end, tokens];
     [last, atLast] = [end, tokens];
   });
-  return { tokens, first, last, inner: atLast - atFirst, ...ids ? { ids } : {} };
+  return { tokens, first, last, inner: atLast - atFirst, ...pieces ? { pieces } : {} };
+}
+
+/** A part of a text and its tokens, as {@linkcode measureTokens} measures it. */
+export interface MeasuredPart {
+  text: string;
+  measured: MeasuredText;
+}
+
+/**
+ * A text cut into windows of at most `limit` tokens, of whole pieces (mostly
+ * words with what comes before them) from the pieces it was measured with,
+ * without reading it again; a piece longer than `limit` tokens is cut into
+ * windows of its tokens. The windows, one after the other, are the text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { measureTokens, pieceWindows } from "./token_counts.ts";
+ * const text = "Bread needs flour, water and salt.";
+ * const windows = pieceWindows(text, measureTokens(text, true).pieces!, 3);
+ * assert.deepEqual(windows.map((window) => window.text), ["Bread needs", " flour, water", " and salt."]);
+ * assert.deepEqual(windows.map((window) => window.measured), windows.map((window) => measureTokens(window.text)));
+ * ```
+ */
+export function pieceWindows(text: string, pieces: Pieces, limit: number): MeasuredPart[] {
+  const { ends, tokens } = pieces;
+  const windows: MeasuredPart[] = [];
+  // The window is pieces `from` to `to` - 1; `before`, the tokens before it.
+  let from = 0;
+  const close = (to: number) => {
+    const start = from === 0 ? 0 : ends[from - 1]!;
+    const before = from === 0 ? 0 : tokens[from - 1]!;
+    const measured: MeasuredText = to - from === 1
+      ? { tokens: tokens[from]! - before, first: -1, last: -1, inner: 0 }
+      : {
+        tokens: tokens[to - 1]! - before,
+        first: ends[from]! - start,
+        last: ends[to - 2]! - start,
+        inner: tokens[to - 2]! - tokens[from]!,
+      };
+    windows.push({ text: text.slice(start, ends[to - 1]), measured });
+    from = to;
+  };
+  for (let i = 0; i < ends.length; i++) {
+    const before = from === 0 ? 0 : tokens[from - 1]!;
+    if (i > from && tokens[i]! - before > limit) close(i);
+    const pieceTokens = tokens[i]! - (i === 0 ? 0 : tokens[i - 1]!);
+    if (pieceTokens <= limit) continue;
+    // A piece longer than a window: windows of its tokens.
+    const ids = encode(text.slice(i === 0 ? 0 : ends[i - 1], ends[i]));
+    for (let first = 0; first < ids.length; first += limit) {
+      const window = decode(ids.slice(first, first + limit));
+      windows.push({ text: window, measured: measureTokens(window) });
+    }
+    from = i + 1;
+  }
+  if (from < ends.length) close(ends.length);
+  return windows;
 }
 
 /**

@@ -4,7 +4,13 @@ import { chunkPages } from "../components/chunking.ts";
 import { LocalDocument } from "../components/core/document.ts";
 import { readPages } from "../components/documents/pages.ts";
 import { pageBlocks, sentences } from "../components/text_blocks.ts";
-import { countTokens, encodeTokens, isCut, measureTokens } from "../components/token_counts.ts";
+import {
+  countTokens,
+  encodeTokens,
+  isCut,
+  measureTokens,
+  pieceWindows,
+} from "../components/token_counts.ts";
 import { FIXTURES } from "./test_utils.ts";
 
 /** Every readable document of the fixtures and of the labelled set. */
@@ -31,8 +37,26 @@ function assertSameTokens(text: string): void {
   assert.deepEqual(encodeTokens(text), expected, `the tokens of ${quoted}`);
   assert.equal(countTokens(text), expected.length, `the count of ${quoted}`);
   const measured = measureTokens(text, true);
-  assert.deepEqual(measured.ids, expected, `the measured tokens of ${quoted}`);
   assert.equal(measured.tokens, expected.length);
+  if (measured.pieces) {
+    const { ends, tokens } = measured.pieces;
+    assert.equal(ends.at(-1) ?? 0, text.length, quoted);
+    ends.forEach((end, i) => {
+      assert.ok(end === text.length || isCut(text, end), `piece ${i} of ${quoted} ends at a cut`);
+      assert.equal(tokens[i], encode(text.slice(0, end)).length, `piece ${i} of ${quoted}`);
+    });
+    // Windows of whole pieces: their tokens as measured, their text the whole text (windows
+    // at least as long as its longest piece, which are never cut between its tokens).
+    const longest = Math.max(0, ...tokens.map((count, i) => count - (tokens[i - 1] ?? 0)));
+    for (const limit of [longest, longest + 7, 64].filter((limit) => limit >= longest)) {
+      const windows = pieceWindows(text, measured.pieces, limit);
+      assert.equal(windows.map((window) => window.text).join(""), text, quoted);
+      for (const window of windows) {
+        assert.deepEqual(window.measured, measureTokens(window.text), `${limit}: ${quoted}`);
+        assert.ok(window.measured.tokens <= limit, `${limit}: ${JSON.stringify(window.text)}`);
+      }
+    }
+  } else assert.ok(text.includes("<|"), `the pieces of ${quoted}`);
   if (measured.first >= 0) {
     assert.ok(isCut(text, measured.first) && isCut(text, measured.last), quoted);
     const inner = encode(text.slice(measured.first, measured.last)).length;
