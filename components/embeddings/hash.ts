@@ -86,42 +86,48 @@ export class HashEmbedder implements Embedder {
 
   #embedOne(text: string): Float32Array {
     // Counting happens per word and per pair; a word's n-grams take their
-    // word's weight, which keeps the per-chunk work near one map update per word.
-    const wordCounts = new Map<string, WordCount>();
-    // Hashes are kept as int32 keys, which maps hold without boxing them, and
-    // read back as the uint32 they are.
-    const pairCounts = new Map<number, number>();
+    // word's weight, which keeps the work near one map lookup per word: its
+    // number among the words met, by which its count and features are found.
+    // The words are forgotten between texts only, as a text's counts are kept
+    // by their numbers.
+    if (this.#words.ids.size >= WORD_CACHE_SIZE) this.#words = new KnownWords();
+    const words = this.#words;
+    const pairs = this.#pairs.clear();
     let previous: number | undefined;
     for (const word of contentWords(text)) {
-      let counted = wordCounts.get(word);
-      if (counted) counted.count++;
-      else wordCounts.set(word, counted = { features: this.#featuresOf(word), count: 1 });
-      const stemHash = counted.features.stemHash;
-      if (previous !== undefined) {
-        const pair = pairHash(previous, stemHash) | 0;
-        pairCounts.set(pair, (pairCounts.get(pair) ?? 0) + 1);
-      }
+      const id = words.ids.get(word) ?? this.#know(word);
+      if (words.counts[id]!++ === 0) words.touched.push(id);
+      const stemHash = words.stemHashes[id]!;
+      if (previous !== undefined) pairs.add(pairHash(previous, stemHash) | 0);
       previous = stemHash;
     }
 
+    const { counts, stemCounts, touched, stemsTouched } = words;
     const vector = new Float32Array(this.dimension);
-    const stemCounts = new Map<number, number>();
-    for (const { features, count } of wordCounts.values()) {
-      const stemKey = features.stemHash | 0;
-      stemCounts.set(stemKey, (stemCounts.get(stemKey) ?? 0) + count);
+    for (const id of touched) {
+      const count = counts[id]!;
+      counts[id] = 0;
+      const stem = words.stems[id]!;
+      if (stemCounts[stem] === 0) stemsTouched.push(stem);
+      stemCounts[stem]! += count;
       const weight = NGRAM_WEIGHT * (1 + Math.log(count));
-      const slots = features.ngramSlots;
+      const slots = words.ngramSlots[id]!;
       for (let i = 0; i < slots.length; i++) {
         const slot = slots[i]!;
         if (slot > 0) vector[slot - 1]! += weight;
         else vector[-slot - 1]! -= weight;
       }
     }
-    for (const [hash, count] of stemCounts) this.#addHash(vector, hash, WORD_WEIGHT, count);
-    for (const [hash, count] of pairCounts) this.#addHash(vector, hash, PAIR_WEIGHT, count);
+    for (const stem of stemsTouched) {
+      this.#addHash(vector, words.stemHashOf[stem]!, WORD_WEIGHT, stemCounts[stem]!);
+      stemCounts[stem] = 0;
+    }
+    pairs.forEach((hash, count) => this.#addHash(vector, hash, PAIR_WEIGHT, count));
     // A text without words (empty, or only punctuation) still gets a vector
     // of length one, so that cosine distances to it are defined.
-    if (wordCounts.size === 0) this.#addHash(vector, hashString("", WORD_SEED), WORD_WEIGHT, 1);
+    if (touched.length === 0) this.#addHash(vector, hashString("", WORD_SEED), WORD_WEIGHT, 1);
+    touched.length = 0;
+    stemsTouched.length = 0;
 
     let norm = 0;
     for (const value of vector) norm += value * value;
@@ -147,40 +153,126 @@ export class HashEmbedder implements Embedder {
   }
 
   // Words repeat across chunks, so their stems and n-gram buckets are worth
-  // keeping; the cache is dropped whole when full, which is rare and cheap.
-  #features = new Map<string, WordFeatures>();
+  // keeping; they are dropped whole when too many, which is rare and cheap.
+  #words = new KnownWords();
+  #pairs = new PairCounts();
 
-  #featuresOf(word: string): WordFeatures {
-    let features = this.#features.get(word);
-    if (!features) {
-      const stemmed = stem(word);
-      const points = codePoints(`<${word}>`);
-      const slots: number[] = [];
-      for (const size of NGRAM_SIZES) {
-        for (let start = 0; start + size <= points.length; start++) {
-          slots.push(this.#slot(hashPoints(points, start, start + size, NGRAM_SEED)));
-        }
+  /** Numbers a word not met before, with its stem's hash and its n-grams' buckets. */
+  #know(word: string): number {
+    const words = this.#words;
+    const points = codePoints(`<${word}>`);
+    const slots: number[] = [];
+    for (const size of NGRAM_SIZES) {
+      for (let start = 0; start + size <= points.length; start++) {
+        slots.push(this.#slot(hashPoints(points, start, start + size, NGRAM_SEED)));
       }
-      features = {
-        stemHash: hashString(stemmed, WORD_SEED),
-        ngramSlots: Int32Array.from(slots),
-      };
-      if (this.#features.size >= WORD_CACHE_SIZE) this.#features.clear();
-      this.#features.set(word, features);
     }
-    return features;
+    const id = words.ids.size;
+    const stemHash = hashString(stem(word), WORD_SEED);
+    // Stems are counted by their hash, as two stems of one hash are the same feature.
+    let stemOf = words.stemIds.get(stemHash | 0);
+    if (stemOf === undefined) {
+      words.stemIds.set(stemHash | 0, stemOf = words.stemHashOf.length);
+      words.stemHashOf.push(stemHash);
+    }
+    words.room(id + 1);
+    words.ids.set(word, id);
+    words.stemHashes.push(stemHash);
+    words.stems.push(stemOf);
+    words.ngramSlots.push(Int32Array.from(slots));
+    return id;
   }
 }
 
-interface WordFeatures {
-  stemHash: number;
-  ngramSlots: Int32Array;
+/**
+ * The words an embedder met, numbered in the order met, with what it needs
+ * of each, and the counts of one text's words and stems by their numbers
+ * (zero between texts), with the numbers it met in order.
+ */
+class KnownWords {
+  readonly ids = new Map<string, number>();
+  readonly stemHashes: number[] = [];
+  /** Each word's stem, numbered by its hash. */
+  readonly stems: number[] = [];
+  readonly ngramSlots: Int32Array[] = [];
+  readonly stemIds = new Map<number, number>();
+  readonly stemHashOf: number[] = [];
+  counts = new Int32Array(1024);
+  stemCounts = new Int32Array(1024);
+  readonly touched: number[] = [];
+  readonly stemsTouched: number[] = [];
+
+  /** Makes room for the counts of `words` words (and so as many stems at most). */
+  room(words: number): void {
+    if (words <= this.counts.length) return;
+    const grown = (counts: Int32Array) => {
+      const more = new Int32Array(2 * counts.length);
+      more.set(counts);
+      return more;
+    };
+    [this.counts, this.stemCounts] = [grown(this.counts), grown(this.stemCounts)];
+  }
 }
 
-/** A word of one text: its features, and how often the text holds it. */
-interface WordCount {
-  features: WordFeatures;
-  count: number;
+/**
+ * The counts of one text's word pairs by their hashes, in the order first met:
+ * a table of open addressing kept from text to text, its slots of earlier
+ * texts told apart by the text's number.
+ */
+class PairCounts {
+  #hashes = new Int32Array(1024);
+  #counts = new Int32Array(1024);
+  #texts = new Int32Array(1024);
+  #text = 0;
+  #order: number[] = [];
+
+  clear(): this {
+    this.#text++;
+    this.#order.length = 0;
+    return this;
+  }
+
+  add(hash: number): void {
+    if (2 * (this.#order.length + 1) > this.#hashes.length) this.#grow();
+    const mask = this.#hashes.length - 1;
+    let slot = hash & mask;
+    while (this.#texts[slot] === this.#text) {
+      if (this.#hashes[slot] === hash) {
+        this.#counts[slot]!++;
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+    this.#texts[slot] = this.#text;
+    this.#hashes[slot] = hash;
+    this.#counts[slot] = 1;
+    this.#order.push(slot);
+  }
+
+  /** Calls `visit` with each pair's hash (as uint32) and count, in the order first met. */
+  forEach(visit: (hash: number, count: number) => void): void {
+    for (const slot of this.#order) visit(this.#hashes[slot]! >>> 0, this.#counts[slot]!);
+  }
+
+  #grow(): void {
+    const old = { hashes: this.#hashes, counts: this.#counts, order: this.#order };
+    const size = 2 * this.#hashes.length;
+    [this.#hashes, this.#counts, this.#texts] = [
+      new Int32Array(size),
+      new Int32Array(size),
+      new Int32Array(size),
+    ];
+    this.#order = [];
+    const mask = size - 1;
+    for (const from of old.order) {
+      let slot = old.hashes[from]! & mask;
+      while (this.#texts[slot] === this.#text) slot = (slot + 1) & mask;
+      this.#texts[slot] = this.#text;
+      this.#hashes[slot] = old.hashes[from]!;
+      this.#counts[slot] = old.counts[from]!;
+      this.#order.push(slot);
+    }
+  }
 }
 
 const WORD_CACHE_SIZE = 100_000;

@@ -69,3 +69,37 @@ Deno.test("HashEmbedder refuses a dimension below 2 and an aborted signal", asyn
 Deno.test("HashEmbedder says that it is lexical, not semantic", () => {
   assert.match(new HashEmbedder().description, /^offline, lexical not semantic/);
 });
+
+/** Distinct words of letters only, `count` of them from `from`: "bab", "bac", ... */
+function lettered(from: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    let n = from + i;
+    let word = "";
+    do {
+      word = "bcdfghjklmnpqrstvwxz"[n % 20]! + "aeiou"[n % 5]! + word;
+      n = Math.floor(n / 20);
+    } while (n > 0);
+    return word;
+  });
+}
+
+async function digest(vector: Float32Array): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", vector.slice().buffer));
+  return Array.from(bytes.slice(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+Deno.test("HashEmbedder gives a long text the same vector whatever it embedded before", async () => {
+  // 3,000 distinct words and thousands of distinct pairs, most words four times.
+  const words = lettered(0, 3000);
+  const text = [...words, ...words.toReversed(), ...words.filter((_, i) => i % 2 === 0), ...words]
+    .join(" ");
+  // The vector of the first implementation, which kept words and pairs in maps.
+  const expected = "dedb9ed3d53dcd8a";
+  assert.equal(await digest(new HashEmbedder().embedSync([text])[0]!), expected);
+  const embedder = new HashEmbedder();
+  // More words than it keeps (100,000), forgotten between texts.
+  for (let from = 0; from < 120_000; from += 10_000) {
+    embedder.embedSync([lettered(from + 5000, 10_000).join(" ")]);
+    assert.equal(await digest(embedder.embedSync([text])[0]!), expected, `after ${from}`);
+  }
+});
