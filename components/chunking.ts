@@ -22,7 +22,7 @@ import {
 export interface Chunk {
   /**
    * The passage: whole paragraphs or sentences of the document (a sentence
-   * longer than a chunk is cut into token windows). When its section's
+   * longer than a chunk is cut between words). When its section's
    * heading comes before it, the heading is its first line.
    */
   text: string;
@@ -75,7 +75,8 @@ interface Unit {
 /**
  * Cuts the pages of one document into chunks of at most `chunkSize` cl100k
  * tokens that end at paragraph boundaries, else at sentence boundaries (a
- * sentence longer than a chunk is cut into token windows). A chunk that holds
+ * sentence longer than a chunk is cut between words, a word longer than a
+ * chunk into token windows). A chunk that holds
  * a quarter of `chunkSize` or more ends before a heading and before a new
  * page, so that most chunks lie on one page and in one section; a chunk that
  * ends because it is full is followed by one that repeats its last sentences
@@ -206,7 +207,7 @@ function joinedTokens(text: string, units: readonly Unit[], offsets: readonly nu
   return tokens + countTokens(text.slice(from));
 }
 
-/** The units of the pages: paragraphs, or the sentences and token windows of long ones. */
+/** The units of the pages: paragraphs, or the sentences and windows of words of long ones. */
 function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
   let section: string | undefined;
   // Room for a paragraph's separator and the rounding of tokens at the seams.

@@ -141,7 +141,7 @@ export interface Rankings {
 }
 
 /**
- * A source storage that cuts documents into token windows and finds them by
+ * A source storage that cuts documents into passages and finds them by
  * several rankings fused. A document is indexed once per user, content, chunk
  * settings and embedder, and every chat of that user over it shares the
  * index (every chat of any user, with `shareIndexes`); a chat links to the
