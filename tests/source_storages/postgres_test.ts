@@ -57,6 +57,9 @@ interface Counts {
   links: number;
 }
 
+/** No row in any of the storage's tables. */
+const NOTHING: Counts = { indexes: 0, chunks: 0, postings: 0, vectors: 0, links: 0 };
+
 /** The number of rows of each of the storage's tables. */
 function counts(url: string): Promise<Counts> {
   return query(url, async (sql) => {
@@ -196,13 +199,7 @@ test(
         return sessions.length === 0;
       });
     });
-    assert.deepEqual(await counts(database.url), {
-      indexes: 0,
-      chunks: 0,
-      postings: 0,
-      vectors: 0,
-      links: 0,
-    });
+    assert.deepEqual(await counts(database.url), NOTHING);
 
     const storage = new Postgres({ url: database.url });
     const sources = await storage.retrieve(
@@ -463,13 +460,7 @@ for (const [count, refusedAt] of [[3, 2], [20_000, 10]] as const) {
         } finally {
           clearTimeout(timer);
         }
-        assert.deepEqual(await counts(database.url), {
-          indexes: 0,
-          chunks: 0,
-          postings: 0,
-          vectors: 0,
-          links: 0,
-        });
+        assert.deepEqual(await counts(database.url), NOTHING);
         await backend.add(randomIndex("k", count, 512, 8), {
           chatId: "c",
           documentId: "d",
