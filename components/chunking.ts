@@ -219,7 +219,7 @@ function* units(pages: readonly Page[], chunkSize: number): Generator<Unit> {
       if (block.contents) continue;
       if (block.heading !== undefined) section = block.heading;
       const common = { page: page.number, isHeading: block.heading !== undefined, section };
-      // A block that may be longer than a chunk keeps its tokens, to cut it into windows.
+      // A block that may be longer than a chunk keeps its pieces, to cut it into windows.
       const measured = measureTokens(block.text, block.text.length > limit);
       const pieces = measured.tokens <= limit
         ? [{ text: block.text, tokens: measured.tokens, measured }]

@@ -87,7 +87,7 @@ function maySpecial(text: string): boolean {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
+ * import { encode } from "gpt-tokenizer/encoding/cl100k_base";
  * import { encodeTokens } from "./token_counts.ts";
  * const text = "Bread needs flour. It needs water, 250 ml!\n\n";
  * assert.deepEqual(encodeTokens(text), encode(text));
