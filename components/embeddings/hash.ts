@@ -219,19 +219,30 @@ class KnownWords {
  * a table of open addressing kept from text to text, its slots of earlier
  * texts told apart by the text's number.
  */
-class PairCounts {
+export class PairCounts {
   #hashes = new Int32Array(1024);
   #counts = new Int32Array(1024);
   #texts = new Int32Array(1024);
-  #text = 0;
+  #text: number;
   #order: number[] = [];
 
+  /** `text`: the number of the text before the first (another than 0 for tests). */
+  constructor(text = 0) {
+    this.#text = text;
+  }
+
+  /** Begins the next text, with no pair counted. */
   clear(): this {
+    // Numbers past the largest int32 would not be kept as they are: the slots are cleared then.
+    if (this.#text === 0x7fffffff) {
+      [this.#text, this.#texts] = [0, new Int32Array(this.#texts.length)];
+    }
     this.#text++;
     this.#order.length = 0;
     return this;
   }
 
+  /** Counts a pair of the text by its hash (as int32). */
   add(hash: number): void {
     if (2 * (this.#order.length + 1) > this.#hashes.length) this.#grow();
     const mask = this.#hashes.length - 1;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HashEmbedder } from "../../components/embeddings/hash.ts";
+import { HashEmbedder, PairCounts } from "../../components/embeddings/hash.ts";
 
 const dot = (a: Float32Array, b: Float32Array) =>
   a.reduce((sum, value, i) => sum + value * b[i]!, 0);
@@ -102,4 +102,22 @@ Deno.test("HashEmbedder gives a long text the same vector whatever it embedded b
     embedder.embedSync([lettered(from + 5000, 10_000).join(" ")]);
     assert.equal(await digest(embedder.embedSync([text])[0]!), expected, `after ${from}`);
   }
+});
+
+Deno.test("PairCounts counts each text's pairs apart, also past the largest int32 of texts", () => {
+  const counted = (pairs: PairCounts) => {
+    const seen: [number, number][] = [];
+    pairs.forEach((hash, count) => seen.push([hash, count]));
+    return seen;
+  };
+  const pairs = new PairCounts(0x7fffffff - 2);
+  for (let text = 0; text < 5; text++) {
+    pairs.clear();
+    for (const hash of [7, -3, 7, 7 + 1024, -3]) pairs.add(hash);
+    assert.deepEqual(counted(pairs), [[7, 2], [(-3) >>> 0, 2], [7 + 1024, 1]], `text ${text}`);
+  }
+  // Enough pairs to grow the table, met in order.
+  pairs.clear();
+  for (let hash = 0; hash < 3000; hash++) pairs.add(hash * 1024);
+  assert.deepEqual(counted(pairs), Array.from({ length: 3000 }, (_, i) => [i * 1024, 1]));
 });
