@@ -6,7 +6,6 @@
  * source can say where it is.
  * @module
  */
-import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { Page } from "./core/page.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { pageBlocks, sentences } from "./text_blocks.ts";
@@ -16,6 +15,7 @@ import {
   type MeasuredText,
   measureTokens,
   pieceWindows,
+  tokenWindows,
 } from "./token_counts.ts";
 
 /** A passage of one document. */
@@ -248,23 +248,12 @@ function split(
       pieces.push({ text: sentence, tokens: ofSentence.tokens, measured: ofSentence });
       continue;
     }
-    const withPieces = ofSentence.pieces ? ofSentence : measureTokens(sentence, true);
-    if (!withPieces.pieces) {
-      // A text that may hold a special token, measured whole: windows of its tokens.
-      const tokens = encode(sentence);
-      for (let first = 0; first < tokens.length; first += limit) {
-        const text = decode(tokens.slice(first, first + limit));
-        pieces.push({
-          text,
-          tokens: Math.min(limit, tokens.length - first),
-          measured: measureTokens(text),
-        });
-      }
-      continue;
-    }
-    for (const window of pieceWindows(sentence, withPieces.pieces, limit)) {
-      pieces.push({ ...window, tokens: window.measured.tokens });
-    }
+    const { pieces: ofPieces } = ofSentence.pieces ? ofSentence : measureTokens(sentence, true);
+    // Without pieces for a text that may hold a special token, measured whole.
+    const windows = ofPieces
+      ? pieceWindows(sentence, ofPieces, limit)
+      : tokenWindows(sentence, limit);
+    for (const window of windows) pieces.push({ ...window, tokens: window.measured.tokens });
   }
   return pieces;
 }

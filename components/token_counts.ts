@@ -188,6 +188,21 @@ export function measureTokens(text: string, withPieces = false): MeasuredText {
   return { tokens, first, last, inner: atLast - atFirst, ...pieces ? { pieces } : {} };
 }
 
+/**
+ * A text cut into windows of `limit` of its tokens, each decoded and measured
+ * again: a window may end inside a word, or inside a character whose bytes
+ * two tokens share (decoded as U+FFFD), and then count more than `limit`.
+ */
+export function tokenWindows(text: string, limit: number): MeasuredPart[] {
+  const ids = encode(text);
+  const windows: MeasuredPart[] = [];
+  for (let first = 0; first < ids.length; first += limit) {
+    const window = decode(ids.slice(first, first + limit));
+    windows.push({ text: window, measured: measureTokens(window) });
+  }
+  return windows;
+}
+
 /** A part of a text and its tokens, as {@linkcode measureTokens} measures it. */
 export interface MeasuredPart {
   text: string;
@@ -234,12 +249,7 @@ export function pieceWindows(text: string, pieces: Pieces, limit: number): Measu
     if (i > from && tokens[i]! - before > limit) close(i);
     const pieceTokens = tokens[i]! - (i === 0 ? 0 : tokens[i - 1]!);
     if (pieceTokens <= limit) continue;
-    // A piece longer than a window: windows of its tokens.
-    const ids = encode(text.slice(i === 0 ? 0 : ends[i - 1], ends[i]));
-    for (let first = 0; first < ids.length; first += limit) {
-      const window = decode(ids.slice(first, first + limit));
-      windows.push({ text: window, measured: measureTokens(window) });
-    }
+    windows.push(...tokenWindows(text.slice(i === 0 ? 0 : ends[i - 1], ends[i]), limit));
     from = i + 1;
   }
   if (from < ends.length) close(ends.length);

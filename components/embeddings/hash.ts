@@ -119,7 +119,7 @@ export class HashEmbedder implements Embedder {
       }
     }
     for (const stem of stemsTouched) {
-      this.#addHash(vector, words.stemHashOf[stem]!, WORD_WEIGHT, stemCounts[stem]!);
+      this.#addHash(vector, words.hashOfStem[stem]!, WORD_WEIGHT, stemCounts[stem]!);
       stemCounts[stem] = 0;
     }
     pairs.forEach((hash, count) => this.#addHash(vector, hash, PAIR_WEIGHT, count));
@@ -172,8 +172,8 @@ export class HashEmbedder implements Embedder {
     // Stems are counted by their hash, as two stems of one hash are the same feature.
     let stemOf = words.stemIds.get(stemHash | 0);
     if (stemOf === undefined) {
-      words.stemIds.set(stemHash | 0, stemOf = words.stemHashOf.length);
-      words.stemHashOf.push(stemHash);
+      words.stemIds.set(stemHash | 0, stemOf = words.hashOfStem.length);
+      words.hashOfStem.push(stemHash);
     }
     words.room(id + 1);
     words.ids.set(word, id);
@@ -196,7 +196,7 @@ class KnownWords {
   readonly stems: number[] = [];
   readonly ngramSlots: Int32Array[] = [];
   readonly stemIds = new Map<number, number>();
-  readonly stemHashOf: number[] = [];
+  readonly hashOfStem: number[] = [];
   counts = new Int32Array(1024);
   stemCounts = new Int32Array(1024);
   readonly touched: number[] = [];

@@ -25,8 +25,8 @@
  * an exact scan of the same chunks.
  * @module
  */
-import { Turns } from "../core/turns.ts";
 import type { Client, InStatement, InValue, ResultSet } from "@libsql/client";
+import { Turns } from "../core/turns.ts";
 import { reclaimSpace } from "../sqlite_space.ts";
 import { abandoned, newBuilder, runBuild } from "./_builders.ts";
 import {

@@ -65,9 +65,9 @@ export interface Place {
 
 /**
  * The full-text arm's ranking of the indexes' chunks (best `query.limit`),
- * and the candidates of the vector arm (by their codes, twice as many in a chat of fewer
- * than 10,000 chunks, else as many), to be
- * ranked by {@linkcode nearestExactly}.
+ * and the candidates of the vector arm by their codes (twice as many in a
+ * chat of fewer than 10,000 chunks, else as many), to be ranked by
+ * {@linkcode nearestExactly}.
  */
 export async function searchMemory(
   indexes: readonly MemoryIndex[],

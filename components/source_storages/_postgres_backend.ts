@@ -20,8 +20,9 @@
  * start reads them rather than building them from the texts; an index stored
  * without them has them built at its first search, and kept then. Vectors:
  * with the `vector` extension (pgvector) in the database, a table per
- * dimension of `vector` columns, read in pgvector's binary form; without it,
- * the bytes of their float32 values.
+ * dimension of `vector` columns; without it, the bytes of their float32
+ * values; written by a binary COPY and read in those forms
+ * (`_postgres_vectors.ts`).
  *
  * An index is written in one transaction, so that a process that stops midway
  * (a crash, SIGKILL, a lost connection) leaves nothing of it behind. Two
@@ -582,8 +583,6 @@ async function writeIndex(
   }
   await tx`INSERT INTO rag_index_postings (index_id, data) VALUES (${id}, ${terms.toBytes()})`;
   if (index.vectors.length > 0) {
-    // Binary COPY: each vector as its bytes, where a text of its numbers (pgvector's `[0.5,1]`
-    // or hex) cost the main thread more to make, escape and collect than all else a store does.
     await copyIn(
       tx`COPY ${tx(vectors.table)} (index_id, ordinal, embedding) FROM STDIN (FORMAT binary)`,
       copyRows(BigInt(id), index.vectors, vectors.kind),
