@@ -53,6 +53,12 @@ export interface ChunkOptions {
   maxChunks?: number;
   /** The document's name, for that error. */
   name?: string;
+  /**
+   * Whether each page starts a chunk, whatever the chunk before holds: for
+   * slides, which stand alone, where a PDF's page may end inside a paragraph.
+   * @default {false}
+   */
+  everyPage?: boolean;
 }
 
 /** A paragraph, a sentence or a token window: what chunks are made of. */
@@ -82,7 +88,9 @@ interface Unit {
  * ends because it is full is followed by one that repeats its last sentences
  * or paragraphs of the same page, up to `chunkOverlap` tokens. A chunk whose
  * section's heading came before it starts with that heading, on a line of
- * its own. A document without text has no chunks.
+ * its own. With `everyPage` (slides) every page starts a chunk, and a slide
+ * of a heading alone makes none where the chunk after it starts with that
+ * heading. A document without text has no chunks.
  *
  * @example
  * ```ts
@@ -102,7 +110,7 @@ interface Unit {
  * `maxChunks`
  */
 export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): Chunk[] {
-  const { chunkSize = 500, chunkOverlap = 100, maxChunks = Infinity } = options;
+  const { chunkSize = 500, chunkOverlap = 100, maxChunks = Infinity, everyPage = false } = options;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new SvcError(`chunk_size must be a positive integer, not ${chunkSize}`, { status: 422 });
   }
@@ -133,10 +141,14 @@ export function chunkPages(pages: readonly Page[], options: ChunkOptions = {}): 
     used = units.length === 0 ? 0 : headingTokens(units[0]!) + sum(units);
   };
   for (const unit of units(pages, chunkSize)) {
-    const boundary = (unit.isHeading || unit.pageStart) && used >= minTokens;
+    const boundary = (everyPage && unit.pageStart) ||
+      ((unit.isHeading || unit.pageStart) && used >= minTokens);
     if (current.length > 0 && (boundary || used + unit.tokens + 1 > chunkSize)) {
       const full = current;
-      chunks.push(chunkOf(full, headingTokens(full[0]!) > 0));
+      // A heading alone (a slide of a title) makes no chunk where the next starts with it.
+      const heads = full.length === 1 && full[0]!.isHeading &&
+        unit.section === full[0]!.section && (unit.isHeading || headingTokens(unit) > 0);
+      if (!heads) chunks.push(chunkOf(full, headingTokens(full[0]!) > 0));
       let carried: Unit[] = [];
       if (!boundary) {
         // The last sentences of the same page, whole, within the overlap and leaving room.

@@ -101,6 +101,30 @@ Deno.test("chunkPages() joins a page too short for a chunk of its own to the nex
   assert.deepEqual(chunks.map((c) => c.pageNumbers), [[1, 2, 3]]);
 });
 
+Deno.test("chunkPages() with everyPage starts a chunk at each slide, a title alone heading the next", () => {
+  const pages = [
+    { text: "Install", number: 1 },
+    { text: "npm install semver", number: 2 },
+    { text: "Ranges", number: 3 },
+    { text: "Ranges\n\nA range is a set of comparators.", number: 4 },
+    { text: "Tilde ranges allow patch changes.", number: 5 },
+    { text: "Functions", number: 6 },
+    { text: "Comparison\n\ngt(v1, v2) tells whether v1 is greater.", number: 7 },
+  ];
+  const chunks = chunkPages(pages, { chunkSize: 200, chunkOverlap: 0, everyPage: true });
+  assert.deepEqual(chunks.map((c) => [c.pageNumbers, c.text]), [
+    // Slides 1 and 3, a title alone, make no chunk: the chunks after them start with it.
+    [[2], "Install\n\nnpm install semver"],
+    [[4], "Ranges\n\nA range is a set of comparators."],
+    [[5], "Ranges\n\nTilde ranges allow patch changes."],
+    // A title the next slide does not start with is a chunk of its own.
+    [[6], "Functions"],
+    [[7], "Comparison\n\ngt(v1, v2) tells whether v1 is greater."],
+  ]);
+  // Without everyPage, slides shorter than a quarter of a chunk join the next.
+  assert.equal(chunkPages(pages, { chunkSize: 200, chunkOverlap: 0 }).length, 1);
+});
+
 Deno.test("chunkPages() starts a chunk at a heading, and puts its section's heading first", () => {
   const text = [
     "# Bread",

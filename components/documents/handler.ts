@@ -9,6 +9,11 @@ export interface DocumentHandler {
   /** The suffixes it reads, lower case with the dot: `[".pdf"]`. */
   readonly suffixes: readonly string[];
   /**
+   * Whether its pages are slides, each of which stands alone: no passage
+   * spans two of them (a PDF's page may end inside a paragraph, a slide does not).
+   */
+  readonly slides?: boolean;
+  /**
    * The pages of a document.
    *
    * @param bytes the whole file, never empty

@@ -39,6 +39,11 @@ export function handlerOf(format: string): DocumentHandler {
   throw new SvcError(`svc has no handler for the format ${quote(format)}`);
 }
 
+/** Whether a format's pages are slides, each standing alone (`DocumentHandler.slides`). */
+export function isSlides(format: string): boolean {
+  return HANDLERS.get(format)?.slides === true;
+}
+
 /** A document's content and what {@linkcode pagesOfBytes} checks it against. */
 export interface ContentOf {
   /** The document's name, for error messages. */

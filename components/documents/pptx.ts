@@ -12,7 +12,8 @@ import { checkZip } from "./zip.ts";
 /**
  * Reads `.pptx` files into one page per slide, numbered from 1 in presentation order. A slide's
  * text is the text of its shapes in document order, grouped shapes included: one line per
- * paragraph, and one line per table row with its cells separated by `" | "`. An empty slide gives
+ * paragraph, and one line per table row with its cells separated by `" | "`; its title (the
+ * title placeholder's text) is a paragraph of its own, a blank line after it. An empty slide gives
  * a page with the text `""`.
  *
  * @example
@@ -25,6 +26,7 @@ import { checkZip } from "./zip.ts";
  */
 export const pptxHandler: DocumentHandler = {
   suffixes: [".pptx"],
+  slides: true,
   extractPages: extractPptxPages,
 };
 
@@ -102,6 +104,8 @@ function slideText(xml: string): string {
   let cells: string[] | null = null;
   // Inside mc:Fallback, which repeats the text of the mc:Choice before it.
   let fallbackDepth = 0;
+  // In the shape of the slide's title.
+  let inTitle = false;
   for (const token of xmlTokens(xml)) {
     if (token.kind === "text") {
       if (inText && !fallbackDepth) line += token.text;
@@ -110,6 +114,13 @@ function slideText(xml: string): string {
     const tag = localName(token.name);
     const open = token.kind === "open";
     if (tag === "Fallback" && !(open && token.selfClosing)) fallbackDepth += open ? 1 : -1;
+    if (token.kind === "open" && tag === "ph" && !fallbackDepth) {
+      inTitle = /^(?:title|ctrTitle)$/.test(attribute(token.attributes, "type") ?? "");
+    } else if (tag === "sp" && !open && inTitle) {
+      // A paragraph of its own, which reads as the heading of what the slide says.
+      inTitle = false;
+      if (lines.length > 0 && lines.at(-1) !== "") lines.push("");
+    }
     if (fallbackDepth || (open && token.selfClosing && tag !== "br")) continue;
     if (tag === "t") inText = open;
     else if (tag === "br") line += "\n";

@@ -9,7 +9,7 @@
 import { chunkPages } from "../chunking.ts";
 import { SvcError } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { streamPagesOfBytes } from "../documents/pages.ts";
+import { isSlides, streamPagesOfBytes } from "../documents/pages.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { rebuildEmbedder } from "../embeddings/recipe.ts";
 import type { IndexJob, IndexReply } from "./pipeline.ts";
@@ -31,6 +31,7 @@ scope.onmessage = async ({ data: job }) => {
       chunkOverlap: job.chunkOverlap,
       maxChunks: job.maxChunks,
       name: job.name,
+      everyPage: isSlides(job.format),
     });
     scope.postMessage({ id: job.id, progress: { pages: pages.length, chunks: chunks.length } });
     if (job.embedder === undefined) return scope.postMessage({ id: job.id, chunks });

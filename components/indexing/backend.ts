@@ -159,10 +159,11 @@ export interface IndexBackend {
 
 /** An index's settings with its key: the SHA-256 of the settings, in hex. */
 export async function indexInfo(settings: IndexSettings): Promise<IndexInfo> {
-  // The "v2" names the chunking; change it when chunks of the same settings change.
+  // The "v3" names the chunking; change it when chunks of the same settings change
+  // (v2: passages across slides; v1: token windows).
   // A shared index has the key it had before indexes had owners.
   const text = JSON.stringify([
-    "svc-index-v2",
+    "svc-index-v3",
     settings.contentHash,
     settings.chunkSize,
     settings.chunkOverlap,

@@ -13,16 +13,16 @@ async function withSlide1(shapes: string): Promise<Uint8Array> {
   return archive.generateAsync({ type: "uint8array", compression: "DEFLATE" });
 }
 
-const WELCOME = "Welcome\nQuarterly review of the garden project: beds & paths.\n" +
+const WELCOME = "Welcome\n\nQuarterly review of the garden project: beds & paths.\n" +
   'Led by <Mira> "Green" Oduya.';
-const HARVEST = "Harvest\nCrop | Kilograms | Bed\nTomatoes | 120 | North\nBeans | 45 | South";
-const NEXT = "Next steps\nPlant garlic in October\nRepair the greenhouse roof";
+const HARVEST = "Harvest\n\nCrop | Kilograms | Bed\nTomatoes | 120 | North\nBeans | 45 | South";
+const NEXT = "Next steps\n\nPlant garlic in October\nRepair the greenhouse roof";
 
 Deno.test("`pptxHandler` reads .pptx files", () => {
   assert.deepEqual(pptxHandler.suffixes, [".pptx"]);
 });
 
-Deno.test("`pptxHandler` gives one numbered page per slide, table rows as lines", async () => {
+Deno.test("`pptxHandler` gives one numbered page per slide, its title a paragraph, table rows as lines", async () => {
   assert.deepEqual(await pptxHandler.extractPages(await fixture("slides.pptx"), "slides.pptx"), [
     { text: WELCOME, number: 1 },
     { text: HARVEST, number: 2 },

@@ -14,12 +14,12 @@ Deno.test("indexInfo() keys a user's index apart, and a shared one by its settin
   const bob = await indexInfo({ ...settings, owner: "bob" });
   assert.equal(new Set([shared.key, ada.key, bob.key]).size, 3);
   assert.equal((await indexInfo({ ...settings, owner: "ada" })).key, ada.key);
-  // "v2": the chunks that follow paragraphs and pages; indexes of the token windows of "v1" are
-  // not taken for them.
+  // "v3": a slide starts a chunk; indexes of "v2" (chunks across slides) and of the token windows
+  // of "v1" are not taken for them.
   assert.equal(
     shared.key,
     await sha256(
-      JSON.stringify(["svc-index-v2", settings.contentHash, 500, 250, settings.embedder, 512]),
+      JSON.stringify(["svc-index-v3", settings.contentHash, 500, 250, settings.embedder, 512]),
     ),
   );
 });

@@ -61,6 +61,17 @@ Deno.test("chunkAndEmbed() reads a PDF page by page into the chunks of its whole
   assert.deepEqual(chunks, chunkPages(pages, settings));
 });
 
+Deno.test("chunkAndEmbed() starts a chunk at each slide of a presentation", async () => {
+  const document = LocalDocument.fromPath(`${FIXTURES}slides.pptx`);
+  const embedder = new HashEmbedder({ dimension: 64 });
+  // Each slide holds less than a quarter of a chunk, which alone would not end one.
+  const options = { chunkSize: 500, chunkOverlap: 0 };
+  const { chunks } = await chunkAndEmbed(document, { ...options, embedder });
+  assert.deepEqual(chunks.map((chunk) => chunk.pageNumbers), [[1], [2], [3]]);
+  const pages = await document.extractPages();
+  assert.deepEqual(chunkPages(pages, options).map((chunk) => chunk.pageNumbers), [[1, 2, 3]]);
+});
+
 Deno.test("chunkAndEmbed() of a long PDF aborted while it is read rejects, and the next one reads", async () => {
   const path = new URL("../fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
   const embedder = new HashEmbedder({ dimension: 64 });
