@@ -104,7 +104,7 @@ function slideText(xml: string): string {
   let cells: string[] | null = null;
   // Inside mc:Fallback, which repeats the text of the mc:Choice before it.
   let fallbackDepth = 0;
-  // In the shape of the slide's title.
+  // In the shape of the slide's title (its placeholder of type title).
   let inTitle = false;
   for (const token of xmlTokens(xml)) {
     if (token.kind === "text") {
@@ -114,10 +114,11 @@ function slideText(xml: string): string {
     const tag = localName(token.name);
     const open = token.kind === "open";
     if (tag === "Fallback" && !(open && token.selfClosing)) fallbackDepth += open ? 1 : -1;
+    // The title is a paragraph of its own (blank lines around it), read as the slide's heading.
     if (token.kind === "open" && tag === "ph" && !fallbackDepth) {
       inTitle = /^(?:title|ctrTitle)$/.test(attribute(token.attributes, "type") ?? "");
+      if (inTitle && lines.length > 0 && lines.at(-1) !== "") lines.push("");
     } else if (tag === "sp" && !open && inTitle) {
-      // A paragraph of its own, which reads as the heading of what the slide says.
       inTitle = false;
       if (lines.length > 0 && lines.at(-1) !== "") lines.push("");
     }
@@ -132,6 +133,7 @@ function slideText(xml: string): string {
     } else if (tag === "tr") cells = open ? [] : endRow(cells, lines);
     else if (tag === "tc" && open && cells) cells.push("");
   }
+  while (lines.at(-1) === "") lines.pop();
   return lines.join("\n");
 }
 

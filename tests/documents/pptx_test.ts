@@ -44,6 +44,26 @@ Deno.test('`pptxHandler` gives an empty slide the text ""', async () => {
   assert.deepEqual(pages.map((page) => page.text), ["", HARVEST, NEXT]);
 });
 
+Deno.test("`pptxHandler` sets a slide's title apart wherever its shape comes", async () => {
+  const shape = (placeholder: string, text: string) =>
+    `<p:sp><p:nvSpPr><p:nvPr>${placeholder}</p:nvPr></p:nvSpPr>` +
+    `<p:txBody><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`;
+  const title = shape('<p:ph type="title"/>', "Ranges");
+  const body = shape('<p:ph idx="1"/>', "A range is a set of comparators.");
+  const note = shape("", "Ask before the release.");
+  const read = async (shapes: string) =>
+    (await pptxHandler.extractPages(await withSlide1(shapes), "ranges.pptx"))[0]?.text;
+  assert.equal(
+    await read(body + title + note),
+    "A range is a set of comparators.\n\nRanges\n\nAsk before the release.",
+  );
+  assert.equal(await read(title), "Ranges");
+  assert.equal(
+    await read(shape('<p:ph type="body"/>', "One") + note),
+    "One\nAsk before the release.",
+  );
+});
+
 Deno.test("`pptxHandler` reads text once where a shape has a fallback", async () => {
   const shapes =
     '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">' +
