@@ -12,25 +12,10 @@ import { contentWords } from "../embeddings/_words.ts";
 export const FOLLOW_UP_TURNS = 2;
 
 // Words that point back to what was asked before: "undo that", "its size", "also for DOCX".
-const POINTING_BACK = new Set([
-  "it",
-  "its",
-  "that",
-  "this",
-  "these",
-  "those",
-  "they",
-  "them",
-  "their",
-  "there",
-  "also",
-  "too",
-  "else",
-  "same",
-  "such",
-  "instead",
-  "again",
-]);
+const POINTING_BACK = new Set(
+  "it its that this these those they them their there also too else same such instead again"
+    .split(" "),
+);
 // How a question begins that goes on from the one before: "And for PPTX?", "What about tables?".
 const GOING_ON = /^\s*(?:and|but|or|so|then|also|what about|how about)\b/i;
 const WORD = /[\p{L}\p{N}]+/gu;
