@@ -39,9 +39,9 @@ const WORD = /[\p{L}\p{N}]+/gu;
 export function readsAsFollowUp(prompt: string): boolean {
   const own = contentWords(prompt).length;
   if (own <= 2) return true;
-  if (own <= 4 && GOING_ON.test(prompt)) return true;
-  if (own > 3) return false;
-  return (prompt.toLowerCase().match(WORD) ?? []).some((word) => POINTING_BACK.has(word));
+  if (GOING_ON.test(prompt)) return own <= 4;
+  return own <= 3 &&
+    (prompt.toLowerCase().match(WORD) ?? []).some((word) => POINTING_BACK.has(word));
 }
 
 /**
@@ -71,8 +71,7 @@ export function followUpText(
   prompt: string,
   history: readonly HistoryMessage[] | undefined,
 ): string | undefined {
-  if (!readsAsFollowUp(prompt)) return undefined;
   const asked = (history ?? []).filter((message) => message.role === "user" && message.isComplete)
     .slice(-FOLLOW_UP_TURNS).map((message) => message.content.trim()).filter(Boolean);
-  return asked.length === 0 ? undefined : [...asked, prompt].join("\n");
+  return asked.length === 0 || !readsAsFollowUp(prompt) ? undefined : [...asked, prompt].join("\n");
 }
