@@ -1,5 +1,5 @@
 /**
- * `svc user add|remove|passwd|list`: the accounts of password sign-in
+ * `svc user add|remove|passwd|list|unlock`: the accounts of password sign-in
  * (`svc.deploy.PasswordAuthentication`), kept in the API's database. A
  * password is never an argument: it is asked without echo in a terminal, and
  * read from standard input otherwise (or with `--password-stdin`).
@@ -118,6 +118,19 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
         context.io.out(
           `Removed the user ${quote(name)} and ended its sessions; its chats and documents stay ` +
             `until an account of that name is added again\n`,
+        );
+      }),
+  );
+  user.addCommand(
+    new Command("unlock")
+      .description("forget a user's failed logins, from every address, so that it can log in")
+      .argument("<name>", "the username")
+      .addOption(configOption())
+      .action(async (name: string, flags: Flags) => {
+        const cleared = await withDatabase(flags, (database) => database.clearLoginAttempts(name));
+        context.io.out(
+          `Forgot ${cleared} failed ${cleared === 1 ? "login" : "logins"} of ${quote(name)}: ` +
+            "it can log in again from every address\n",
         );
       }),
   );

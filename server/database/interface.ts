@@ -4,6 +4,7 @@
  * (`PostgresDatabase`). Both pass the same tests (tests/server/database/).
  * @module
  */
+import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
 import type { AccountRecord, SessionRecord } from "./accounts.ts";
 import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import type { InsertChatOptions } from "./chats.ts";
@@ -108,12 +109,17 @@ export interface Database {
   listAccounts(now: number): Promise<AccountRecord[]>;
   /** The hash of a user's password, or `undefined` when the user has no account. */
   passwordHash(user: string): Promise<string | undefined>;
-  /** The times (ms since the epoch) of a key's failed logins after `since`, oldest first. */
-  loginFailures(key: string, since: number): Promise<number[]>;
-  /** Counts a failed login at `at` for each key; their failures until `before` go. */
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void>;
-  /** Forgets a key's failed logins. */
-  clearLoginFailures(key: string): Promise<void>;
+  /**
+   * Counts a login before its password is checked, unless the window holds as
+   * many as a limit allows already: checked and counted in one step, so that
+   * logins made at once, on any replica, never pass a limit together. The
+   * logins until `limits.since` go.
+   */
+  reserveLoginAttempt(attempt: LoginAttempt, limits: AttemptLimits): Promise<Reservation>;
+  /** The times (ms) of the logins after `since` of a user, or from an address, or both, oldest first. */
+  loginAttemptTimes(of: { user?: string; address?: string }, since: number): Promise<number[]>;
+  /** Forgets the logins of a user, from one address or from all; how many there were. */
+  clearLoginAttempts(user: string, address?: string): Promise<number>;
   /** Stores a new session; the sessions that expired by its start go. */
   startSession(session: SessionRecord): Promise<void>;
   /** The user of a session that is open at `now` (seconds), or `undefined`. */

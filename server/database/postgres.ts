@@ -13,6 +13,8 @@ import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import { checkChatLimit, type InsertChatOptions, noChat } from "./chats.ts";
 import { inUse, noDocuments, type RecordedSize, removeFile } from "./documents.ts";
 import type { Database } from "./interface.ts";
+import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
+import { attemptTimes, clearAttempts, reserveAttempt } from "./postgres_login_attempts.ts";
 import { sourceDocumentIds } from "./messages.ts";
 import { chatsJson, chatSummaries } from "./postgres_chats.ts";
 import { postgresError } from "./postgres_errors.ts";
@@ -476,26 +478,22 @@ export class PostgresDatabase implements Database {
     return row === undefined ? undefined : String(row.password_hash);
   }
 
-  async loginFailures(key: string, since: number): Promise<number[]> {
-    const rows = await this.#read((sql) =>
-      sql`SELECT at FROM login_failures WHERE key = ${key} AND at > ${since} ORDER BY at`
-    );
-    return rows.map((row) => Number(row.at));
+  /**
+   * Counts a login before its password is checked, unless the window holds as
+   * many as a limit allows already; the logins until `limits.since` go.
+   */
+  reserveLoginAttempt(attempt: LoginAttempt, limits: AttemptLimits): Promise<Reservation> {
+    return this.#write(undefined, (tx) => reserveAttempt(tx, attempt, limits));
   }
 
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
-    return this.#write(undefined, async (tx) => {
-      for (const key of keys) {
-        await tx`DELETE FROM login_failures WHERE key = ${key} AND at <= ${before}`;
-        await tx`INSERT INTO login_failures (key, at) VALUES (${key}, ${at})`;
-      }
-    });
+  /** The times (ms) of the logins after `since` of a user, or from an address, or both, oldest first. */
+  loginAttemptTimes(of: { user?: string; address?: string }, since: number): Promise<number[]> {
+    return this.#read((sql) => attemptTimes(sql, of, since));
   }
 
-  clearLoginFailures(key: string): Promise<void> {
-    return this.#write(undefined, async (tx) => {
-      await tx`DELETE FROM login_failures WHERE key = ${key}`;
-    });
+  /** Forgets the logins of a user, from one address or from all; how many there were. */
+  clearLoginAttempts(user: string, address?: string): Promise<number> {
+    return this.#write(undefined, (tx) => clearAttempts(tx, user, address));
   }
 
   /** Stores a new session; the sessions that expired by its start go. */

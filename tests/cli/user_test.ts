@@ -137,6 +137,32 @@ Deno.test("svc user passwd, list and remove manage the accounts, and warn when t
   );
 });
 
+Deno.test("svc user unlock forgets a user's failed logins from every address", async () => {
+  await using dir = await tmpDir();
+  const config = await passwordConfig(dir.path);
+  const stdin = (text: string) => input({ terminal: false, stdin: text });
+  assert.equal((await user(["add", "alice", "-c", config], stdin("first password\n"))).code, 0);
+  const database = await openDatabase(`sqlite:///${dir.path}/root/svc.db`, { localRoot: dir.path });
+  try {
+    const limits = { since: 0, perUserAddress: 10, perAddress: 30, perUser: 100 };
+    for (const address of ["203.0.113.9", "198.51.100.7"]) {
+      await database.reserveLoginAttempt(
+        { id: crypto.randomUUID(), user: "alice", address, at: Date.now() },
+        limits,
+      );
+    }
+  } finally {
+    await database.close();
+  }
+  const unlocked = await user(["unlock", "alice", "-c", config], stdin(""));
+  assert.equal(
+    unlocked.stdout,
+    'Forgot 2 failed logins of "alice": it can log in again from every address\n',
+  );
+  const again = await user(["unlock", "alice", "-c", config], stdin(""));
+  assert.match(again.stdout, /^Forgot 0 failed logins of "alice"/);
+});
+
 Deno.test("svc user takes no password as an argument", async () => {
   const io = capture();
   assert.equal(await runCli(["user", "add", "ada", "hunter22"], io, { env: {} }), 1);
