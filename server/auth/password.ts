@@ -1,11 +1,12 @@
 /**
  * Password sign-in: users with an account in the API's database (made with
- * `svc user add`), each with an argon2id hash of its password. Logins are
- * limited per user and address (`login_limits.ts`), and passwords are
- * checked by workers.
+ * `svc user add`), each with an argon2id hash of its password. Usernames are
+ * matched in their one spelling (`usernames.ts`), logins are limited per user
+ * and address (`login_limits.ts`), and passwords are checked by workers.
  * @module
  */
 import { SvcError } from "../../components/core/errors.ts";
+import { findAccount, loginKey, normalizeAccountNames } from "./account_names.ts";
 import {
   Authentication,
   type AuthenticationContext,
@@ -47,6 +48,7 @@ export class PasswordAuthentication extends Authentication {
     super.setUp(context);
     // Counted in the database, so that replicas behind a load balancer count every login.
     this.#limits.countIn(context.database);
+    for (const note of await normalizeAccountNames(context.database)) context.warn(note);
     const accounts = await context.database.listAccounts(Math.floor(Date.now() / 1000));
     if (accounts.length === 0) {
       context.warn(
@@ -58,10 +60,11 @@ export class PasswordAuthentication extends Authentication {
 
   override async signIn(request: Request, client: ClientInfo): Promise<string> {
     const { username, password } = await readLoginForm(request);
+    const key = loginKey(username);
+    if (key === undefined) throw wrong();
     this.#passwords.checkRoom();
-    const attempt = await this.#limits.reserve(username, client.address);
-    const stored = await this.context.database.passwordHash(username);
-    const account = stored === undefined ? undefined : { user: username, hash: stored };
+    const attempt = await this.#limits.reserve(key, client.address);
+    const account = await findAccount(this.context.database, username);
     if (this.#decoy === undefined) {
       this.#decoy = this.#passwords.hash(crypto.randomUUID());
       // Made again next time, rather than failing every unknown user's login from now on.

@@ -44,6 +44,7 @@ import {
   insertAccount,
   insertSession,
   passwordHashQuery,
+  renameUser,
   sessionQuery,
   type SessionRecord,
   toAccounts,
@@ -410,6 +411,12 @@ export class LibsqlDatabase implements Database {
   removeAccount(user: string): Promise<void> {
     if (this.#thread) return this.#forward("removeAccount", user);
     return this.#write((tx) => deleteAccount(tx, user));
+  }
+
+  /** Renames a user, with all its data, unless the new name is another user's; whether it was. */
+  renameUser(from: string, to: string): Promise<boolean> {
+    if (this.#thread) return this.#forward("renameUser", from, to);
+    return this.#write((tx) => renameUser(tx, from, to));
   }
 
   /** Every account, by user name, with its sessions open at `now` (seconds). */

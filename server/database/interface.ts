@@ -105,6 +105,12 @@ export interface Database {
   setPassword(user: string, hash: string, now: number): Promise<void>;
   /** Removes a user's account, ends its sessions and revokes its API keys. 404 when it has none. */
   removeAccount(user: string): Promise<void>;
+  /**
+   * Renames a user, with all its data, unless the new name is another
+   * user's; whether it was renamed. Its sessions end, their tokens naming
+   * the old name.
+   */
+  renameUser(from: string, to: string): Promise<boolean>;
   /** Every account, by user name, with its sessions open at `now` (seconds). */
   listAccounts(now: number): Promise<AccountRecord[]>;
   /** The hash of a user's password, or `undefined` when the user has no account. */

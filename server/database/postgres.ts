@@ -453,6 +453,19 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Renames a user, with all its data, unless the new name is another user's; whether it was. */
+  renameUser(from: string, to: string): Promise<boolean> {
+    return this.#write(from, async (tx) => {
+      const seq = await lockUser(tx, from, false);
+      if (seq === undefined) return false;
+      const renamed = await tx`UPDATE users SET name = ${to} WHERE seq = ${seq}
+        AND NOT EXISTS (SELECT 1 FROM users WHERE name = ${to})`;
+      if (renamed.count === 0) return false;
+      await tx`DELETE FROM sessions WHERE user_seq = ${seq}`;
+      return true;
+    });
+  }
+
   /** Every account, by user name, with its sessions open at `now` (seconds). */
   async listAccounts(now: number): Promise<AccountRecord[]> {
     const rows = await this.#read((sql) =>

@@ -93,6 +93,37 @@ Deno.test("POST /token checks at most the limit of 40 guesses sent at once, and 
   assert.equal(passwords.verified - before, 10);
 });
 
+Deno.test("POST /token signs in any spelling of a username, counts them as one, and refuses look-alikes", async () => {
+  const authentication = new PasswordAuthentication({
+    limits: { perUserAddress: 2, perAddress: 100, perUser: 100, window: 900 },
+  });
+  await using api = await testApi({ authentication });
+  await api.deps.database.addAccount("alice", await hashPassword("correct horse"), 0);
+  const token = (username: string, password: string, address = "10.0.0.1") =>
+    api.app.request("http://svc.test/token", {
+      method: "POST",
+      body: new URLSearchParams({ username, password }),
+    }, { remoteAddr: { hostname: address } });
+  for (const spelling of ["alice", "Alice", "ＡＬＩＣＥ"]) {
+    const response = await token(spelling, "correct horse");
+    assert.equal(response.status, 200, spelling);
+    const headers = { authorization: `Bearer ${await response.json()}` };
+    const chats = await api.app.request("http://svc.test/chats", { headers });
+    assert.equal(chats.status, 200);
+  }
+  for (const lookalike of ["alice\u200b", "\u0430lice", "alice\u202e"]) {
+    await expectError(await token(lookalike, "correct horse", "10.0.0.9"), 401, WRONG);
+  }
+  await expectError(await token("Alice", "guess"), 401, WRONG);
+  await expectError(await token("ALICE", "guess"), 401, WRONG);
+  await expectError(
+    await token("alice", "correct horse"),
+    429,
+    'Too many failed logins for "alice" from the address 10.0.0.1: 2 in 15 min; try again in ' +
+      "900 s",
+  );
+});
+
 Deno.test("POST /token limits failed logins per address, whichever users they name", async () => {
   let now = Date.parse("2026-01-01T00:00:00Z");
   const authentication = new PasswordAuthentication({
