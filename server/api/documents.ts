@@ -14,6 +14,12 @@ import { Registration } from "./schemas.ts";
 import type { Database, StoredDocument } from "../database/mod.ts";
 import { UploadQuota } from "./storage_quota.ts";
 import { receiveUpload } from "./upload.ts";
+import {
+  DEFAULT_UPLOAD_MIN_RATE,
+  DEFAULT_UPLOAD_RATE_WINDOW,
+  DEFAULT_UPLOAD_TIMEOUT,
+  pacedRequest,
+} from "./upload_pace.ts";
 import type { UploadSlots } from "./upload_slots.ts";
 import { requestUser } from "./user.ts";
 
@@ -52,7 +58,12 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
     const { deps } = c.var;
     // A token in the header or the URL is checked before the body is parsed.
     const early = c.req.header(UPLOAD_TOKEN_HEADER) ?? c.req.query("token");
-    const quota = new UploadQuota(c.req.raw, deps);
+    const paced = pacedRequest(c.req.raw, {
+      timeout: deps.uploadTimeout ?? DEFAULT_UPLOAD_TIMEOUT * 1000,
+      minRate: deps.uploadMinRate ?? DEFAULT_UPLOAD_MIN_RATE,
+      window: deps.uploadRateWindow ?? DEFAULT_UPLOAD_RATE_WINDOW * 1000,
+    });
+    const quota = new UploadQuota(paced, deps);
     let admitted: Admitted | undefined;
     try {
       if (early !== undefined) admitted = await admit(c, slots, early, quota);

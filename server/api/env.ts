@@ -46,6 +46,21 @@ export interface ApiDeps {
    */
   bodyTimeout?: number;
   /**
+   * How long an upload's body may take in all, in milliseconds.
+   * @default {3600000}
+   */
+  uploadTimeout?: number;
+  /**
+   * The fewest bytes per second an upload's body must bring over each window.
+   * @default {4096}
+   */
+  uploadMinRate?: number;
+  /**
+   * The window an upload's rate is measured over, in milliseconds of waiting for it.
+   * @default {30000}
+   */
+  uploadRateWindow?: number;
+  /**
    * How many uploads may run at once, all users together.
    * @default {32}
    */
