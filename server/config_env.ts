@@ -71,6 +71,7 @@ export const ENV_VARIABLES: readonly string[] = [
   "SVC_MIN_CHUNK_SIZE",
   "SVC_MAX_CHUNK_SIZE",
   "SVC_MAX_CHUNKS_PER_DOCUMENT",
+  "SVC_MAX_NUM_TOKENS",
   "SVC_SHARE_INDEXES",
   // the document readers
   "SVC_PDF_WORKERS",
