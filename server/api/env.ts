@@ -81,6 +81,12 @@ export interface ApiDeps {
    */
   maxStoragePerUser?: number;
   /**
+   * The most documents of one user registered whose files have not come, of
+   * those whose upload can still start.
+   * @default {200}
+   */
+  maxPendingDocumentsPerUser?: number;
+  /**
    * The proxies whose connections stand for the client they name in
    * `X-Forwarded-For` (`SVC_API_TRUSTED_PROXIES`).
    * @default {none}

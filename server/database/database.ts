@@ -19,6 +19,8 @@ import {
   summaryQueries,
 } from "./chats.ts";
 import {
+  type AddDocumentOptions,
+  type AddedDocument,
   documentSeqs,
   documentsInOrder,
   insertDocument,
@@ -177,12 +179,20 @@ export class LibsqlDatabase implements Database {
     return this.#name;
   }
 
-  /** Stores an uploaded document of the user; 409 if its id is taken. */
-  addDocument(user: string, document: StoredDocument): Promise<void> {
-    if (this.#thread) return this.#forward("addDocument", user, document);
-    return this.#write(async (tx) => {
-      await insertDocument(tx, await userSeq(tx, user), document);
-    });
+  /**
+   * Stores a document the user registered, unless as many of the user's
+   * registrations wait for their file as `options` allow; those that expired
+   * go first. 409 if its id is taken.
+   */
+  addDocument(
+    user: string,
+    document: StoredDocument,
+    options: AddDocumentOptions = {},
+  ): Promise<AddedDocument> {
+    if (this.#thread) return this.#forward("addDocument", user, document, options);
+    return this.#write(async (tx) =>
+      await insertDocument(tx, await userSeq(tx, user), document, options)
+    );
   }
 
   /** The user's document; 404 `No document "<id>"` when it is missing or another user's. */

@@ -8,7 +8,7 @@ import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_att
 import type { AccountRecord, SessionRecord } from "./accounts.ts";
 import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import type { InsertChatOptions } from "./chats.ts";
-import type { RecordedSize } from "./documents.ts";
+import type { AddDocumentOptions, AddedDocument, RecordedSize } from "./documents.ts";
 import type {
   ChatRecord,
   ChatSummary,
@@ -27,8 +27,17 @@ export interface Database {
   /** The database's URL, with any password or token hidden. */
   readonly name: string;
 
-  /** Stores an uploaded document of the user; 409 if its id is taken. */
-  addDocument(user: string, document: StoredDocument): Promise<void>;
+  /**
+   * Stores a document the user registered, unless as many of the user's
+   * registrations wait for their file as `options` allow (then `added` is
+   * false, and nothing changed but the removal of the expired ones). 409 if
+   * its id is taken.
+   */
+  addDocument(
+    user: string,
+    document: StoredDocument,
+    options?: AddDocumentOptions,
+  ): Promise<AddedDocument>;
   /** The user's document; 404 `No document "<id>"` when it is missing or another user's. */
   getDocument(user: string, id: string): Promise<StoredDocument>;
   /** The user's documents in the order of `ids`; 404 naming every id that is missing or another user's. */

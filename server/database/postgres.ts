@@ -11,7 +11,15 @@ import { quote, SvcError } from "../../components/core/errors.ts";
 import type { AccountRecord, SessionRecord } from "./accounts.ts";
 import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import { checkChatLimit, type InsertChatOptions, noChat } from "./chats.ts";
-import { inUse, noDocuments, type RecordedSize, removeFile } from "./documents.ts";
+import {
+  type AddDocumentOptions,
+  type AddedDocument,
+  inUse,
+  noDocuments,
+  type RecordedSize,
+  removeFile,
+} from "./documents.ts";
+import { insertDocument } from "./postgres_documents.ts";
 import type { Database } from "./interface.ts";
 import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
 import { attemptTimes, clearAttempts, reserveAttempt } from "./postgres_login_attempts.ts";
@@ -76,17 +84,19 @@ export class PostgresDatabase implements Database {
     return this.#name;
   }
 
-  /** Stores an uploaded document of the user; 409 if its id is taken. */
-  addDocument(user: string, document: StoredDocument): Promise<void> {
+  /**
+   * Stores a document the user registered, unless as many of the user's
+   * registrations wait for their file as `options` allow; those that expired
+   * go first. 409 if its id is taken.
+   */
+  addDocument(
+    user: string,
+    document: StoredDocument,
+    options: AddDocumentOptions = {},
+  ): Promise<AddedDocument> {
     return this.#write(user, async (tx) => {
       const userSeq = await lockUser(tx, user, true);
-      await step(
-        `save document ${quote(document.id)}`,
-        tx`INSERT INTO documents (id, user_seq, name, metadata)
-          VALUES (${document.id}, ${userSeq}, ${document.name}, ${
-          JSON.stringify(document.metadata)
-        })`,
-      );
+      return await insertDocument(tx, userSeq, document, options);
     });
   }
 
