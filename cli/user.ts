@@ -12,7 +12,7 @@ import { quote, SvcError } from "../components/core/errors.ts";
 import { importPackage } from "../components/packages.ts";
 import { hashPassword } from "../server/auth/password_hash.ts";
 import { checkPasswordStrength } from "../server/auth/password_strength.ts";
-import { normalizeUsername } from "../server/auth/usernames.ts";
+import { foldUsername, normalizeUsername, usernameProblem } from "../server/auth/usernames.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import type { Database } from "../server/database/mod.ts";
 import { type CommandContext, configOption } from "./context.ts";
@@ -82,7 +82,9 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
   /** The account a typed name names: the one of exactly that name, else of its one spelling. */
   const accountName = async (database: Database, typed: string): Promise<string> => {
     const { findAccount } = await import("../server/auth/account_names.ts");
-    return (await findAccount(database, typed))?.user ?? normalizeUsername(typed);
+    const found = (await findAccount(database, typed))?.user;
+    // A name that cannot be normalised is looked for as it is, and found by no one.
+    return found ?? (usernameProblem(typed) === undefined ? foldUsername(typed) : typed);
   };
   type Flags = { config?: string; passwordStdin?: boolean };
 
@@ -99,7 +101,7 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
         const password = await readPassword(input, name, flags.passwordStdin);
         const hash = await hashPassword(password);
         await withDatabase(flags, (database) => database.addAccount(name, hash, now()));
-        const spelling = name === typed ? "" : `, as svc writes ${quote(typed)}`;
+        const spelling = name === typed ? "" : ` (the one spelling of ${quote(typed)})`;
         context.io.out(`Added the user ${quote(name)}${spelling}\n`);
       }),
   );

@@ -168,7 +168,7 @@ Deno.test("svc user keeps a name in its one spelling, finds an account by any sp
   const config = await passwordConfig(dir.path);
   const stdin = (text: string) => input({ terminal: false, stdin: text });
   const added = await user(["add", "Ａlice", "-c", config], stdin("first password\n"));
-  assert.equal(added.stdout, 'Added the user "alice", as svc writes "Ａlice"\n');
+  assert.equal(added.stdout, 'Added the user "alice" (the one spelling of "Ａlice")\n');
   const taken = await user(["add", "ALICE", "-c", config], stdin("other password\n"));
   assert.match(taken.stderr, /The user "alice" has an account already/);
   const changed = await user(["passwd", "Alice", "-c", config], stdin("second password\n"));
@@ -195,6 +195,8 @@ Deno.test("svc user keeps a name in its one spelling, finds an account by any sp
   assert.match(again.stdout, /^Forgot 0 failed logins of "alice"/);
   const removed = await user(["remove", "ａｌｉｃｅ", "-c", config], stdin(""));
   assert.match(removed.stdout, /^Removed the user "alice"/);
+  const missing = await user(["remove", "alice\u200b", "-c", config], stdin(""));
+  assert.match(missing.stderr, /The user "alice\u200b" has no account: "svc user list" lists them/);
 });
 
 Deno.test("svc user gives the accounts made before names were normalised their one spelling, and lists those it cannot", async () => {
