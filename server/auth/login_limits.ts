@@ -119,24 +119,29 @@ export class LoginLimits {
     });
     if (reservation.reserved) return attempt;
     const { counts } = reservation;
-    const reached: [number, number, { user?: string; address?: string }, string, string][] = [
-      [
-        counts.userAddress,
-        this.perUserAddress,
-        { user, address: attempt.address },
-        `for ${quote(user)}${block ? ` from ${block.words}` : ""}`,
-        "",
-      ],
-      [counts.address, this.perAddress, { address: attempt.address }, `from ${block?.words}`, ""],
-      [
-        counts.user,
-        this.perUser,
-        { user },
-        `for ${quote(user)} from all addresses together`,
-        ', or ask an administrator to run "svc user unlock"',
-      ],
+    const limits: Limit[] = [
+      {
+        count: counts.userAddress,
+        limit: this.perUserAddress,
+        of: { user, address: attempt.address },
+        whose: `for ${quote(user)}${block ? ` from ${block.words}` : ""}`,
+      },
+      {
+        count: counts.address,
+        limit: this.perAddress,
+        of: { address: attempt.address },
+        whose: `from ${block?.words}`,
+      },
+      {
+        count: counts.user,
+        limit: this.perUser,
+        of: { user },
+        whose: `for ${quote(user)} from all addresses together`,
+        remedy: ', or ask an administrator to run "svc user unlock"',
+      },
     ];
-    const [count, limit, of, whose, remedy] = reached.find(([count, limit]) => count >= limit)!;
+    const { count, limit, of, whose, remedy = "" } =
+      limits.find(({ count, limit }) => count >= limit) ?? limits[0]!;
     const times = await this.#store.loginAttemptTimes(of, since);
     // The oldest attempt whose end of window leaves room for one more.
     const freed = times[times.length - limit] ?? now;
@@ -153,6 +158,19 @@ export class LoginLimits {
   async succeeded(attempt: LoginAttempt): Promise<void> {
     await this.#store.clearLoginAttempts(attempt.user, attempt.address);
   }
+}
+
+/** A limit of {@linkcode LoginLimits}, as a refusal tells of it. */
+interface Limit {
+  /** The logins in the window that it counts. */
+  count: number;
+  limit: number;
+  /** Which logins it counts. */
+  of: { user?: string; address?: string };
+  /** Whose logins, in words. */
+  whose: string;
+  /** What else can be done than to wait, in words. */
+  remedy?: string;
 }
 
 function minutes(seconds: number): string {
