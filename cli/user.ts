@@ -1,23 +1,24 @@
 /**
- * `svc user add|remove|passwd|list`: the accounts of password sign-in
+ * `svc user add|remove|passwd|list|unlock`: the accounts of password sign-in
  * (`svc.deploy.PasswordAuthentication`), kept in the API's database. A
  * password is never an argument: it is asked without echo in a terminal, and
- * read from standard input otherwise (or with `--password-stdin`).
+ * read from standard input otherwise (or with `--password-stdin`). A name is
+ * kept in its one spelling (`server/auth/usernames.ts`).
  * @module
  */
 import { Command, Option } from "commander";
 import type * as Inquirer from "npm:@inquirer/prompts@8.8.0";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { importPackage } from "../components/packages.ts";
+import { hashPassword } from "../server/auth/password_hash.ts";
+import { checkPasswordStrength } from "../server/auth/password_strength.ts";
+import { foldUsername, normalizeUsername, usernameProblem } from "../server/auth/usernames.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import type { Database } from "../server/database/mod.ts";
 import { type CommandContext, configOption } from "./context.ts";
 
 /** The class that signs users in with these accounts. */
 const PASSWORD_AUTHENTICATION = "svc.deploy.PasswordAuthentication";
-
-/** The fewest characters a password may have. */
-export const MIN_PASSWORD_LENGTH = 8;
 
 /** Where `svc user` reads passwords; the defaults are the terminal and standard input. */
 export interface PasswordInput {
@@ -70,10 +71,20 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
       base: config.base,
     });
     try {
+      // The accounts made before names were normalised get their one spelling first.
+      const { normalizeAccountNames } = await import("../server/auth/account_names.ts");
+      for (const note of await normalizeAccountNames(database)) context.io.err(`note: ${note}\n`);
       return await work(database, config);
     } finally {
       await database.close();
     }
+  };
+  /** The account a typed name names: the one of exactly that name, else of its one spelling. */
+  const accountName = async (database: Database, typed: string): Promise<string> => {
+    const { findAccount } = await import("../server/auth/account_names.ts");
+    const found = (await findAccount(database, typed))?.user;
+    // A name that cannot be normalised is looked for as it is, and found by no one.
+    return found ?? (usernameProblem(typed) === undefined ? foldUsername(typed) : typed);
   };
   type Flags = { config?: string; passwordStdin?: boolean };
 
@@ -85,13 +96,13 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
       .argument("<name>", "the username")
       .addOption(configOption())
       .addOption(passwordStdin())
-      .action(async (name: string, flags: Flags) => {
-        checkName(name);
+      .action(async (typed: string, flags: Flags) => {
+        const name = normalizeUsername(typed);
         const password = await readPassword(input, name, flags.passwordStdin);
-        const { hashPassword } = await import("../server/auth/password_hash.ts");
         const hash = await hashPassword(password);
         await withDatabase(flags, (database) => database.addAccount(name, hash, now()));
-        context.io.out(`Added the user ${quote(name)}\n`);
+        const spelling = name === typed ? "" : ` (the one spelling of ${quote(typed)})`;
+        context.io.out(`Added the user ${quote(name)}${spelling}\n`);
       }),
   );
   user.addCommand(
@@ -100,11 +111,14 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
       .argument("<name>", "the username")
       .addOption(configOption())
       .addOption(passwordStdin())
-      .action(async (name: string, flags: Flags) => {
-        const password = await readPassword(input, name, flags.passwordStdin);
-        const { hashPassword } = await import("../server/auth/password_hash.ts");
+      .action(async (typed: string, flags: Flags) => {
+        const password = await readPassword(input, typed, flags.passwordStdin);
         const hash = await hashPassword(password);
-        await withDatabase(flags, (database) => database.setPassword(name, hash, now()));
+        const name = await withDatabase(flags, async (database) => {
+          const name = await accountName(database, typed);
+          await database.setPassword(name, hash, now());
+          return name;
+        });
         context.io.out(`Set the password of ${quote(name)}; its sessions have ended\n`);
       }),
   );
@@ -113,11 +127,30 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
       .description("remove a user's account and end its sessions; its chats and documents stay")
       .argument("<name>", "the username")
       .addOption(configOption())
-      .action(async (name: string, flags: Flags) => {
-        await withDatabase(flags, (database) => database.removeAccount(name));
+      .action(async (typed: string, flags: Flags) => {
+        const name = await withDatabase(flags, async (database) => {
+          const name = await accountName(database, typed);
+          await database.removeAccount(name);
+          return name;
+        });
         context.io.out(
           `Removed the user ${quote(name)} and ended its sessions; its chats and documents stay ` +
             `until an account of that name is added again\n`,
+        );
+      }),
+  );
+  user.addCommand(
+    new Command("unlock")
+      .description("forget a user's failed logins, from every address, so that it can log in")
+      .argument("<name>", "the username")
+      .addOption(configOption())
+      .action(async (typed: string, flags: Flags) => {
+        const { loginKey } = await import("../server/auth/account_names.ts");
+        const key = loginKey(typed) ?? typed;
+        const cleared = await withDatabase(flags, (database) => database.clearLoginAttempts(key));
+        context.io.out(
+          `Forgot ${cleared} failed ${cleared === 1 ? "login" : "logins"} of ${quote(key)}: ` +
+            "it can log in again from every address\n",
         );
       }),
   );
@@ -148,18 +181,6 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
   return user;
 }
 
-/** A username svc can show and quote: 1 to 255 characters, no control characters, no edge spaces. */
-function checkName(name: string): void {
-  if (
-    name === "" || name.length > 255 || /\p{Cc}/u.test(name) || name !== name.trim()
-  ) {
-    throw new SvcError(
-      `The username ${quote(name)} cannot be used: it must have 1 to 255 characters, none of ` +
-        "them a control character, and no space at either end",
-    );
-  }
-}
-
 /**
  * The new password: asked twice without echo in a terminal, else the first
  * line of standard input.
@@ -178,11 +199,7 @@ async function readPassword(
       throw new SvcError("The two passwords differ: nothing was changed");
     }
   }
-  if ([...password].length < MIN_PASSWORD_LENGTH) {
-    throw new SvcError(
-      `The password must have at least ${MIN_PASSWORD_LENGTH} characters: nothing was changed`,
-    );
-  }
+  checkPasswordStrength(password, name);
   return password;
 }
 

@@ -73,6 +73,7 @@ export const NAMED_IMPORTS: readonly string[] = [
 export const INCLUDES: readonly string[] = [
   ...NAMED_IMPORTS,
   "server/database/_thread_worker.ts",
+  "server/auth/_password_worker.ts",
   "components/indexing/_worker.ts",
   "components/documents/_pdf_worker.ts",
   "components/source_storages/_code_scan_worker.ts",

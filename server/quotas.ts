@@ -1,7 +1,8 @@
 /**
  * The quotas of each user, which keep one user from filling the disk or the
- * database for all: how many chats they may have, and how many bytes their
- * uploaded documents may take. Each is an environment variable with a default.
+ * database for all: how many chats they may have, how many bytes their
+ * uploaded documents may take, and how many documents they may register
+ * without sending their files. Each is an environment variable with a default.
  * @module
  */
 import { envNumber } from "../components/core/env_number.ts";
@@ -12,17 +13,27 @@ export const DEFAULT_MAX_CHATS_PER_USER = 1000;
 /** The most bytes one user's uploads may take, unless `SVC_API_MAX_STORAGE_PER_USER` says otherwise: 1 GiB. */
 export const DEFAULT_MAX_STORAGE_PER_USER = 1024 ** 3;
 
+/**
+ * The most documents one user may have registered (`POST /document`) whose
+ * files have not come, among those whose upload can still start, unless
+ * `SVC_API_MAX_PENDING_DOCUMENTS_PER_USER` says otherwise.
+ */
+export const DEFAULT_MAX_PENDING_DOCUMENTS_PER_USER = 200;
+
 /** The quotas of each user. */
 export interface Quotas {
   /** The most chats one user may have. */
   maxChatsPerUser: number;
   /** The most bytes the files one user uploaded may take. */
   maxStoragePerUser: number;
+  /** The most registered documents of one user that wait for their file. */
+  maxPendingDocumentsPerUser: number;
 }
 
 /**
- * The quotas from the environment: `SVC_API_MAX_CHATS_PER_USER` (1000) and
- * `SVC_API_MAX_STORAGE_PER_USER` (bytes, 1 GiB).
+ * The quotas from the environment: `SVC_API_MAX_CHATS_PER_USER` (1000),
+ * `SVC_API_MAX_STORAGE_PER_USER` (bytes, 1 GiB) and
+ * `SVC_API_MAX_PENDING_DOCUMENTS_PER_USER` (200).
  *
  * @example
  * ```ts
@@ -44,6 +55,10 @@ export function quotas(env?: Record<string, string | undefined>): Quotas {
     maxStoragePerUser: envNumber("SVC_API_MAX_STORAGE_PER_USER", {
       fallback: DEFAULT_MAX_STORAGE_PER_USER,
       unit: "bytes",
+      env,
+    }),
+    maxPendingDocumentsPerUser: envNumber("SVC_API_MAX_PENDING_DOCUMENTS_PER_USER", {
+      fallback: DEFAULT_MAX_PENDING_DOCUMENTS_PER_USER,
       env,
     }),
   };

@@ -12,6 +12,7 @@ import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
 import { exposedDemo } from "./auth/exposure.ts";
+import { passwordPool } from "./auth/password_hash.ts";
 import { Sessions } from "./auth/sessions.ts";
 import { trustedProxies } from "./auth/trusted_proxies.ts";
 import { loadComponents } from "./components.ts";
@@ -72,6 +73,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const userQuotas = quotas();
   // Read when a PDF is, and checked here, so that a mistyped value stops svc rather than each read.
   pdfWorkers();
+  const passwords = passwordPool();
   const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
@@ -153,6 +155,8 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
       { cause: error },
     );
   }
+  // Kept while the server runs, so that no login waits for a worker to load.
+  const releasePasswords = passwords.hold();
   const url = `http://${server.addr.hostname}:${server.addr.port}${config.api.rootPath}`;
   log(`svc API at ${url} (docs at ${url}/docs)`);
   const finished = (async () => {
@@ -172,6 +176,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
       await settles(stopped, CUT_OFF_GRACE_MS);
     }
     await database.close();
+    releasePasswords();
     log("svc API stopped");
   })();
   return { url, finished };

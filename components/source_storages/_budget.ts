@@ -1,7 +1,44 @@
 /**
- * The token budget of retrieval: how many sources an answer gets.
+ * The token budget of retrieval: how many sources an answer gets, and the
+ * bound of the chat parameter that sets it (`num_tokens`), since every token
+ * of it is more passages to rank, read and send.
  * @module
  */
+import { z } from "zod";
+import { envNumber } from "../core/env_number.ts";
+
+/**
+ * The largest `num_tokens` unless `SVC_MAX_NUM_TOKENS` says otherwise: a
+ * budget well beyond what the models svc calls take as context for sources,
+ * and small enough that a chat cannot make every retrieval rank and read
+ * whole documents.
+ */
+export const DEFAULT_MAX_NUM_TOKENS = 32_768;
+
+/**
+ * The schema of the chat parameter `num_tokens`: a positive whole number of
+ * tokens up to `SVC_MAX_NUM_TOKENS` (32768), `fallback` by default.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { numTokensParam } from "./_budget.ts";
+ * const schema = numTokensParam(1536, {});
+ * assert.equal(schema.parse(undefined), 1536);
+ * assert.equal(schema.safeParse(1_000_000).error?.issues[0]?.message, "must be at most 32768 (SVC_MAX_NUM_TOKENS)");
+ * ```
+ *
+ * @throws {SvcError} naming `SVC_MAX_NUM_TOKENS` when it is not a positive whole number
+ */
+export function numTokensParam(
+  fallback: number,
+  env?: Record<string, string | undefined>,
+): z.ZodType {
+  const max = envNumber("SVC_MAX_NUM_TOKENS", { fallback: DEFAULT_MAX_NUM_TOKENS, env });
+  return z.int().positive()
+    .max(max, { error: `must be at most ${max} (SVC_MAX_NUM_TOKENS)` })
+    .default(Math.min(fallback, max));
+}
 
 /** Options of {@linkcode fillBudget}. */
 export interface FillBudgetOptions<T> {

@@ -21,7 +21,7 @@ import type { Source } from "../core/source.ts";
 import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
-import { fillBudget } from "./_budget.ts";
+import { fillBudget, numTokensParam } from "./_budget.ts";
 import { joinNeighbours, type Passage } from "./_neighbours.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
 import { followUpText } from "./_follow_up.ts";
@@ -78,7 +78,10 @@ export const INDEX_PARAMS: ParamSchema = {
     return chunkSizeParam();
   },
   chunk_overlap: z.int().nonnegative().default(DEFAULT_CHUNK_OVERLAP),
-  num_tokens: z.int().positive().default(DEFAULT_NUM_TOKENS),
+  // A getter, so that the bound of SVC_MAX_NUM_TOKENS is read when used.
+  get num_tokens() {
+    return numTokensParam(DEFAULT_NUM_TOKENS);
+  },
 };
 
 /** The checks over several parameters of every chunking source storage. */

@@ -9,11 +9,20 @@ import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { diskFaultError } from "../../components/disk_faults.ts";
 import { jsonBody } from "./body.ts";
-import type { ApiEnv } from "./env.ts";
+import type { ApiDeps, ApiEnv } from "./env.ts";
+import { DEFAULT_MAX_PENDING_DOCUMENTS_PER_USER } from "../quotas.ts";
+import { RetryLaterError } from "../retry_later.ts";
+import { UPLOAD_TOKEN_TTL } from "../upload_token.ts";
 import { Registration } from "./schemas.ts";
 import type { Database, StoredDocument } from "../database/mod.ts";
 import { UploadQuota } from "./storage_quota.ts";
 import { receiveUpload } from "./upload.ts";
+import {
+  DEFAULT_UPLOAD_MIN_RATE,
+  DEFAULT_UPLOAD_RATE_WINDOW,
+  DEFAULT_UPLOAD_TIMEOUT,
+  pacedRequest,
+} from "./upload_pace.ts";
 import type { UploadSlots } from "./upload_slots.ts";
 import { requestUser } from "./user.ts";
 
@@ -37,7 +46,7 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
     const metadata = { path: join(deps.localRoot, "documents", id) };
     // Made before anything is stored: a name whose suffix svc cannot read is refused here.
     const document = new (deps.document ?? LocalDocument)({ id, name, metadata });
-    await deps.database.addDocument(user, document);
+    await register(deps, user, document);
     return c.json({
       document: { id, name },
       parameters: {
@@ -52,7 +61,12 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
     const { deps } = c.var;
     // A token in the header or the URL is checked before the body is parsed.
     const early = c.req.header(UPLOAD_TOKEN_HEADER) ?? c.req.query("token");
-    const quota = new UploadQuota(c.req.raw, deps);
+    const paced = pacedRequest(c.req.raw, {
+      timeout: deps.uploadTimeout ?? DEFAULT_UPLOAD_TIMEOUT * 1000,
+      minRate: deps.uploadMinRate ?? DEFAULT_UPLOAD_MIN_RATE,
+      window: deps.uploadRateWindow ?? DEFAULT_UPLOAD_RATE_WINDOW * 1000,
+    });
+    const quota = new UploadQuota(paced, deps);
     let admitted: Admitted | undefined;
     try {
       if (early !== undefined) admitted = await admit(c, slots, early, quota);
@@ -87,6 +101,36 @@ export function documentRoutes(slots: UploadSlots): Hono<ApiEnv> {
   });
 
   return app;
+}
+
+/**
+ * Stores a registered document, counted among the user's registrations that
+ * wait for their file: those whose token still lets an upload start count,
+ * up to `maxPendingDocumentsPerUser`; those whose upload can no longer start
+ * nor still run (the token's lifetime and the upload's deadline have passed)
+ * are removed.
+ *
+ * @throws {RetryLaterError} 429 when as many registrations wait as allowed
+ */
+async function register(deps: ApiDeps, user: string, document: StoredDocument): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  const uploadTimeout = Math.ceil((deps.uploadTimeout ?? DEFAULT_UPLOAD_TIMEOUT * 1000) / 1000);
+  const maxPending = deps.maxPendingDocumentsPerUser ?? DEFAULT_MAX_PENDING_DOCUMENTS_PER_USER;
+  const { added, pending, oldestPending } = await deps.database.addDocument(user, document, {
+    now,
+    maxPending,
+    countedSince: now - UPLOAD_TOKEN_TTL,
+    expireBefore: now - UPLOAD_TOKEN_TTL - uploadTimeout,
+  });
+  if (added) return;
+  const wait = (oldestPending ?? now) + UPLOAD_TOKEN_TTL - now;
+  throw new RetryLaterError(
+    `Cannot register ${quote(document.name)}: you have registered ${pending} documents whose ` +
+      "files have not come, the most one user may have waiting " +
+      "(SVC_API_MAX_PENDING_DOCUMENTS_PER_USER); upload their files, or try again in " +
+      `${Math.max(1, wait)} s`,
+    wait,
+  );
 }
 
 /**

@@ -46,6 +46,21 @@ export interface ApiDeps {
    */
   bodyTimeout?: number;
   /**
+   * How long an upload's body may take in all, in milliseconds.
+   * @default {3600000}
+   */
+  uploadTimeout?: number;
+  /**
+   * The fewest bytes per second an upload's body must bring over each window.
+   * @default {4096}
+   */
+  uploadMinRate?: number;
+  /**
+   * The window an upload's rate is measured over, in milliseconds of waiting for it.
+   * @default {30000}
+   */
+  uploadRateWindow?: number;
+  /**
    * How many uploads may run at once, all users together.
    * @default {32}
    */
@@ -65,6 +80,12 @@ export interface ApiDeps {
    * @default {1024 ** 3}
    */
   maxStoragePerUser?: number;
+  /**
+   * The most documents of one user registered whose files have not come, of
+   * those whose upload can still start.
+   * @default {200}
+   */
+  maxPendingDocumentsPerUser?: number;
   /**
    * The proxies whose connections stand for the client they name in
    * `X-Forwarded-For` (`SVC_API_TRUSTED_PROXIES`).

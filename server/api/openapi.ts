@@ -52,8 +52,9 @@ const OPERATIONS: Operation[] = [
     form: schemas.LoginForm,
     response: z.string(),
     errors: {
-      429: "Too many failed logins for the user or from the address: Retry-After says when to " +
-        "try again",
+      429: "Too many failed logins of the user from the address, from the address, or of the " +
+        "user from all addresses; or too many passwords waiting to be checked: Retry-After " +
+        "says when to try again",
     },
   },
   {
@@ -112,6 +113,10 @@ const OPERATIONS: Operation[] = [
     auth: "bearer",
     body: schemas.Registration,
     response: schemas.DocumentUpload,
+    errors: {
+      429: "The user has the most documents registered whose files have not come: Retry-After " +
+        "says when the oldest expires",
+    },
   },
   {
     method: "put",
@@ -122,6 +127,10 @@ const OPERATIONS: Operation[] = [
     headers: schemas.UploadHeaders,
     multipart: schemas.UploadForm,
     response: schemas.Document,
+    errors: {
+      408: "The body stopped coming, came slower than the least rate, or was not whole by the " +
+        "upload's deadline",
+    },
   },
   {
     method: "delete",

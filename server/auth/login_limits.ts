@@ -1,29 +1,46 @@
 /**
- * The limit of failed logins, per user and per address, so that nobody can
- * try passwords at the speed of the network: past it, every login of the user
- * or from the address is refused with 429 until the oldest failure counted
- * is older than the window, the right password included.
+ * The limits of failed logins, so that nobody can try passwords at the speed
+ * of the network, and nobody can lock a user out from everywhere with a few
+ * guesses. Three counts, over a sliding window:
+ *
+ * - one user from one address (10): a guesser from one place is stopped
+ *   after a few tries, and only there: the user still logs in from elsewhere;
+ * - one address, whichever users it names (30): one place cannot guess at
+ *   many users either;
+ * - one user from every address together (100): a guesser with many
+ *   addresses is stopped too. Reaching it takes many addresses, and an
+ *   administrator lifts it at once with `svc user unlock NAME`.
+ *
+ * Each login is counted before its password is checked, in one atomic step
+ * of the store that refuses it when a limit is reached, so that logins tried
+ * at once cannot all pass the count. A login that succeeds takes back the
+ * failures of its user from its address.
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
 import { quote } from "../../components/core/errors.ts";
 import { RetryLaterError } from "../retry_later.ts";
+import { addressBlock } from "./address_block.ts";
+import type { LoginAttempt, LoginAttemptStore } from "./login_attempts.ts";
+import { MemoryLoginAttempts } from "./memory_login_attempts.ts";
 
-/** Failed logins one user may have in the window, unless `SVC_API_LOGIN_FAILURES_PER_USER` says otherwise. */
-export const DEFAULT_FAILURES_PER_USER = 10;
-/** Failed logins one address may have in the window, unless `SVC_API_LOGIN_FAILURES_PER_ADDRESS` says otherwise. */
+/** Failed logins of one user from one address in the window, unless `SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS` says otherwise. */
+export const DEFAULT_FAILURES_PER_USER_ADDRESS = 10;
+/** Failed logins from one address in the window, unless `SVC_API_LOGIN_FAILURES_PER_ADDRESS` says otherwise. */
 export const DEFAULT_FAILURES_PER_ADDRESS = 30;
+/** Failed logins of one user from all addresses in the window, unless `SVC_API_LOGIN_FAILURES_PER_USER` says otherwise. */
+export const DEFAULT_FAILURES_PER_USER = 100;
 /** The window, in seconds, unless `SVC_API_LOGIN_FAILURE_WINDOW` says otherwise: 15 minutes. */
 export const DEFAULT_FAILURE_WINDOW = 15 * 60;
-/** How many users and addresses are remembered at most; the oldest go first. */
-const MAX_KEYS = 100_000;
 
 /** Options of {@linkcode LoginLimits}. */
 export interface LoginLimitsOptions {
-  /** @default {env SVC_API_LOGIN_FAILURES_PER_USER, else 10} */
-  perUser?: number;
+  /** @default {env SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS, else 10} */
+  perUserAddress?: number;
   /** @default {env SVC_API_LOGIN_FAILURES_PER_ADDRESS, else 30} */
   perAddress?: number;
+  /** @default {env SVC_API_LOGIN_FAILURES_PER_USER, else 100} */
+  perUser?: number;
   /** Seconds. @default {env SVC_API_LOGIN_FAILURE_WINDOW, else 900} */
   window?: number;
   /** The clock, for tests. */
@@ -31,76 +48,45 @@ export interface LoginLimitsOptions {
 }
 
 /**
- * Where failed logins are counted: the API's database (every replica then
- * counts them all), or a process's memory ({@linkcode MemoryLoginFailures}).
- * Keys are `user:<name>` and `address:<address>`; times are milliseconds.
- */
-export interface LoginFailureStore {
-  /** The times of a key's failures after `since`, oldest first. */
-  loginFailures(key: string, since: number): Promise<number[]>;
-  /** Counts a failure at `at` for each key; their failures until `before` may go. */
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void>;
-  /** Forgets a key's failures. */
-  clearLoginFailures(key: string): Promise<void>;
-}
-
-/** Failed logins in this process's memory, the most recently failed keys kept. */
-export class MemoryLoginFailures implements LoginFailureStore {
-  readonly #failures = new Map<string, number[]>();
-
-  loginFailures(key: string, since: number): Promise<number[]> {
-    return Promise.resolve((this.#failures.get(key) ?? []).filter((time) => time > since));
-  }
-
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
-    for (const key of keys) {
-      const recent = (this.#failures.get(key) ?? []).filter((time) => time > before);
-      recent.push(at);
-      // Moved to the end, so that the first key is the one failed longest ago.
-      this.#failures.delete(key);
-      this.#failures.set(key, recent);
-    }
-    while (this.#failures.size > MAX_KEYS) {
-      this.#failures.delete(this.#failures.keys().next().value!);
-    }
-    return Promise.resolve();
-  }
-
-  clearLoginFailures(key: string): Promise<void> {
-    this.#failures.delete(key);
-    return Promise.resolve();
-  }
-}
-
-/**
- * Counts failed logins in a sliding window, in a {@linkcode LoginFailureStore}:
- * the process's memory until {@linkcode LoginLimits.countIn} gives it the
- * API's database.
+ * Counts logins in a sliding window, in a {@linkcode LoginAttemptStore}: the
+ * process's memory until {@linkcode LoginLimits.countIn} gives it the API's
+ * database. A login is let through by {@linkcode LoginLimits.reserve}, and
+ * counts as a failure unless {@linkcode LoginLimits.succeeded} says otherwise.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { LoginLimits } from "./login_limits.ts";
- * const limits = new LoginLimits({ perUser: 2, perAddress: 10, window: 60 });
- * await limits.failed("ada", "10.0.0.1");
- * await limits.failed("ada", "10.0.0.2");
- * await assert.rejects(limits.check("ada", "10.0.0.3"), /Too many failed logins for "ada"/);
- * await limits.check("bob", "10.0.0.1");
+ * const limits = new LoginLimits({ perUserAddress: 2, perAddress: 10, perUser: 5, window: 60 });
+ * await limits.reserve("ada", "10.0.0.1");
+ * await limits.reserve("ada", "10.0.0.1");
+ * await assert.rejects(
+ *   limits.reserve("ada", "10.0.0.1"),
+ *   /Too many failed logins for "ada" from the address 10.0.0.1/,
+ * );
+ * // Not from another address: the user is not locked out.
+ * const attempt = await limits.reserve("ada", "10.0.0.2");
+ * await limits.succeeded(attempt);
  * ```
  */
 export class LoginLimits {
-  readonly perUser: number;
+  readonly perUserAddress: number;
   readonly perAddress: number;
+  readonly perUser: number;
   readonly window: number;
   readonly #now: () => number;
-  #store: LoginFailureStore = new MemoryLoginFailures();
+  #store: LoginAttemptStore = new MemoryLoginAttempts();
 
   /** @throws {SvcError} naming a variable whose value is not a positive number */
   constructor(options: LoginLimitsOptions = {}) {
-    this.perUser = options.perUser ??
-      envNumber("SVC_API_LOGIN_FAILURES_PER_USER", { fallback: DEFAULT_FAILURES_PER_USER });
+    this.perUserAddress = options.perUserAddress ??
+      envNumber("SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS", {
+        fallback: DEFAULT_FAILURES_PER_USER_ADDRESS,
+      });
     this.perAddress = options.perAddress ??
       envNumber("SVC_API_LOGIN_FAILURES_PER_ADDRESS", { fallback: DEFAULT_FAILURES_PER_ADDRESS });
+    this.perUser = options.perUser ??
+      envNumber("SVC_API_LOGIN_FAILURES_PER_USER", { fallback: DEFAULT_FAILURES_PER_USER });
     this.window = options.window ??
       envNumber("SVC_API_LOGIN_FAILURE_WINDOW", {
         fallback: DEFAULT_FAILURE_WINDOW,
@@ -109,46 +95,82 @@ export class LoginLimits {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Counts the failures in `store` from now on (the API's database, shared by its replicas). */
-  countIn(store: LoginFailureStore): void {
+  /** Counts the logins in `store` from now on (the API's database, shared by its replicas). */
+  countIn(store: LoginAttemptStore): void {
     this.#store = store;
   }
 
   /**
-   * Lets a login be tried, or refuses it.
-   * @throws {RetryLaterError} 429 naming the user or the address, and when to try again
+   * Lets a login of `user` from `address` be checked, counting it as a
+   * failure until it succeeds, or refuses it.
+   * @throws {RetryLaterError} 429 naming the limit reached, and when to try again
    */
-  async check(user: string, address: string | undefined): Promise<void> {
-    const limits: [string, number, string][] = [
-      [`user:${user}`, this.perUser, `for ${quote(user)}`],
-    ];
-    if (address !== undefined) {
-      limits.push([`address:${address}`, this.perAddress, `from the address ${address}`]);
-    }
-    const since = this.#now() - this.window * 1000;
-    for (const [key, limit, whose] of limits) {
-      const recent = await this.#store.loginFailures(key, since);
-      if (recent.length < limit) continue;
-      const wait = (recent[recent.length - limit]! + this.window * 1000 - this.#now()) / 1000;
-      throw new RetryLaterError(
-        `Too many failed logins ${whose}: ${recent.length} in ${minutes(this.window)}; ` +
-          `try again in ${Math.max(1, Math.ceil(wait))} s`,
-        wait,
-      );
-    }
-  }
-
-  /** Counts a failed login of the user from the address. */
-  async failed(user: string, address: string | undefined): Promise<void> {
+  async reserve(user: string, address: string | undefined): Promise<LoginAttempt> {
+    const block = address === undefined ? undefined : addressBlock(address);
     const now = this.#now();
-    const keys = [`user:${user}`, ...(address === undefined ? [] : [`address:${address}`])];
-    await this.#store.addLoginFailures(keys, now, now - this.window * 1000);
+    const since = now - this.window * 1000;
+    const attempt = { id: crypto.randomUUID(), user, address: block?.key ?? "", at: now };
+    const reservation = await this.#store.reserveLoginAttempt(attempt, {
+      since,
+      perUserAddress: this.perUserAddress,
+      // An unknown address (a call without a socket) is no client of its own.
+      perAddress: block ? this.perAddress : Number.MAX_SAFE_INTEGER,
+      perUser: this.perUser,
+    });
+    if (reservation.reserved) return attempt;
+    const { counts } = reservation;
+    const limits: Limit[] = [
+      {
+        count: counts.userAddress,
+        limit: this.perUserAddress,
+        of: { user, address: attempt.address },
+        whose: `for ${quote(user)}${block ? ` from ${block.words}` : ""}`,
+      },
+      {
+        count: counts.address,
+        limit: this.perAddress,
+        of: { address: attempt.address },
+        whose: `from ${block?.words}`,
+      },
+      {
+        count: counts.user,
+        limit: this.perUser,
+        of: { user },
+        whose: `for ${quote(user)} from all addresses together`,
+        remedy: ', or ask an administrator to run "svc user unlock"',
+      },
+    ];
+    const { count, limit, of, whose, remedy = "" } =
+      limits.find(({ count, limit }) => count >= limit) ?? limits[0]!;
+    const times = await this.#store.loginAttemptTimes(of, since);
+    // The oldest attempt whose end of window leaves room for one more.
+    const freed = times[times.length - limit] ?? now;
+    const wait = (freed + this.window * 1000 - now) / 1000;
+    const seconds = Math.max(1, Math.ceil(wait));
+    throw new RetryLaterError(
+      `Too many failed logins ${whose}: ${count} in ${minutes(this.window)}; try again in ` +
+        `${seconds} s${remedy}`,
+      wait,
+    );
   }
 
-  /** Forgets the user's failures after it logged in; its address's stay. */
-  async succeeded(user: string): Promise<void> {
-    await this.#store.clearLoginFailures(`user:${user}`);
+  /** Takes back a login that succeeded, and the failures of its user from its address before it. */
+  async succeeded(attempt: LoginAttempt): Promise<void> {
+    await this.#store.clearLoginAttempts(attempt.user, attempt.address);
   }
+}
+
+/** A limit of {@linkcode LoginLimits}, as a refusal tells of it. */
+interface Limit {
+  /** The logins in the window that it counts. */
+  count: number;
+  limit: number;
+  /** Which logins it counts. */
+  of: { user?: string; address?: string };
+  /** Whose logins, in words. */
+  whose: string;
+  /** What else can be done than to wait, in words. */
+  remedy?: string;
 }
 
 function minutes(seconds: number): string {

@@ -1,10 +1,12 @@
 /**
  * Password sign-in: users with an account in the API's database (made with
- * `svc user add`), each with an argon2id hash of its password. Failed logins
- * are limited per user and per address.
+ * `svc user add`), each with an argon2id hash of its password. Usernames are
+ * matched in their one spelling (`usernames.ts`), logins are limited per user
+ * and address (`login_limits.ts`), and passwords are checked by workers.
  * @module
  */
 import { SvcError } from "../../components/core/errors.ts";
+import { findAccount, loginKey, normalizeAccountNames } from "./account_names.ts";
 import {
   Authentication,
   type AuthenticationContext,
@@ -12,12 +14,17 @@ import {
   readLoginForm,
 } from "./authentication.ts";
 import { LoginLimits, type LoginLimitsOptions } from "./login_limits.ts";
-import { hashPassword, verifyPassword } from "./password_hash.ts";
+import { type PasswordPool, passwordPool } from "./password_hash.ts";
 
 /** Options of {@linkcode PasswordAuthentication}, for tests; the defaults come from the environment. */
 export interface PasswordAuthenticationOptions {
   /** The limits of failed logins. */
   limits?: LoginLimitsOptions;
+  /**
+   * The workers that check passwords.
+   * @default {the process's, from the environment}
+   */
+  passwords?: PasswordPool;
 }
 
 /**
@@ -27,18 +34,21 @@ export interface PasswordAuthenticationOptions {
  */
 export class PasswordAuthentication extends Authentication {
   readonly #limits: LoginLimits;
+  readonly #passwords: PasswordPool;
   // Checked against for an unknown user, so that its answer takes as long as a wrong password's.
   #decoy: Promise<string> | undefined;
 
   constructor(options: PasswordAuthenticationOptions = {}) {
     super();
     this.#limits = new LoginLimits(options.limits);
+    this.#passwords = options.passwords ?? passwordPool();
   }
 
   override async setUp(context: AuthenticationContext): Promise<void> {
     super.setUp(context);
-    // Counted in the database, so that replicas behind a load balancer count every failure.
+    // Counted in the database, so that replicas behind a load balancer count every login.
     this.#limits.countIn(context.database);
+    for (const note of await normalizeAccountNames(context.database)) context.warn(note);
     const accounts = await context.database.listAccounts(Math.floor(Date.now() / 1000));
     if (accounts.length === 0) {
       context.warn(
@@ -50,15 +60,24 @@ export class PasswordAuthentication extends Authentication {
 
   override async signIn(request: Request, client: ClientInfo): Promise<string> {
     const { username, password } = await readLoginForm(request);
-    await this.#limits.check(username, client.address);
-    const hash = await this.context.database.passwordHash(username);
-    this.#decoy ??= hashPassword(crypto.randomUUID());
-    const good = await verifyPassword(password, hash ?? await this.#decoy) && hash !== undefined;
-    if (!good) {
-      await this.#limits.failed(username, client.address);
-      throw new SvcError("The username or password is wrong", { status: 401 });
+    const key = loginKey(username);
+    if (key === undefined) throw wrong();
+    this.#passwords.checkRoom();
+    const attempt = await this.#limits.reserve(key, client.address);
+    const account = await findAccount(this.context.database, username);
+    if (this.#decoy === undefined) {
+      this.#decoy = this.#passwords.hash(crypto.randomUUID());
+      // Made again next time, rather than failing every unknown user's login from now on.
+      this.#decoy.catch(() => this.#decoy = undefined);
     }
-    await this.#limits.succeeded(username);
-    return username;
+    const hash = account?.hash ?? await this.#decoy;
+    const good = await this.#passwords.verify(password, hash) && account !== undefined;
+    if (!good) throw wrong();
+    await this.#limits.succeeded(attempt);
+    return account.user;
   }
+}
+
+function wrong(): SvcError {
+  return new SvcError("The username or password is wrong", { status: 401 });
 }

@@ -91,6 +91,25 @@ export async function deleteAccount(tx: Transaction, user: string): Promise<void
   ]);
 }
 
+/**
+ * Renames a user, inside a write, unless the new name is another user's;
+ * whether it was renamed. Its data follows, being kept under its key; its
+ * sessions end, since their tokens name the old name.
+ */
+export async function renameUser(tx: Transaction, from: string, to: string): Promise<boolean> {
+  const renamed = await tx.execute({
+    sql: `UPDATE users SET name = ? WHERE name = ?
+      AND NOT EXISTS (SELECT 1 FROM users WHERE name = ?)`,
+    args: [to, from, to],
+  });
+  if (renamed.rowsAffected === 0) return false;
+  await tx.execute({
+    sql: "DELETE FROM sessions WHERE user_seq = (SELECT seq FROM users WHERE name = ?)",
+    args: [to],
+  });
+  return true;
+}
+
 /** The query for every account, by user name; read it with {@linkcode toAccounts}. */
 export function accountsQuery(now: number): InStatement {
   return {

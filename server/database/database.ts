@@ -19,6 +19,8 @@ import {
   summaryQueries,
 } from "./chats.ts";
 import {
+  type AddDocumentOptions,
+  type AddedDocument,
   documentSeqs,
   documentsInOrder,
   insertDocument,
@@ -44,6 +46,7 @@ import {
   insertAccount,
   insertSession,
   passwordHashQuery,
+  renameUser,
   sessionQuery,
   type SessionRecord,
   toAccounts,
@@ -71,6 +74,8 @@ import type {
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
 import { databaseError, runSteps } from "./steps.ts";
 import type { Database } from "./interface.ts";
+import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
+import { attemptTimesQuery, clearAttempts, reserveAttempt } from "./login_attempts.ts";
 import type { DatabaseThread } from "./thread.ts";
 import { type ChangeCount, ReadCache } from "./change_count.ts";
 
@@ -174,12 +179,20 @@ export class LibsqlDatabase implements Database {
     return this.#name;
   }
 
-  /** Stores an uploaded document of the user; 409 if its id is taken. */
-  addDocument(user: string, document: StoredDocument): Promise<void> {
-    if (this.#thread) return this.#forward("addDocument", user, document);
-    return this.#write(async (tx) => {
-      await insertDocument(tx, await userSeq(tx, user), document);
-    });
+  /**
+   * Stores a document the user registered, unless as many of the user's
+   * registrations wait for their file as `options` allow; those that expired
+   * go first. 409 if its id is taken.
+   */
+  addDocument(
+    user: string,
+    document: StoredDocument,
+    options: AddDocumentOptions = {},
+  ): Promise<AddedDocument> {
+    if (this.#thread) return this.#forward("addDocument", user, document, options);
+    return this.#write(async (tx) =>
+      await insertDocument(tx, await userSeq(tx, user), document, options)
+    );
   }
 
   /** The user's document; 404 `No document "<id>"` when it is missing or another user's. */
@@ -410,6 +423,12 @@ export class LibsqlDatabase implements Database {
     return this.#write((tx) => deleteAccount(tx, user));
   }
 
+  /** Renames a user, with all its data, unless the new name is another user's; whether it was. */
+  renameUser(from: string, to: string): Promise<boolean> {
+    if (this.#thread) return this.#forward("renameUser", from, to);
+    return this.#write((tx) => renameUser(tx, from, to));
+  }
+
   /** Every account, by user name, with its sessions open at `now` (seconds). */
   async listAccounts(now: number): Promise<AccountRecord[]> {
     if (this.#thread) return this.#forward("listAccounts", now);
@@ -423,36 +442,29 @@ export class LibsqlDatabase implements Database {
     return row === undefined ? undefined : String(row.password_hash);
   }
 
-  async loginFailures(key: string, since: number): Promise<number[]> {
-    if (this.#thread) return this.#forward("loginFailures", key, since);
-    const [found] = await this.#read([{
-      sql: "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at",
-      args: [key, since],
-    }]);
+  /**
+   * Counts a login before its password is checked, unless the window holds as
+   * many as a limit allows already; the logins until `limits.since` go.
+   */
+  reserveLoginAttempt(attempt: LoginAttempt, limits: AttemptLimits): Promise<Reservation> {
+    if (this.#thread) return this.#forward("reserveLoginAttempt", attempt, limits);
+    return this.#write((tx) => reserveAttempt(tx, attempt, limits));
+  }
+
+  /** The times (ms) of the logins after `since` of a user, or from an address, or both, oldest first. */
+  async loginAttemptTimes(
+    of: { user?: string; address?: string },
+    since: number,
+  ): Promise<number[]> {
+    if (this.#thread) return this.#forward("loginAttemptTimes", of, since);
+    const [found] = await this.#read([attemptTimesQuery(of, since)]);
     return found!.rows.map((row) => Number(row.at));
   }
 
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
-    if (this.#thread) return this.#forward("addLoginFailures", keys, at, before);
-    return this.#write(async (tx) => {
-      for (const key of keys) {
-        await tx.execute({
-          sql: "DELETE FROM login_failures WHERE key = ? AND at <= ?",
-          args: [key, before],
-        });
-        await tx.execute({
-          sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)",
-          args: [key, at],
-        });
-      }
-    });
-  }
-
-  clearLoginFailures(key: string): Promise<void> {
-    if (this.#thread) return this.#forward("clearLoginFailures", key);
-    return this.#write(async (tx) => {
-      await tx.execute({ sql: "DELETE FROM login_failures WHERE key = ?", args: [key] });
-    });
+  /** Forgets the logins of a user, from one address or from all; how many there were. */
+  clearLoginAttempts(user: string, address?: string): Promise<number> {
+    if (this.#thread) return this.#forward("clearLoginAttempts", user, address);
+    return this.#write((tx) => clearAttempts(tx, user, address));
   }
 
   /** Stores a new session; the sessions that expired by its start go. */

@@ -10,17 +10,86 @@ import { diskFaultError } from "../../components/disk_faults.ts";
 import type { StoredDocument } from "./records.ts";
 import { runSteps } from "./steps.ts";
 
-/** Stores a document of the user whose key is `userSeq`. */
+/**
+ * How a document's registration is counted: when it is made, and how many
+ * of the user's registrations may wait for their file. A registration waits
+ * from its `POST /document` until its upload records its size; one that can
+ * no longer get its file is removed.
+ */
+export interface AddDocumentOptions {
+  /**
+   * When the document is registered, in seconds since the epoch.
+   * @default {now}
+   */
+  now?: number;
+  /**
+   * The most registrations of the user made since `countedSince` that may
+   * wait for their file; past it, the document is not stored.
+   * @default {no limit}
+   */
+  maxPending?: number;
+  /** From when (seconds) a waiting registration counts: since its upload can still start. */
+  countedSince?: number;
+  /**
+   * Registrations made before this time (seconds) whose file never came,
+   * and that no chat uses, are removed: their upload can be neither started
+   * nor under way.
+   * @default {none are removed}
+   */
+  expireBefore?: number;
+}
+
+/** What {@linkcode insertDocument} did. */
+export interface AddedDocument {
+  /** Whether the document was stored. */
+  added: boolean;
+  /** The user's registrations that wait for their file and count, before this one. */
+  pending: number;
+  /** When the oldest of them was made (seconds), when there is one. */
+  oldestPending?: number;
+}
+
+// A registration that waits for its file: its upload has not recorded a size.
+const WAITING = "json_extract(metadata, '$.size') IS NULL AND registered IS NOT NULL";
+
+/**
+ * Stores a document of the user whose key is `userSeq`, unless as many of
+ * the user's registrations wait for their file as allowed; the waiting
+ * registrations that expired go first.
+ */
 export async function insertDocument(
   tx: Transaction,
   userSeq: number,
   document: StoredDocument,
-): Promise<void> {
+  options: AddDocumentOptions = {},
+): Promise<AddedDocument> {
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (options.expireBefore !== undefined) {
+    await tx.execute({
+      sql: `DELETE FROM documents WHERE user_seq = ? AND ${WAITING} AND registered < ?
+        AND NOT EXISTS (SELECT 1 FROM chat_documents c WHERE c.document_seq = documents.seq)
+        AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.document_seq = documents.seq)`,
+      args: [userSeq, options.expireBefore],
+    });
+  }
+  let pending = 0;
+  let oldestPending: number | undefined;
+  if (options.maxPending !== undefined) {
+    const { rows } = await tx.execute({
+      sql: `SELECT count(*) AS pending, min(registered) AS oldest FROM documents
+        WHERE user_seq = ? AND ${WAITING} AND registered >= ?`,
+      args: [userSeq, options.countedSince ?? 0],
+    });
+    pending = Number(rows[0]?.pending ?? 0);
+    oldestPending = rows[0]?.oldest == null ? undefined : Number(rows[0].oldest);
+    if (pending >= options.maxPending) return { added: false, pending, oldestPending };
+  }
   await runSteps(tx, [{
-    sql: "INSERT INTO documents (id, user_seq, name, metadata) VALUES (?, ?, ?, ?)",
-    args: [document.id, userSeq, document.name, JSON.stringify(document.metadata)],
+    sql: "INSERT INTO documents (id, user_seq, name, metadata, registered) VALUES (?, ?, ?, ?, ?)",
+    args: [document.id, userSeq, document.name, JSON.stringify(document.metadata), now],
     action: `save document ${quote(document.id)}`,
   }]);
+  return { added: true, pending, oldestPending };
 }
 
 /**

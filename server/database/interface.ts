@@ -4,10 +4,11 @@
  * (`PostgresDatabase`). Both pass the same tests (tests/server/database/).
  * @module
  */
+import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
 import type { AccountRecord, SessionRecord } from "./accounts.ts";
 import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import type { InsertChatOptions } from "./chats.ts";
-import type { RecordedSize } from "./documents.ts";
+import type { AddDocumentOptions, AddedDocument, RecordedSize } from "./documents.ts";
 import type {
   ChatRecord,
   ChatSummary,
@@ -26,8 +27,17 @@ export interface Database {
   /** The database's URL, with any password or token hidden. */
   readonly name: string;
 
-  /** Stores an uploaded document of the user; 409 if its id is taken. */
-  addDocument(user: string, document: StoredDocument): Promise<void>;
+  /**
+   * Stores a document the user registered, unless as many of the user's
+   * registrations wait for their file as `options` allow (then `added` is
+   * false, and nothing changed but the removal of the expired ones). 409 if
+   * its id is taken.
+   */
+  addDocument(
+    user: string,
+    document: StoredDocument,
+    options?: AddDocumentOptions,
+  ): Promise<AddedDocument>;
   /** The user's document; 404 `No document "<id>"` when it is missing or another user's. */
   getDocument(user: string, id: string): Promise<StoredDocument>;
   /** The user's documents in the order of `ids`; 404 naming every id that is missing or another user's. */
@@ -104,16 +114,27 @@ export interface Database {
   setPassword(user: string, hash: string, now: number): Promise<void>;
   /** Removes a user's account, ends its sessions and revokes its API keys. 404 when it has none. */
   removeAccount(user: string): Promise<void>;
+  /**
+   * Renames a user, with all its data, unless the new name is another
+   * user's; whether it was renamed. Its sessions end, their tokens naming
+   * the old name.
+   */
+  renameUser(from: string, to: string): Promise<boolean>;
   /** Every account, by user name, with its sessions open at `now` (seconds). */
   listAccounts(now: number): Promise<AccountRecord[]>;
   /** The hash of a user's password, or `undefined` when the user has no account. */
   passwordHash(user: string): Promise<string | undefined>;
-  /** The times (ms since the epoch) of a key's failed logins after `since`, oldest first. */
-  loginFailures(key: string, since: number): Promise<number[]>;
-  /** Counts a failed login at `at` for each key; their failures until `before` go. */
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void>;
-  /** Forgets a key's failed logins. */
-  clearLoginFailures(key: string): Promise<void>;
+  /**
+   * Counts a login before its password is checked, unless the window holds as
+   * many as a limit allows already: checked and counted in one step, so that
+   * logins made at once, on any replica, never pass a limit together. The
+   * logins until `limits.since` go.
+   */
+  reserveLoginAttempt(attempt: LoginAttempt, limits: AttemptLimits): Promise<Reservation>;
+  /** The times (ms) of the logins after `since` of a user, or from an address, or both, oldest first. */
+  loginAttemptTimes(of: { user?: string; address?: string }, since: number): Promise<number[]>;
+  /** Forgets the logins of a user, from one address or from all; how many there were. */
+  clearLoginAttempts(user: string, address?: string): Promise<number>;
   /** Stores a new session; the sessions that expired by its start go. */
   startSession(session: SessionRecord): Promise<void>;
   /** The user of a session that is open at `now` (seconds), or `undefined`. */

@@ -159,6 +159,28 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX login_failures_by_key ON login_failures (key, at)",
     ],
   },
+  {
+    version: 7,
+    statements: [
+      // Every login checked, counted before its password is: a row is written, in the statement
+      // that counts those before it, only while the limits leave room, so that logins tried at
+      // once cannot all be checked. A success takes back the rows of its user from its address.
+      // `address` is the client's (its /64 for IPv6), or '' when unknown; times are milliseconds.
+      "DROP TABLE login_failures",
+      `CREATE TABLE login_attempts (
+        id TEXT NOT NULL PRIMARY KEY,
+        user_name TEXT NOT NULL,
+        address TEXT NOT NULL,
+        at BIGINT NOT NULL
+      )`,
+      "CREATE INDEX login_attempts_by_user ON login_attempts (user_name, address, at)",
+      "CREATE INDEX login_attempts_by_address ON login_attempts (address, at)",
+      "CREATE INDEX login_attempts_by_time ON login_attempts (at)",
+      // When a document was registered, in seconds since the epoch, so that a registration whose
+      // file never came can be told and removed; null for those registered before this version.
+      "ALTER TABLE documents ADD COLUMN registered BIGINT",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

@@ -11,8 +11,18 @@ import { quote, SvcError } from "../../components/core/errors.ts";
 import type { AccountRecord, SessionRecord } from "./accounts.ts";
 import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import { checkChatLimit, type InsertChatOptions, noChat } from "./chats.ts";
-import { inUse, noDocuments, type RecordedSize, removeFile } from "./documents.ts";
+import {
+  type AddDocumentOptions,
+  type AddedDocument,
+  inUse,
+  noDocuments,
+  type RecordedSize,
+  removeFile,
+} from "./documents.ts";
+import { insertDocument } from "./postgres_documents.ts";
 import type { Database } from "./interface.ts";
+import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
+import { attemptTimes, clearAttempts, reserveAttempt } from "./postgres_login_attempts.ts";
 import { sourceDocumentIds } from "./messages.ts";
 import { chatsJson, chatSummaries } from "./postgres_chats.ts";
 import { postgresError } from "./postgres_errors.ts";
@@ -74,17 +84,19 @@ export class PostgresDatabase implements Database {
     return this.#name;
   }
 
-  /** Stores an uploaded document of the user; 409 if its id is taken. */
-  addDocument(user: string, document: StoredDocument): Promise<void> {
+  /**
+   * Stores a document the user registered, unless as many of the user's
+   * registrations wait for their file as `options` allow; those that expired
+   * go first. 409 if its id is taken.
+   */
+  addDocument(
+    user: string,
+    document: StoredDocument,
+    options: AddDocumentOptions = {},
+  ): Promise<AddedDocument> {
     return this.#write(user, async (tx) => {
       const userSeq = await lockUser(tx, user, true);
-      await step(
-        `save document ${quote(document.id)}`,
-        tx`INSERT INTO documents (id, user_seq, name, metadata)
-          VALUES (${document.id}, ${userSeq}, ${document.name}, ${
-          JSON.stringify(document.metadata)
-        })`,
-      );
+      return await insertDocument(tx, userSeq, document, options);
     });
   }
 
@@ -451,6 +463,19 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Renames a user, with all its data, unless the new name is another user's; whether it was. */
+  renameUser(from: string, to: string): Promise<boolean> {
+    return this.#write(from, async (tx) => {
+      const seq = await lockUser(tx, from, false);
+      if (seq === undefined) return false;
+      const renamed = await tx`UPDATE users SET name = ${to} WHERE seq = ${seq}
+        AND NOT EXISTS (SELECT 1 FROM users WHERE name = ${to})`;
+      if (renamed.count === 0) return false;
+      await tx`DELETE FROM sessions WHERE user_seq = ${seq}`;
+      return true;
+    });
+  }
+
   /** Every account, by user name, with its sessions open at `now` (seconds). */
   async listAccounts(now: number): Promise<AccountRecord[]> {
     const rows = await this.#read((sql) =>
@@ -476,26 +501,22 @@ export class PostgresDatabase implements Database {
     return row === undefined ? undefined : String(row.password_hash);
   }
 
-  async loginFailures(key: string, since: number): Promise<number[]> {
-    const rows = await this.#read((sql) =>
-      sql`SELECT at FROM login_failures WHERE key = ${key} AND at > ${since} ORDER BY at`
-    );
-    return rows.map((row) => Number(row.at));
+  /**
+   * Counts a login before its password is checked, unless the window holds as
+   * many as a limit allows already; the logins until `limits.since` go.
+   */
+  reserveLoginAttempt(attempt: LoginAttempt, limits: AttemptLimits): Promise<Reservation> {
+    return this.#write(undefined, (tx) => reserveAttempt(tx, attempt, limits));
   }
 
-  addLoginFailures(keys: readonly string[], at: number, before: number): Promise<void> {
-    return this.#write(undefined, async (tx) => {
-      for (const key of keys) {
-        await tx`DELETE FROM login_failures WHERE key = ${key} AND at <= ${before}`;
-        await tx`INSERT INTO login_failures (key, at) VALUES (${key}, ${at})`;
-      }
-    });
+  /** The times (ms) of the logins after `since` of a user, or from an address, or both, oldest first. */
+  loginAttemptTimes(of: { user?: string; address?: string }, since: number): Promise<number[]> {
+    return this.#read((sql) => attemptTimes(sql, of, since));
   }
 
-  clearLoginFailures(key: string): Promise<void> {
-    return this.#write(undefined, async (tx) => {
-      await tx`DELETE FROM login_failures WHERE key = ${key}`;
-    });
+  /** Forgets the logins of a user, from one address or from all; how many there were. */
+  clearLoginAttempts(user: string, address?: string): Promise<number> {
+    return this.#write(undefined, (tx) => clearAttempts(tx, user, address));
   }
 
   /** Stores a new session; the sessions that expired by its start go. */

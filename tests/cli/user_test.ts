@@ -70,8 +70,8 @@ Deno.test("svc user add asks for the password twice without echo, and stores onl
     await database.close();
   }
   const again = await user(
-    ["add", "ada", "-c", config],
-    input({ terminal: false, stdin: "x".repeat(9) }),
+    ["add", "ADA", "-c", config],
+    input({ terminal: false, stdin: "another password" }),
   );
   assert.equal(again.code, 1);
   assert.match(
@@ -92,14 +92,40 @@ Deno.test("svc user refuses passwords that differ, are short, and names it canno
     ["add", "ada", "-c", config],
     input({ terminal: false, stdin: "short\n" }),
   );
-  assert.match(short.stderr, /The password must have at least 8 characters: nothing was changed/);
+  assert.match(
+    short.stderr,
+    /The password is too weak: it must have at least 8 characters other than spaces; nothing was changed/,
+  );
+  for (const weak of [" ".repeat(8), "password", "12345678", "xxxxxxxx", "ada"]) {
+    const refused = await user(
+      ["add", "ada", "-c", config],
+      input({ terminal: false, stdin: `${weak}\n` }),
+    );
+    assert.equal(refused.code, 1, weak);
+    assert.match(refused.stderr, /The password is too weak: /, weak);
+  }
   const blank = await user([
     "add",
     " ada",
     "-c",
     config,
   ], input({ terminal: false, stdin: "long enough\n" }));
-  assert.match(blank.stderr, /The username " ada" cannot be used/);
+  assert.match(
+    blank.stderr,
+    /The username " ada" cannot be used: it has a space at either end, or two in a row/,
+  );
+  for (
+    const [name, problem] of [
+      ["ada\u200b", "it holds an invisible or control character \\(U\\+200B\\)"],
+      ["\u0430da", "it mixes letters of the Cyrillic and Latin scripts, which can look alike"],
+    ]
+  ) {
+    const refused = await user(
+      ["add", name!, "-c", config],
+      input({ terminal: false, stdin: "long enough\n" }),
+    );
+    assert.match(refused.stderr, new RegExp(`The username "${name}" cannot be used: ${problem}`));
+  }
   const list = await user(["list", "-c", config], input({ terminal: false }));
   assert.equal(list.stdout, 'No users yet: add one with "svc user add NAME"\n');
 });
@@ -110,7 +136,7 @@ Deno.test("svc user passwd, list and remove manage the accounts, and warn when t
   const stdin = (text: string) => input({ terminal: false, stdin: text });
   assert.equal((await user(["add", "ada", "-c", config], stdin("first password\n"))).code, 0);
   assert.equal(
-    (await user(["add", "grace", "--password-stdin", "-c", config], stdin("x".repeat(8)))).code,
+    (await user(["add", "grace", "--password-stdin", "-c", config], stdin("grace's pass"))).code,
     0,
   );
   const changed = await user(["passwd", "ada", "-c", config], stdin("second password\r\n"));
@@ -135,6 +161,67 @@ Deno.test("svc user passwd, list and remove manage the accounts, and warn when t
     warned.stderr,
     /^warning: the configuration signs in with "svc\.deploy\.SvcDemoAuthentication", which does not use these accounts/,
   );
+});
+
+Deno.test("svc user keeps a name in its one spelling, finds an account by any spelling, and unlocks it", async () => {
+  await using dir = await tmpDir();
+  const config = await passwordConfig(dir.path);
+  const stdin = (text: string) => input({ terminal: false, stdin: text });
+  const added = await user(["add", "Ａlice", "-c", config], stdin("first password\n"));
+  assert.equal(added.stdout, 'Added the user "alice" (the one spelling of "Ａlice")\n');
+  const taken = await user(["add", "ALICE", "-c", config], stdin("other password\n"));
+  assert.match(taken.stderr, /The user "alice" has an account already/);
+  const changed = await user(["passwd", "Alice", "-c", config], stdin("second password\n"));
+  assert.equal(changed.stdout, 'Set the password of "alice"; its sessions have ended\n');
+
+  const database = await openDatabase(`sqlite:///${dir.path}/root/svc.db`, { localRoot: dir.path });
+  try {
+    const limits = { since: 0, perUserAddress: 10, perAddress: 30, perUser: 100 };
+    for (const address of ["203.0.113.9", "198.51.100.7"]) {
+      await database.reserveLoginAttempt(
+        { id: crypto.randomUUID(), user: "alice", address, at: Date.now() },
+        limits,
+      );
+    }
+  } finally {
+    await database.close();
+  }
+  const unlocked = await user(["unlock", "ALICE", "-c", config], stdin(""));
+  assert.equal(
+    unlocked.stdout,
+    'Forgot 2 failed logins of "alice": it can log in again from every address\n',
+  );
+  const again = await user(["unlock", "alice", "-c", config], stdin(""));
+  assert.match(again.stdout, /^Forgot 0 failed logins of "alice"/);
+  const removed = await user(["remove", "ａｌｉｃｅ", "-c", config], stdin(""));
+  assert.match(removed.stdout, /^Removed the user "alice"/);
+  const missing = await user(["remove", "alice\u200b", "-c", config], stdin(""));
+  assert.match(missing.stderr, /The user "alice\u200b" has no account: "svc user list" lists them/);
+});
+
+Deno.test("svc user gives the accounts made before names were normalised their one spelling, and lists those it cannot", async () => {
+  await using dir = await tmpDir();
+  const config = await passwordConfig(dir.path);
+  const database = await openDatabase(`sqlite:///${dir.path}/root/svc.db`, { localRoot: dir.path });
+  try {
+    for (const name of ["Grace", "Bob", "bob"]) await database.addAccount(name, "hash", 0);
+  } finally {
+    await database.close();
+  }
+  const list = await user(["list", "-c", config], input({ terminal: false }));
+  assert.equal(list.code, 0, list.stderr);
+  assert.equal(
+    list.stderr,
+    'note: The account "Bob" keeps its name: its normalised name "bob" is another user\'s, so ' +
+      'it signs in only with its exact spelling; remove one of them with "svc user remove" if ' +
+      "they are one person\n" +
+      'note: The account "Grace" is now "grace", with its documents and chats: usernames are ' +
+      "kept in one spelling, and any spelling of it signs in; its sessions have ended\n",
+  );
+  assert.match(list.stdout, /^Bob +1970-01-01/m);
+  assert.match(list.stdout, /^grace +1970-01-01/m);
+  const removed = await user(["remove", "Bob", "-c", config], input({ terminal: false }));
+  assert.match(removed.stdout, /^Removed the user "Bob"/);
 });
 
 Deno.test("svc user takes no password as an argument", async () => {

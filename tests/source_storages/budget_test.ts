@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fillBudget } from "../../components/source_storages/_budget.ts";
+import { fillBudget, numTokensParam } from "../../components/source_storages/_budget.ts";
 
 const sources = (...sizes: number[]) => sizes.map((numTokens, i) => ({ id: i, numTokens }));
 
@@ -28,4 +28,20 @@ Deno.test("fillBudget() asks accept() of each source that fits, in order, and sk
   });
   assert.deepEqual(kept.map((s) => s.id), [0, 3, 4]);
   assert.deepEqual(asked, [0, 2, 3, 4]);
+});
+
+Deno.test("numTokensParam() bounds num_tokens by SVC_MAX_NUM_TOKENS, with a sentence past it", () => {
+  const schema = numTokensParam(1536, {});
+  assert.equal(schema.parse(undefined), 1536);
+  assert.equal(schema.parse(32768), 32768);
+  assert.equal(
+    schema.safeParse(32769).error?.issues[0]?.message,
+    "must be at most 32768 (SVC_MAX_NUM_TOKENS)",
+  );
+  const small = numTokensParam(1536, { SVC_MAX_NUM_TOKENS: "1000" });
+  assert.equal(small.parse(undefined), 1000, "the default within the bound");
+  assert.equal(small.safeParse(1001).success, false);
+  assert.throws(() => numTokensParam(1536, { SVC_MAX_NUM_TOKENS: "lots" }), {
+    message: 'SVC_MAX_NUM_TOKENS must be a positive whole number, not "lots"',
+  });
 });

@@ -54,14 +54,20 @@ Deno.test("POST /chats answers 422 naming chunk_size below its minimum and chunk
     422,
     /- chunk_size = 9000: must be at most 8192/,
   );
+  await expectError(
+    await chat({ num_tokens: 1_000_000_000 }),
+    422,
+    "The chat parameters have 1 problem:\n\nThese parameters have values that are not allowed:\n" +
+      "- num_tokens = 1000000000: must be at most 32768 (SVC_MAX_NUM_TOKENS)",
+  );
   assert.deepEqual(await chatIds(api), []);
   assert.equal((await chat({ chunk_size: 8, chunk_overlap: 7 })).status, 200);
 });
 
-Deno.test("GET /components shows the bounds of chunk_size", async () => {
+Deno.test("GET /components shows the bounds of chunk_size and num_tokens", async () => {
   await using api = await testApi({ sourceStorages: [new LibSQL()] });
   const components = await (await api.call("GET", "/components")).json();
-  const { chunk_size } = components.source_storages[0].properties;
+  const { chunk_size, num_tokens } = components.source_storages[0].properties;
   assert.deepEqual(chunk_size, {
     title: "Chunk Size",
     type: "integer",
@@ -69,6 +75,8 @@ Deno.test("GET /components shows the bounds of chunk_size", async () => {
     maximum: 8192,
     default: 500,
   });
+  assert.equal(num_tokens.maximum, 32768);
+  assert.equal(num_tokens.default, 1536);
 });
 
 Deno.test("POST /chats/{id}/prepare refuses a document of more chunks than the limit, naming it", async () => {

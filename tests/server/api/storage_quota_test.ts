@@ -174,3 +174,24 @@ Deno.test("bytes() says a size in the largest unit it reaches", () => {
   assert.equal(bytes(1024 ** 3), "1 GiB");
   assert.equal(bytes(1.25 * 1024 ** 4), "1.3 TiB");
 });
+
+Deno.test("POST /document refuses with 429 past SVC_API_MAX_PENDING_DOCUMENTS_PER_USER registrations without their file", async () => {
+  await using api = await testApi();
+  api.deps.maxPendingDocumentsPerUser = 3;
+  const register = (name: string) => api.call("POST", "/document", { name });
+  for (const name of ["a.md", "b.md", "c.md"]) assert.equal((await register(name)).status, 200);
+  const refused = await register("d.md");
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers.get("retry-after"), "300");
+  assert.equal(
+    (await refused.json()).error.message,
+    'Cannot register "d.md": you have registered 3 documents whose files have not come, the ' +
+      "most one user may have waiting (SVC_API_MAX_PENDING_DOCUMENTS_PER_USER); upload their " +
+      "files, or try again in 300 s",
+  );
+  // Another user is not counted with this one, and an upload that came counts no more.
+  await api.as("bob");
+  const { response } = await api.upload("e.md", "# E\n");
+  assert.equal(response.status, 200);
+  assert.equal((await register("f.md")).status, 200);
+});

@@ -242,3 +242,56 @@ Deno.test("PUT /document answers 507 on a full disk and 503 on a read-only one, 
     "# Notes",
   );
 });
+
+/** A body that sends `head`, then one more byte of the file each time it is read, after `ms`. */
+function drippingBody(head: string, ms: number) {
+  const state = { cancelled: false, sent: 0 };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let first = true;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (first) {
+        first = false;
+        return controller.enqueue(encoder.encode(head));
+      }
+      return new Promise((done) => {
+        timer = setTimeout(() => {
+          state.sent++;
+          controller.enqueue(encoder.encode("x"));
+          done();
+        }, ms);
+      });
+    },
+    cancel() {
+      clearTimeout(timer);
+      state.cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  return { stream, state };
+}
+
+Deno.test("PUT /document cuts uploads that drip slower than SVC_API_UPLOAD_MIN_RATE with 408, writing nothing and freeing their slots", async () => {
+  await using api = await testApi();
+  api.deps.uploadMinRate = 1000;
+  api.deps.uploadRateWindow = 200;
+  // Each of the user's eight slots, taken by a drip of a byte every 20 ms.
+  const drips = await Promise.all(Array.from({ length: 8 }, async () => {
+    const { parameters } = await register(api);
+    return drippingBody(field("token", parameters.data.token) + fileHead(), 20);
+  }));
+  const responses = await Promise.all(
+    drips.map(({ stream }) => api.app.request(put("http://svc.test/document", stream))),
+  );
+  for (const response of responses) {
+    assert.equal(response.status, 408);
+    assert.match(
+      (await response.json()).error.message,
+      /^The upload came too slowly: \d+ bytes in 0\.2 s, under the least of 1000 bytes per second \(SVC_API_UPLOAD_MIN_RATE\)/,
+    );
+  }
+  assert.ok(drips.every(({ state }) => state.cancelled && state.sent < 100));
+  assert.deepEqual(await temporaryFiles(api.deps.localRoot), []);
+  // The slots are free again: an upload at a real pace goes through.
+  const { response, document } = await api.upload("fine.md", "# Fine\n\nSent at once.\n");
+  assert.equal(response.status, 200, JSON.stringify(document));
+});

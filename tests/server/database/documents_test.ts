@@ -97,6 +97,47 @@ for (const kind of KINDS) {
     );
   });
 
+  Deno.test(`Database.addDocument() counts the registrations that wait for their file, and removes those expired (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    const db = fresh.db;
+    const limits = (now: number) => ({
+      now,
+      maxPending: 2,
+      countedSince: now - 300,
+      expireBefore: now - 1000,
+    });
+    assert.deepEqual(await db.addDocument("ada", document("d1"), limits(1000)), {
+      added: true,
+      pending: 0,
+      oldestPending: undefined,
+    });
+    assert.equal((await db.addDocument("ada", document("d2"), limits(1100))).added, true);
+    assert.deepEqual(await db.addDocument("ada", document("d3"), limits(1200)), {
+      added: false,
+      pending: 2,
+      oldestPending: 1000,
+    });
+    await assert.rejects(db.getDocument("ada", "d3"), { status: 404 });
+    assert.equal((await db.addDocument("bob", document("b1"), limits(1200))).added, true);
+    // An upload that recorded its size waits no more; a registration past the window counts no more.
+    await db.recordSize("ada", "d1", 10, 1000);
+    assert.equal((await db.addDocument("ada", document("d3"), limits(1200))).added, true);
+    assert.equal((await db.addDocument("ada", document("d4"), limits(1450))).added, true);
+    // Past the expiry, the waiting registrations go, but not one a chat uses, nor an uploaded one.
+    await db.addChat("ada", chat("c1", [document("d3")]));
+    assert.deepEqual(await db.addDocument("ada", document("d5"), limits(2500)), {
+      added: true,
+      pending: 0,
+      oldestPending: undefined,
+    });
+    const ids = (await db.getDocuments("ada", ["d1", "d3", "d5"])).map((d) => d.id);
+    assert.deepEqual(ids, ["d1", "d3", "d5"]);
+    for (const gone of ["d2", "d4"]) {
+      await assert.rejects(db.getDocument("ada", gone), { status: 404 });
+    }
+    assert.equal((await db.getDocument("bob", "b1")).id, "b1", "another user's stay");
+  });
+
   Deno.test(`Database.deleteDocument() removes a document with its file and gives its bytes back (${kind})`, async () => {
     await using fresh = await freshDatabase(kind);
     await using dir = await tmpDir();
