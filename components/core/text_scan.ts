@@ -1,0 +1,45 @@
+/**
+ * What the hand-written scanners of client text share: a count of the work
+ * they do, so that a test can prove them linear by counting, and the
+ * character classes they test one code unit at a time.
+ * @module
+ */
+
+/**
+ * A count of the characters a scanner looked at; a test passes one and
+ * checks that the count grows no faster than the text.
+ */
+export interface Work {
+  /** Characters looked at so far. */
+  steps: number;
+}
+
+/**
+ * Whether the UTF-16 code unit is white space as a regular expression's `\s`
+ * reads it: the Unicode spaces, the line terminators and U+FEFF.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isSpace } from "./text_scan.ts";
+ * assert(isSpace(" ".charCodeAt(0)) && isSpace(0x3000) && !isSpace("a".charCodeAt(0)));
+ * ```
+ */
+export function isSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f ||
+    code === 0x3000 || code === 0xfeff;
+}
+
+/** Whether the code unit is an ASCII letter. */
+export function isAsciiLetter(code: number): boolean {
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x7a;
+}
+
+/** Whether the code unit is an ASCII digit. */
+export function isAsciiDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
