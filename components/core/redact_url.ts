@@ -151,7 +151,7 @@ function endsUrl(code: number): boolean {
 }
 
 /** What {@linkcode redactUrl} drops of a URL, whole and piece by piece, raw and decoded. */
-function secretParts(url: string): string[] {
+export function secretParts(url: string): string[] {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? "";
   const kept = redactUrl(url);
   const rest = url.slice(scheme.length);
