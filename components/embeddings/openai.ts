@@ -8,6 +8,7 @@ import { quote, SvcError } from "../core/errors.ts";
 import { envVar } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { secrets } from "../core/secrets.ts";
 import type { Embedder, EmbedOptions } from "./embedder.ts";
 
 /** Options of {@linkcode OpenAIEmbedder}. */
@@ -119,6 +120,8 @@ export class OpenAIEmbedder implements Embedder {
       maxRetries: 0,
     };
     this.#baseURL = baseURL;
+    secrets.addUrl(baseURL);
+    secrets.add(options.apiKey ?? envVar("OPENAI_API_KEY"));
     this.#endpoint = redactUrl(baseURL);
     this.description = `semantic, from the OpenAI-compatible endpoint ${this.#endpoint}`;
   }
