@@ -1,7 +1,8 @@
 /**
- * What the hand-written scanners of client text share: a count of the work
- * they do, so that a test can prove them linear by counting, and the
- * character classes they test one code unit at a time.
+ * Text handled in linear time: what the hand-written scanners share (a count
+ * of the work they do, so that a test can prove them linear by counting, and
+ * the character classes they test one code unit at a time), and loops that
+ * stand for regular expressions that read runs of characters again and again.
  * @module
  */
 
@@ -61,4 +62,32 @@ export function trimSlashes(text: string): string {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
   return text.slice(0, end);
+}
+
+/**
+ * The text without the spaces and tabs around its line breaks: what
+ * replacing each match of `[ \t]*\n[ \t]*` by a line break gives, without
+ * that expression's cost, which reads a run of spaces again from each of its
+ * spaces when no line break ends it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tightLines } from "./text_scan.ts";
+ * assert.equal(tightLines(" a \t\n  b \n\n c "), " a\nb\n\nc ");
+ * ```
+ */
+export function tightLines(text: string): string {
+  const lines = text.split("\n");
+  return lines.map((line, i) => {
+    let start = 0;
+    let end = line.length;
+    if (i > 0) { while (start < end && isBlank(line.charCodeAt(start))) start++; }
+    if (i < lines.length - 1) { while (end > start && isBlank(line.charCodeAt(end - 1))) end--; }
+    return line.slice(start, end);
+  }).join("\n");
+}
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09;
 }
