@@ -232,3 +232,30 @@ for (const [name, fake] of Object.entries(FAKES)) {
     });
   }
 }
+
+Deno.test("the REST API shows neither the key nor the request of an embedding endpoint that echoes it", async () => {
+  for (const echo of Object.values(ECHOES)) {
+    await using server = echoServer(echo);
+    const url = `http://127.0.0.1:${server.addr.port}`;
+    await using folder = await tmpDir();
+    const storage = new LibSQL({
+      url: `file:${folder.path}/sources.db`,
+      embedder: new OpenAIEmbedder({
+        model: "text-embedding-3-small",
+        apiKey: ECHOED_KEY,
+        baseURL: withSecrets({ url: `${url}/v1` }, url).url!,
+        retries: 0,
+      }),
+    });
+    await using api = await testApi({ sourceStorages: [storage] });
+    const seen = await askThrough(api, { sourceStorage: "LibSQL" });
+    assert.ok(seen.statuses.includes(502), `a 502: ${seen.statuses}`);
+    const everything = [...seen.bodies, ...seen.logs].join("\n");
+    for (
+      const secret of [ECHOED_KEY, SECRETS.password, SECRETS.key, btoa(`ada:${SECRETS.password}`)]
+    ) {
+      assert.ok(!everything.includes(secret), `"${secret}" shows in:\n${everything}`);
+    }
+    assert.ok(!everything.includes("analytical engine"), everything);
+  }
+});
