@@ -61,6 +61,12 @@ export function credentialSpans(text: string, work: Work = { steps: 0 }): [numbe
   let i = 0;
   while (i < text.length) {
     work.steps++;
+    // Every name starts with "a", every scheme with "b" or "t": other characters start neither.
+    const first = text.charCodeAt(i) | 0x20;
+    if (first !== 0x61 && first !== 0x62 && first !== 0x74) {
+      i++;
+      continue;
+    }
     const span = afterName(text, i, work) ?? afterScheme(text, i, work);
     if (span) {
       spans.push(span);
@@ -74,7 +80,7 @@ export function credentialSpans(text: string, work: Work = { steps: 0 }): [numbe
 
 /** The value after a name at `at` and its `:` or `=`, if a name stands there. */
 function afterName(text: string, at: number, work: Work): [number, number] | undefined {
-  const name = NAMES.find((name) => startsWithLower(text, at, name, work));
+  const name = firstAt(text, at, NAMES, work);
   if (name === undefined) return undefined;
   let i = skip(text, at + name.length, isGapCharacter, work);
   if (startsWithLower(text, i, "header", work)) i = skip(text, i + 6, isGapCharacter, work);
@@ -94,12 +100,23 @@ function afterName(text: string, at: number, work: Work): [number, number] | und
 /** The credential after a scheme at `at`, if a scheme and a credential stand there. */
 function afterScheme(text: string, at: number, work: Work): [number, number] | undefined {
   if (at > 0 && isWordCharacter(text.charCodeAt(at - 1))) return undefined;
-  const scheme = SCHEMES.find((scheme) => startsWithLower(text, at, scheme, work));
+  const scheme = firstAt(text, at, SCHEMES, work);
   if (scheme === undefined) return undefined;
   const start = skip(text, at + scheme.length, isBlank, work);
   if (start === at + scheme.length) return undefined;
   const end = tokenEnd(text, start, work);
   return looksLikeCredential(text.slice(start, end)) ? [start, end] : undefined;
+}
+
+/** The first of `words` that `text` has at `at`. */
+function firstAt(
+  text: string,
+  at: number,
+  words: readonly string[],
+  work: Work,
+): string | undefined {
+  for (const word of words) if (startsWithLower(text, at, word, work)) return word;
+  return undefined;
 }
 
 /** Whether `text` has `lower` at `at`, ASCII letters compared in either case. */
