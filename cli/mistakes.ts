@@ -70,7 +70,8 @@ export function commanderMistake(error: CommanderError, command: Command): strin
     }
     case "commander.optionMissingArgument": {
       const long = flags.split(/[ ,]+/).find((flag) => flag.startsWith("--")) ?? flags;
-      const value = /<[^>]+>/.exec(flags)?.[0] ?? "<value>";
+      // Not across another "<": from each "<" of a run, the search would read the rest again.
+      const value = /<[^<>]+>/.exec(flags)?.[0] ?? "<value>";
       return `Option ${quote(long)} needs a value: ${quote(`${name} ${long} ${value}`)}`;
     }
     case "commander.excessArguments": {

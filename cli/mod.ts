@@ -6,7 +6,7 @@
  * @module
  */
 import { SvcError } from "../components/core/errors.ts";
-import { redactUrls } from "../components/core/redact_url.ts";
+import { addEnvironmentSecrets, redact } from "../components/core/secrets.ts";
 import { apiArgs, runApi } from "./api_run.ts";
 import type { CommandContext, Io } from "./context.ts";
 
@@ -52,6 +52,8 @@ export async function run(
   io: Io = consoleIo,
   options: RunOptions = {},
 ): Promise<number> {
+  // The process's own environment, not one a test passes: what its commands may show.
+  if (options.env === undefined) addEnvironmentSecrets();
   const removed = args.map((arg) => REMOVED[arg]).find(Boolean);
   if (removed && (args[0] !== "api" || args.includes("--start-worker"))) {
     io.err(`error: ${removed}\n`);
@@ -74,7 +76,7 @@ export async function run(
     return exitCode;
   } catch (error) {
     if (error instanceof SvcError) {
-      io.err(`error: ${redactUrls(error.message)}\n`);
+      io.err(`error: ${redact(error.message)}\n`);
       return 1;
     }
     throw error;

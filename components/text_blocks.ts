@@ -4,6 +4,7 @@
  * a table of contents, and the sentences of a paragraph too long for one chunk.
  * @module
  */
+import { isSpace, type Work } from "./core/text_scan.ts";
 
 /** A paragraph of a page. */
 export interface Block {
@@ -72,9 +73,10 @@ const NUMBERED = /^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)\.?\s+\S/;
  * ending without a sentence's punctuation, and holding no code.
  */
 export function headingOf(paragraph: string): string | undefined {
-  const markdown = /^#{1,6}[ \t]+(.+?)[ \t#]*$/.exec(paragraph);
-  if (markdown && !paragraph.includes("\n")) return markdown[1]!.trim();
-  if (paragraph.includes("\n") || paragraph.length > 80) return undefined;
+  if (paragraph.includes("\n")) return undefined;
+  const markdown = markdownHeading(paragraph);
+  if (markdown !== undefined) return markdown;
+  if (paragraph.length > 80) return undefined;
   if (paragraph.split(/\s+/).length > 10) return undefined;
   // Sentences end so; code, paths and dates (a margin's "New feature 1995/09/27") hold these.
   if (/[.,;:!?]$/.test(paragraph) || /[{}=<>\\|`$/]|\(\)/.test(paragraph)) return undefined;
@@ -84,9 +86,26 @@ export function headingOf(paragraph: string): string | undefined {
 }
 
 /**
+ * The title of a Markdown heading line (`## Usage ##`), without its marks:
+ * what `/^#{1,6}[ \t]+(.+?)[ \t#]*$/` captures, trimmed. That expression
+ * reads the line's closing run of spaces and `#` again from each character
+ * before it; here the marks are taken off the end once.
+ */
+function markdownHeading(line: string): string | undefined {
+  const found = /^#{1,6}[ \t]+(.+)$/.exec(line);
+  if (!found) return undefined;
+  const title = found[1]!;
+  let end = title.length;
+  // At least one character stays, as `.+?` takes one.
+  while (end > 1 && " \t#".includes(title[end - 1]!)) end--;
+  return title.slice(0, end).trim();
+}
+
+/**
  * The sentences of a paragraph, each with the space that followed it, so that
  * they join back into the paragraph; a paragraph of lines (code, a table) is
- * cut at its line breaks too.
+ * cut at its line breaks too. `work` counts the characters looked at, for a
+ * test.
  *
  * @example
  * ```ts
@@ -95,6 +114,46 @@ export function headingOf(paragraph: string): string | undefined {
  * assert.deepEqual(sentences("One. Two? Three"), ["One. ", "Two? ", "Three"]);
  * ```
  */
-export function sentences(paragraph: string): string[] {
-  return paragraph.split(/(?<=[.!?:;]["”’)\]]*\s+|\n)(?=\S)/u).filter((part) => part !== "");
+export function sentences(paragraph: string, work: Work = { steps: 0 }): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < paragraph.length) {
+    work.steps++;
+    if (!isSpace(paragraph.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const space = i;
+    while (i < paragraph.length && isSpace(paragraph.charCodeAt(i))) {
+      work.steps++;
+      i++;
+    }
+    if (
+      i < paragraph.length && (paragraph[i - 1] === "\n" || endsSentence(paragraph, space, work))
+    ) {
+      parts.push(paragraph.slice(start, i));
+      start = i;
+    }
+  }
+  parts.push(paragraph.slice(start));
+  return parts.filter((part) => part !== "");
 }
+
+/**
+ * Whether the text before `at` ends a sentence: `.!?:;`, then closing quotes
+ * and brackets. What the split of {@linkcode sentences} looked behind for with
+ * `(?<=[.!?:;]["”’)\]]*\s+|\n)(?=\S)`, which read each run of white space
+ * back to its start from each of its characters; here each run is read once,
+ * and the closers before it once.
+ */
+function endsSentence(text: string, at: number, work: Work): boolean {
+  let i = at;
+  while (i > 0 && CLOSERS.includes(text[i - 1]!)) {
+    work.steps++;
+    i--;
+  }
+  return i > 0 && ".!?:;".includes(text[i - 1]!);
+}
+
+const CLOSERS = '"”’)]';

@@ -5,6 +5,7 @@
  */
 import { homedir, isAbsolute, join, resolve } from "../components/core/paths.ts";
 import { quote } from "../components/core/errors.ts";
+import { trimSlashes } from "../components/core/text_scan.ts";
 import { builtinClassPaths, isModulePath } from "../components/class_paths.ts";
 // Registers the built-in authentications, which the "authentication" key names.
 import "./auth/registry.ts";
@@ -119,7 +120,7 @@ export function check(spec: KeySpec, value: unknown, origin: Origin): Checked {
       return { value };
     case "url":
       if (typeof value !== "string" || !isHttpUrl(value)) return wrong("an http or https URL");
-      return { value: value.replace(/\/+$/, "") };
+      return { value: trimSlashes(value) };
     case "origins":
       return checkList(
         value,
@@ -127,7 +128,7 @@ export function check(spec: KeySpec, value: unknown, origin: Origin): Checked {
         { noun: "origin" },
         (item) =>
           isHttpUrl(item)
-            ? { value: item.replace(/\/+$/, "") }
+            ? { value: trimSlashes(item) }
             : { problem: `${subject} lists ${show(item)}, which is not an http or https origin` },
       );
     case "class":

@@ -3,7 +3,7 @@
  * the fields of a request, so that a log collector can read them without parsing prose.
  * @module
  */
-import { redactUrls } from "../components/core/redact_url.ts";
+import { redact } from "../components/core/secrets.ts";
 
 /** Where log lines go: one JSON line per event. */
 export type Log = (line: string) => void;
@@ -12,9 +12,10 @@ export type Log = (line: string) => void;
 export type LogLevel = "info" | "warn" | "error";
 
 /**
- * One log line: `{"time", "level", "message", ...fields}`. URLs in the
- * message and in text fields (a stack) lose their user name, password, query
- * and fragment, so that a log never holds a configured secret.
+ * One log line: `{"time", "level", "message", ...fields}`. The message and
+ * the text fields (a stack) are redacted (see `secrets.ts`): the process's
+ * secrets, credentials of any scheme and URLs' user names, passwords, queries
+ * and fragments are hidden, so that a log never holds a configured secret.
  *
  * @example
  * ```ts
@@ -32,13 +33,13 @@ export function logLine(
   const redacted = Object.fromEntries(
     Object.entries(fields).map(([key, value]) => [
       key,
-      typeof value === "string" ? redactUrls(value) : value,
+      typeof value === "string" ? redact(value) : value,
     ]),
   );
   return JSON.stringify({
     time: new Date().toISOString(),
     level,
-    message: redactUrls(message),
+    message: redact(message),
     ...redacted,
   });
 }

@@ -8,6 +8,7 @@ import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
+import { addEnvironmentSecrets, secrets } from "../components/core/secrets.ts";
 import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
@@ -65,6 +66,9 @@ const CUT_OFF_GRACE_MS = 2000;
  * short, an unusable database, or a port that cannot be bound
  */
 export async function serveApi(config: Config, options: ServeApiOptions = {}): Promise<RunningApi> {
+  // Before anything can fail or log: no message or log line shows what these hold.
+  addEnvironmentSecrets();
+  secrets.addUrl(config.api.databaseUrl);
   // Every line JSON, notices written as plain text included (see log.ts).
   const log = jsonLog(options.log ?? ((line: string) => console.error(line)));
   const warn = (message: string) => log(logLine("warn", message));

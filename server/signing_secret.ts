@@ -6,6 +6,7 @@
  */
 import { join } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
+import { secrets } from "../components/core/secrets.ts";
 import { hmacKey, MIN_SECRET_BYTES } from "./jwt.ts";
 
 /** Options of {@linkcode signingKey}. */
@@ -64,6 +65,7 @@ export async function signingKey(options: SigningKeyOptions): Promise<Uint8Array
   const unset = options.env.length > 0 ? `${options.env.join(" and ")} not set: ` : "";
   if (options.keep) {
     const kept = await options.keep.secret(options.file, newSecret());
+    secrets.add(kept);
     options.log(
       `${unset}signing with the secret ${quote(options.file)} kept in ${options.keep.where}`,
     );
@@ -92,6 +94,7 @@ export async function signingKey(options: SigningKeyOptions): Promise<Uint8Array
   } catch (error) {
     throw cannotKeep(path, error);
   }
+  secrets.add(text);
   return hmacKey(text, `The secret in ${quote(path)}`);
 }
 

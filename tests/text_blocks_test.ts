@@ -37,3 +37,58 @@ Deno.test("pageBlocks() marks a table of contents by its leader dots", () => {
     "1.3 Options . . . . . 4\n\nA sentence . . . with dots.";
   assert.deepEqual(pageBlocks(text).map((block) => block.contents ?? false), [false, true, false]);
 });
+
+Deno.test("sentences() and headingOf() give what their regular expressions gave", () => {
+  const split = (text: string) =>
+    text.split(/(?<=[.!?:;]["”’)\]]*\s+|\n)(?=\S)/u).filter((part) => part !== "");
+  const heading = (line: string) => /^#{1,6}[ \t]+(.+?)[ \t#]*$/.exec(line)?.[1]?.trim();
+  let seed = 9;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const pieces = [
+    "a",
+    "B",
+    ".",
+    "!",
+    ":",
+    '"',
+    "”",
+    ")",
+    "]",
+    " ",
+    "\t",
+    "\n",
+    "\u00a0",
+    "#",
+    "🦕",
+  ];
+  for (let i = 0; i < 5000; i++) {
+    const text = Array.from(
+      { length: Math.floor(random() * 16) },
+      () => pieces[Math.floor(random() * pieces.length)],
+    ).join("");
+    assert.deepEqual(sentences(text), split(text), JSON.stringify(text));
+    if (!text.includes("\n") && heading(text) !== undefined) {
+      assert.equal(headingOf(text), heading(text), JSON.stringify(text));
+    }
+  }
+});
+
+Deno.test("sentences() looks at each character of 1 MB of white space and closers at most twice", () => {
+  const size = 1024 * 1024;
+  for (
+    const text of [
+      `a.${" ".repeat(size)}x`,
+      `a${" ".repeat(size)}x`,
+      `a.${")".repeat(size)} x`,
+      `${". ".repeat(size / 2)}x`,
+      `${")".repeat(size)} x`.repeat(1),
+      `${"\n".repeat(size)}x`,
+    ]
+  ) {
+    const work = { steps: 0 };
+    assert.equal(sentences(text, work).join(""), text);
+    assert.ok(work.steps <= 2 * text.length, `${JSON.stringify(text.slice(0, 6))}: ${work.steps}`);
+  }
+  assert.equal(headingOf(`# Title${" #".repeat(size / 2)}`), "Title");
+  assert.equal(headingOf(`# a${" ".repeat(size)}x`), `a${" ".repeat(size)}x`);
+});

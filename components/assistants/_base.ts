@@ -8,6 +8,7 @@ import { envNumber } from "../core/env_number.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import type { ChatParams, ParamSchema } from "../core/params.ts";
 import { envVar, EnvVarRequirement, type Requirement } from "../core/requirements.ts";
+import { secrets } from "../core/secrets.ts";
 import type { Source } from "../core/source.ts";
 import { type PromptParts, promptParts } from "./_prompt.ts";
 import { streamAnswer } from "./_stream.ts";
@@ -105,12 +106,25 @@ export abstract class ModelAssistant extends Assistant {
   }
 
   /**
-   * The value of a variable this assistant cannot work without.
+   * The value of a variable this assistant reads when it calls its provider.
+   * A key's value, and the user name, password and query of a URL's, are
+   * registered as the process's secrets (see `secrets.ts`), so that no
+   * message or log line shows them, however the provider echoes them.
+   */
+  protected setting(name: string): string | undefined {
+    const value = this.config.env(name);
+    secrets.addVariable(name, value);
+    return value;
+  }
+
+  /**
+   * The value of a variable this assistant cannot work without, as
+   * {@linkcode ModelAssistant.setting} reads it.
    *
    * @throws {SvcError} when it is unset
    */
   protected required(name: string): string {
-    const value = this.config.env(name);
+    const value = this.setting(name);
     if (value === undefined) {
       throw new SvcError(
         `${this.config.provider} needs the environment variable ${quote(name)}, which is unset`,

@@ -4,9 +4,13 @@
  * is a 504.
  * @module
  */
-import { quote, SvcError } from "../core/errors.ts";
+import { excerpt as cutShort, quote, SvcError } from "../core/errors.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { redact } from "../core/secrets.ts";
 import { shorten } from "../shorten.ts";
+
+/** The most of a provider's own words an error shows, in characters. */
+const PROVIDER_WORDS = 300;
 
 /** Options of the errors of this module. */
 export interface CauseOptions {
@@ -26,9 +30,10 @@ export interface ProviderAnswer extends CauseOptions {
 
 /**
  * A provider answered with an error. The REST API answers 502; `httpStatus`
- * is the provider's own status, which decides whether to try again. A URL in
- * the message (a provider's words, a fetch error naming the configured URL)
- * loses its user name, password, query and fragment.
+ * is the provider's own status, which decides whether to try again. The
+ * message is redacted (see `secrets.ts`): a provider or a gateway that echoes
+ * the request shows neither the key, nor an `Authorization` header, nor a
+ * URL's user name, password, query and fragment.
  */
 export class ProviderError extends SvcError {
   /** The provider, as the assistant's display name names it: `OpenAI`. */
@@ -43,7 +48,7 @@ export class ProviderError extends SvcError {
     message: string,
     options: Partial<Omit<ProviderAnswer, "message">> = {},
   ) {
-    super(redactUrls(message), { status: 502, cause: options.cause });
+    super(redact(message), { status: 502, cause: options.cause });
     this.name = "ProviderError";
     this.provider = provider;
     this.httpStatus = options.httpStatus;
@@ -58,6 +63,7 @@ export class ProviderError extends SvcError {
 
 /**
  * The error for a provider's HTTP error: `OpenAI answered 401: Incorrect API key provided`.
+ * The provider's message is cut to its first 300 characters.
  *
  * @example
  * ```ts
@@ -71,7 +77,7 @@ export class ProviderError extends SvcError {
  */
 export function providerError(provider: string, answer: ProviderAnswer): ProviderError {
   const { httpStatus, message, ...options } = answer;
-  const said = message.trim() ? `: ${message.trim()}` : ", without saying why";
+  const said = message.trim() ? `: ${providerWords(message)}` : ", without saying why";
   return new ProviderError(provider, `${provider} answered ${httpStatus}${said}`, {
     ...options,
     httpStatus,
@@ -84,7 +90,11 @@ export function streamError(
   message: string,
   options: CauseOptions = {},
 ): ProviderError {
-  return new ProviderError(provider, `${provider} answered with an error: ${message}`, options);
+  return new ProviderError(
+    provider,
+    `${provider} answered with an error: ${providerWords(message)}`,
+    options,
+  );
 }
 
 /** The error for a provider that was tried more than once: the last error, with the count. */
@@ -143,10 +153,18 @@ export function timeoutError(
   return new SvcError(message, { status: 504 });
 }
 
+/** A provider's own words as an error shows them: trimmed, cut short. */
+function providerWords(message: string): string {
+  return cutShort(message.trim(), { head: PROVIDER_WORDS, tail: 0 });
+}
+
 /**
  * The provider's own message in an error body, whatever its shape:
  * `{"error":{"message"}}` (OpenAI, Anthropic, Gemini), `{"error":"..."}`
- * (Ollama), `{"message"}` (Cohere), `{"detail"}` (AI21), else the text itself.
+ * (Ollama), `{"message"}` (Cohere), `{"detail"}` (AI21), else the first line
+ * of a body that is not JSON, when it reads as words. Nothing else of the
+ * body shows: a server that echoes the request would show it whole, the key
+ * in its headers included.
  *
  * @example
  * ```ts
@@ -160,9 +178,9 @@ export function providerMessage(body: unknown): string {
   if (typeof body === "string") {
     const text = body.trim();
     try {
-      return providerMessage(JSON.parse(text)) || shorten(text, 300);
+      return providerMessage(JSON.parse(text));
     } catch {
-      return shorten(text, 300);
+      return plainMessage(text);
     }
   }
   if (Array.isArray(body)) return providerMessage(body[0]);
@@ -177,6 +195,18 @@ export function providerMessage(body: unknown): string {
     }
   }
   return "";
+}
+
+/**
+ * The first line of a body that is not JSON, when it reads as words
+ * (`Bad Gateway`, `404 page not found`); none for markup or data, such as an
+ * HTML page or an echoed request.
+ */
+function plainMessage(text: string): string {
+  const end = text.indexOf("\n");
+  const line = (end < 0 ? text : text.slice(0, end)).trim();
+  if (line.startsWith("<") || line.includes("{") || line.includes("[")) return "";
+  return shorten(line, PROVIDER_WORDS);
 }
 
 /**

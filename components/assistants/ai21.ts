@@ -8,6 +8,7 @@
  * server-sent events ending with `[DONE]`, which `serverSentEvents` reads.
  * @module
  */
+import { trimSlashes } from "../core/text_scan.ts";
 import type { Requirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { chatCompletionDelta } from "./_chat_completions.ts";
@@ -45,7 +46,7 @@ export class AI21 extends ModelAssistant {
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {
     const { config } = this;
     const { provider } = config;
-    const response = await postJson(chatCompletionsUrl(config.env(BASE_URL)), {
+    const response = await postJson(chatCompletionsUrl(this.setting(BASE_URL)), {
       model: request.model,
       messages: chatMessages(request.prompt),
       max_tokens: request.maxNewTokens,
@@ -77,7 +78,7 @@ export class AI21 extends ModelAssistant {
  * API's root (`https://api.ai21.com/studio/v1`), one without is the host.
  */
 function chatCompletionsUrl(base = "https://api.ai21.com"): string {
-  const trimmed = base.replace(/\/+$/, "");
+  const trimmed = trimSlashes(base);
   try {
     if (new URL(trimmed).pathname !== "/") return `${trimmed}/chat/completions`;
   } catch {

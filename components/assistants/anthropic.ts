@@ -10,6 +10,7 @@
  * `serverSentEvents` give its failures the same words as Ollama's.
  * @module
  */
+import { trimSlashes } from "../core/text_scan.ts";
 import { quote } from "../core/errors.ts";
 import type { Requirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
@@ -45,7 +46,7 @@ export class Anthropic extends ModelAssistant {
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {
     const { config } = this;
     const { provider } = config;
-    const base = (config.env(BASE_URL) ?? "https://api.anthropic.com").replace(/\/+$/, "");
+    const base = trimSlashes(this.setting(BASE_URL) ?? "https://api.anthropic.com");
     const response = await postJson(`${base}/v1/messages`, {
       model: request.model,
       system: request.prompt.system,

@@ -12,6 +12,7 @@
  * they would double the prompt's tokens for nothing.
  * @module
  */
+import { trimSlashes } from "../core/text_scan.ts";
 import { quote } from "../core/errors.ts";
 import type { Requirement } from "../core/requirements.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
@@ -48,7 +49,7 @@ export class Cohere extends ModelAssistant {
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {
     const { config } = this;
     const { provider } = config;
-    const base = (config.env(BASE_URL) ?? "https://api.cohere.com").replace(/\/+$/, "");
+    const base = trimSlashes(this.setting(BASE_URL) ?? "https://api.cohere.com");
     const response = await postJson(`${base}/v2/chat`, {
       model: request.model,
       messages: chatMessages(request.prompt),

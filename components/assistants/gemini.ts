@@ -12,8 +12,10 @@
  * like every other provider's.
  * @module
  */
+import { trimSlashes } from "../core/text_scan.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import { EnvVarRequirement, type Requirement } from "../core/requirements.ts";
+import { secrets } from "../core/secrets.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, ProviderError, providerMessage, streamError } from "./_errors.ts";
 import { postJson, serverSentEvents } from "./_http.ts";
@@ -66,8 +68,8 @@ export class Gemini extends ModelAssistant {
           "which is unset",
       );
     }
-    const base = (config.env(BASE_URL) ?? "https://generativelanguage.googleapis.com")
-      .replace(/\/+$/, "");
+    secrets.add(key);
+    const base = trimSlashes(this.setting(BASE_URL) ?? "https://generativelanguage.googleapis.com");
     const url = `${base}/v1beta/models/${request.model}:streamGenerateContent?alt=sse`;
     const response = await postJson(url, {
       systemInstruction: { parts: [{ text: request.prompt.system }] },

@@ -3,9 +3,11 @@
  * chat API.
  * @module
  */
+import { trimSlashes } from "../core/text_scan.ts";
 import { quote } from "../core/errors.ts";
 import { type Requirement, ServerRequirement } from "../core/requirements.ts";
 import { redactUrl } from "../core/redact_url.ts";
+import { secrets } from "../core/secrets.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
 import { jsonLines, postJson } from "./_http.ts";
@@ -42,6 +44,7 @@ export class Ollama extends ModelAssistant {
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {
     const { provider } = this.config;
     const host = (this.config as typeof Ollama).host();
+    secrets.addUrl(host);
     const response = await postJson(`${host}/api/chat`, {
       model: request.model,
       messages: chatMessages(request.prompt),
@@ -78,7 +81,7 @@ function ollamaUrl(host: string | undefined): string {
   try {
     const url = new URL(schemeless ? `http://${host}` : host);
     if (schemeless && !url.port) url.port = "11434";
-    return url.href.replace(/\/+$/, "");
+    return trimSlashes(url.href);
   } catch {
     return host;
   }

@@ -50,7 +50,7 @@ export class OpenAI extends ModelAssistant {
     const { config } = this;
     return chatCompletions(request, {
       provider: config.provider,
-      baseURL: config.env("OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
+      baseURL: this.setting("OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
       apiKey: this.required("OPENAI_API_KEY"),
       organization: config.env("OPENAI_ORG_ID"),
       project: config.env("OPENAI_PROJECT_ID"),
@@ -102,7 +102,7 @@ export class OpenAICompatible extends ModelAssistant {
     return chatCompletions(request, {
       provider: config.provider,
       baseURL: this.required(COMPATIBLE_URL),
-      apiKey: config.env(COMPATIBLE_KEY),
+      apiKey: this.setting(COMPATIBLE_KEY),
       // Every server that speaks the API knows the old field; not all know the new one.
       tokenLimit: "max_tokens",
       timeout: config.timeout(),
@@ -192,15 +192,16 @@ function fromSdk(
   if (error instanceof sdk.APIConnectionError) {
     return unreachable(provider, options.baseURL, { cause: error.cause ?? error });
   }
+  // Not the SDK's error as the cause: its message holds the body as the
+  // provider sent it, which a log line would show whole.
   if (error instanceof sdk.APIError) {
     if (error.status === undefined) {
-      return streamError(provider, providerMessage(error.error) || error.message, { cause: error });
+      return streamError(provider, providerMessage(error.error) || error.message);
     }
     return providerError(provider, {
       httpStatus: error.status,
       message: providerMessage(errorBody ?? error.error),
       retryAfter: retryAfter(error.headers),
-      cause: error,
     });
   }
   // The SDK's words for an event whose data is not JSON.

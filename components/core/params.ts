@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { SvcError } from "./errors.ts";
+import { excerpt, SvcError } from "./errors.ts";
 import type { PrepareProgressCallback } from "./progress.ts";
 import { envVar } from "./requirements.ts";
 
@@ -118,14 +118,14 @@ export function validateParams(
   }
   for (const [name, value] of Object.entries(params)) {
     if (!union.has(name) && !(SPECIAL_PARAMS as string[]).includes(name)) {
-      unknown.push(`- ${name}=${show(value)}`);
+      unknown.push(`- ${excerpt(name)}=${show(value)}`);
     }
   }
   for (const [name, schema] of union) {
     const value = params[name];
     if (value === undefined) {
       if (!components.every((c) => c.params[name]?.safeParse(undefined).success ?? true)) {
-        missing.push(`- ${name}: ${typeName(schema)}`);
+        missing.push(`- ${excerpt(name)}: ${typeName(schema)}`);
       }
     } else {
       const issue = components.map((c) => c.params[name]?.safeParse(value).error?.issues[0])
@@ -155,7 +155,7 @@ export function validateParams(
     ] as const;
     const text = sections
       .filter(([lines]) => lines.length > 0)
-      .map(([lines, heading]) => [heading, ...lines].join("\n"));
+      .map(([lines, heading]) => [heading, ...listed(lines)].join("\n"));
     const noun = problems === 1 ? "problem" : "problems";
     throw new SvcError(
       [`The chat parameters have ${problems} ${noun}:`, ...text].join("\n\n"),
@@ -249,8 +249,17 @@ function typeName(schema: z.ZodType): string {
   return typeof type === "string" ? type : "value";
 }
 
+/** The most problems a section of the message lists; the others are counted. */
+const MAX_LISTED = 10;
+
+function listed(lines: readonly string[]): string[] {
+  if (lines.length <= MAX_LISTED) return [...lines];
+  return [...lines.slice(0, MAX_LISTED), `- and ${lines.length - MAX_LISTED} more`];
+}
+
+/** A value as the message shows it: JSON, cut to an excerpt. */
 function show(value: unknown): string {
-  return value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
+  return value === undefined ? "undefined" : excerpt(JSON.stringify(value) ?? String(value));
 }
 
 function titleCase(name: string): string {

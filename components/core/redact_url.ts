@@ -5,6 +5,7 @@
  * message, a log line or `svc check` goes through here.
  * @module
  */
+import { isAsciiDigit, isAsciiLetter, isSpace, type Work } from "./text_scan.ts";
 
 /**
  * The URL reduced to its scheme, host and path, as written (the path is not
@@ -37,9 +38,6 @@ export function redactUrl(url: string): string {
   }
   return scheme + rest.replace(/[?#][\s\S]*$/, "");
 }
-
-/** A URL with a scheme in running text, up to white space, a quote or an angle bracket. */
-const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 
 /** Options of {@linkcode redactUrls}. */
 export interface RedactUrlsOptions {
@@ -76,11 +74,17 @@ export interface RedactUrlsOptions {
  * ```
  */
 export function redactUrls(text: string, options: RedactUrlsOptions = {}): string {
-  const reduced = text.replace(URL_IN_TEXT, (match, offset: number) => {
+  let reduced = "";
+  let kept = 0;
+  for (const [start, end] of urlSpans(text)) {
+    const match = text.slice(start, end);
     // A URL in parentheses ends at the last closing one, which is not part of it.
-    const close = text[offset - 1] === "(" ? match.lastIndexOf(")") : -1;
-    return close === -1 ? redactUrl(match) : redactUrl(match.slice(0, close)) + match.slice(close);
-  });
+    const close = text[start - 1] === "(" ? match.lastIndexOf(")") : -1;
+    reduced += text.slice(kept, start) +
+      (close === -1 ? redactUrl(match) : redactUrl(match.slice(0, close)) + match.slice(close));
+    kept = end;
+  }
+  reduced += text.slice(kept);
   // The longest first, so that a part of a longer secret never shows.
   const secrets = [...new Set((options.secretsOf ?? []).flatMap(secretParts))]
     .filter((part) => part.length >= 4)
@@ -88,8 +92,66 @@ export function redactUrls(text: string, options: RedactUrlsOptions = {}): strin
   return secrets.reduce((result, secret) => result.replaceAll(secret, "***"), reduced);
 }
 
+/**
+ * Where the URLs of a text are, as `[start, end)` pairs: what
+ * `/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>\`]+/gi` matches, a scheme, `://` and all up
+ * to white space, a quote or an angle bracket, found in time linear in the
+ * text, which that expression is not (it starts again at each letter of a
+ * long run of letters and reads the run to its end each time).
+ *
+ * Each `://` is found once, by a forward search; the walk back over its
+ * scheme stops at the `:` of the one before, since `:` is no scheme
+ * character, and the walk forward over a URL ends where the next search
+ * starts: no character is looked at more than three times. `work` counts
+ * them, for a test.
+ */
+export function urlSpans(text: string, work: Work = { steps: 0 }): [number, number][] {
+  const spans: [number, number][] = [];
+  let from = 0;
+  while (true) {
+    const colon = text.indexOf("://", from);
+    work.steps += (colon < 0 ? text.length : colon + 3) - from;
+    if (colon < 0) return spans;
+    let start = colon;
+    while (start > from && isSchemeCharacter(text.charCodeAt(start - 1))) {
+      start--;
+      work.steps++;
+    }
+    // The leftmost start a match can have: the first letter of the run.
+    while (start < colon && !isAsciiLetter(text.charCodeAt(start))) {
+      start++;
+      work.steps++;
+    }
+    let end = colon + 3;
+    if (start < colon) {
+      while (end < text.length && !endsUrl(text.charCodeAt(end))) {
+        end++;
+        work.steps++;
+      }
+    }
+    if (start < colon && end > colon + 3) {
+      spans.push([start, end]);
+      from = end;
+    } else {
+      from = colon + 1;
+    }
+  }
+}
+
+/** `[a-z0-9+.-]`, either case. */
+function isSchemeCharacter(code: number): boolean {
+  return isAsciiLetter(code) || isAsciiDigit(code) || code === 0x2b || code === 0x2e ||
+    code === 0x2d;
+}
+
+/** `[\s"'<>\`]`: what ends a URL in running text. */
+function endsUrl(code: number): boolean {
+  return isSpace(code) || code === 0x22 || code === 0x27 || code === 0x3c || code === 0x3e ||
+    code === 0x60;
+}
+
 /** What {@linkcode redactUrl} drops of a URL, whole and piece by piece, raw and decoded. */
-function secretParts(url: string): string[] {
+export function secretParts(url: string): string[] {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? "";
   const kept = redactUrl(url);
   const rest = url.slice(scheme.length);

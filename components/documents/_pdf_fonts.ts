@@ -161,7 +161,9 @@ function fontMatrix(file: PdfFile, dict: Dict, descriptor: Dict): number {
     : 0.001;
   const header = type1Header(file, descriptor);
   if (header !== undefined) {
-    const found = /\/FontMatrix\s*[[{]\s*([^\]}]*)[\]}]/.exec(header);
+    // The matrix is six numbers: its search stops at the next opening bracket too, so that
+    // "/FontMatrix[" repeated without a closing one is not read to the end from each of them.
+    const found = /\/FontMatrix\s*[[{]\s*([^\][{}]*)[\]}]/.exec(header);
     if (found) {
       const values = found[1]!.trim().split(/\s+/).map((token) => parseFloat(token || "0"));
       need(values.length === 6 && values.every(Number.isFinite), "a font matrix");

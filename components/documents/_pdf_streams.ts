@@ -51,7 +51,9 @@ export async function checkPdfStreams(bytes: Uint8Array, name: string): Promise<
       Math.max(previousEnd, keyword - DICTIONARY_WINDOW),
       keyword,
     );
-    const header = [...window.matchAll(/(\d+)\s+\d+\s+obj\b/g)].at(-1);
+    // From the first digit of a run only: from each of a run's digits, the search would read the
+    // rest of the run again (quadratic in a window of digits); a match inside a run is no other.
+    const header = [...window.matchAll(/(?<!\d)(\d+)\s+\d+\s+obj\b/g)].at(-1);
     const dictionary = header ? window.slice(header.index) : window;
     const endstream = buffer.indexOf("endstream", start, "latin1");
     const end = endstream < 0 ? buffer.length : endstream;
@@ -83,7 +85,9 @@ export async function checkPdfStreams(bytes: Uint8Array, name: string): Promise<
 
 /** How many FlateDecode filters the stream's /Filter starts with. */
 function flateLayers(dictionary: string): number {
-  const filter = dictionary.match(/\/Filter\s*(\[[^\]]*\]|\/[^\s/[<>()]+)/)?.[1];
+  // An array of filters ends at "]" and nests none: the search stops at the next "[" too, so that
+  // "/Filter[" repeated without a "]" is not read to the end from each of them.
+  const filter = dictionary.match(/\/Filter\s*(\[[^\][]*\]|\/[^\s/[<>()]+)/)?.[1];
   if (!filter) return 0;
   let count = 0;
   for (const name of filter.match(/\/[^\s/[\]<>()]+/g) ?? []) {

@@ -6,6 +6,7 @@ import { Buffer } from "node:buffer";
 import { quote, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
 import { localName, xmlShapeProblem, xmlTokens } from "./_xml.ts";
+import { tightLines } from "../core/text_scan.ts";
 import type { DocumentHandler } from "./handler.ts";
 import { checkZip } from "./zip.ts";
 
@@ -114,7 +115,7 @@ function htmlText(html: string): string {
   let text = "";
   // Ends the text run so far: a block of its own, or part of the current table cell.
   const flush = () => {
-    const block = text.replace(/[ \t]*\n[ \t]*/g, "\n").trim();
+    const block = tightLines(text).trim();
     text = "";
     if (!block) return;
     const table = tables.at(-1);

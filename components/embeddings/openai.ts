@@ -4,10 +4,11 @@
  * @module
  */
 import type OpenAI from "npm:openai@7.57.0";
-import { quote, SvcError } from "../core/errors.ts";
+import { excerpt, quote, SvcError } from "../core/errors.ts";
 import { envVar } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { secrets } from "../core/secrets.ts";
 import type { Embedder, EmbedOptions } from "./embedder.ts";
 
 /** Options of {@linkcode OpenAIEmbedder}. */
@@ -119,6 +120,8 @@ export class OpenAIEmbedder implements Embedder {
       maxRetries: 0,
     };
     this.#baseURL = baseURL;
+    secrets.addUrl(baseURL);
+    secrets.add(options.apiKey ?? envVar("OPENAI_API_KEY"));
     this.#endpoint = redactUrl(baseURL);
     this.description = `semantic, from the OpenAI-compatible endpoint ${this.#endpoint}`;
   }
@@ -208,11 +211,18 @@ export class OpenAIEmbedder implements Embedder {
         { status: 502, cause: error },
       );
     }
+    // The server's own message only, cut short: the SDK's words hold its body as it came,
+    // which a server that echoes the request fills with the request, key included; and not the
+    // SDK's error as the cause, which a log line would show whole.
     if (error instanceof sdk.APIError) {
-      return new SvcError(
-        `${provider} failed with status ${error.status}: ${this.#redact(error.message)}`,
-        { status: 502, cause: error },
-      );
+      const body = error.error as { message?: unknown } | string | undefined;
+      const said = typeof body === "string" ? body : body?.message;
+      const message = typeof said === "string" && said.trim()
+        ? `: ${this.#redact(excerpt(said.trim(), { head: 300, tail: 0 }))}`
+        : "";
+      return new SvcError(`${provider} failed with status ${error.status}${message}`, {
+        status: 502,
+      });
     }
     if (error instanceof SvcError) return error;
     return new SvcError(`${provider} failed: ${this.#redact((error as Error).message)}`, {

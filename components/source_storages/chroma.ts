@@ -13,6 +13,8 @@ import {
 } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { secrets } from "../core/secrets.ts";
+import { trimSlashes } from "../core/text_scan.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
 import { Openings } from "./_openings.ts";
 import type { IndexBackend } from "../indexing/mod.ts";
@@ -79,10 +81,11 @@ export class Chroma extends IndexedSourceStorage {
 
 /** The server's URL without a final slash. */
 function chromaUrl(url = envVar("SVC_CHROMA_URL") || DEFAULT_URL): string {
-  return url.replace(/\/+$/, "");
+  return trimSlashes(url);
 }
 
 async function open(url: string): Promise<ChromaBackend> {
+  secrets.addUrl(url);
   try {
     const { ChromaClient } = await importPackage<typeof Chromadb>("chromadb");
     const parsed = new URL(url);

@@ -10,6 +10,7 @@ import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
 import { assertWritable, diskFaultError } from "../disk_faults.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { secrets } from "../core/secrets.ts";
 import { useIncrementalVacuum } from "../sqlite_space.ts";
 import type { IndexBackend } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
@@ -84,6 +85,8 @@ async function open(
   options: { path?: string; authToken?: string },
 ): Promise<LibSQLBackend> {
   const name = options.path ?? redactUrl(url);
+  secrets.addUrl(url);
+  secrets.add(options.authToken);
   let client: Client | undefined;
   try {
     const { createClient } = await import("@libsql/client");

@@ -7,6 +7,7 @@ import type * as PostgresJs from "npm:postgres@3.4.9";
 import { apiPostgresUrl } from "../core/api_database.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { secrets } from "../core/secrets.ts";
 import {
   envVar,
   EnvVarRequirement,
@@ -126,6 +127,7 @@ function postgresUrl(url = envVar(POSTGRES_URL_ENV) || apiPostgresUrl()): string
 
 async function open(url: string): Promise<Opened> {
   const name = redactUrl(url);
+  secrets.addUrl(url);
   let sql: PostgresJs.Sql | undefined;
   try {
     if (!/^postgres(ql)?:\/\//i.test(url)) {

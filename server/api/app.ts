@@ -9,7 +9,7 @@ import { supportedSuffixes } from "../../components/core/document.ts";
 import { type ComponentClass, displayNameOf } from "../../components/core/component.ts";
 import { paramsJsonSchema } from "../../components/core/params.ts";
 import { VERSION } from "../../components/version.ts";
-import { SvcError } from "../../components/core/errors.ts";
+import { excerpt, SvcError } from "../../components/core/errors.ts";
 import { requestApiKey } from "../auth/api_keys.ts";
 import { apiKeyRoutes } from "./api_keys.ts";
 import { limitBodies, mediaType } from "./body.ts";
@@ -115,14 +115,17 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   app.notFound((c) => {
     const path = c.req.path.slice(rootPath.length) || "/";
     const methods = allowedMethods(path);
+    // The path is the client's: the message quotes an excerpt of it, whatever its length.
     if (methods.length > 0) {
       c.header("Allow", methods.join(", "));
       return c.json(
-        errorBody(`${c.req.method} is not allowed on ${path}; use ${methods.join(" or ")}`),
+        errorBody(
+          `${c.req.method} is not allowed on ${excerpt(path)}; use ${methods.join(" or ")}`,
+        ),
         405,
       );
     }
-    return c.json(errorBody(`There is no route ${path}`), 404);
+    return c.json(errorBody(`There is no route ${excerpt(path)}`), 404);
   });
   return app;
 }

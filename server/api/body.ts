@@ -6,7 +6,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { z } from "zod";
-import { SvcError } from "../../components/core/errors.ts";
+import { excerpt, quote, SvcError } from "../../components/core/errors.ts";
+
+/** The most problems the message of an invalid body lists; the others are counted. */
+const MAX_PROBLEMS = 10;
 
 /** The largest body of a request other than an upload: 1 MiB. */
 export const MAX_BODY_SIZE = 1024 * 1024;
@@ -46,7 +49,7 @@ export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Prom
   if (type !== "application/json" && !type.endsWith("+json")) {
     throw new SvcError(
       `The body must be JSON, sent with "Content-Type: application/json", not ${
-        JSON.stringify(type || "no content type")
+        quote(type || "no content type")
       }`,
       { status: 415 },
     );
@@ -61,9 +64,13 @@ export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Prom
   }
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const field = issue.path.length ? `"${issue.path.join(".")}"` : "The body";
-    return `${field}: ${issue.message}`;
+  // Field names and zod's words may quote what the client sent: each is cut short, and so is the
+  // list.
+  const { issues } = result.error;
+  const problems = issues.slice(0, MAX_PROBLEMS).map((issue) => {
+    const field = issue.path.length ? quote(issue.path.join(".")) : "The body";
+    return `${field}: ${excerpt(issue.message)}`;
   });
+  if (issues.length > MAX_PROBLEMS) problems.push(`and ${issues.length - MAX_PROBLEMS} more`);
   throw new SvcError(`The body is not valid: ${problems.join("; ")}`, { status: 422 });
 }

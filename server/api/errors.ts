@@ -7,17 +7,18 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { SvcError } from "../../components/core/errors.ts";
-import { redactUrls } from "../../components/core/redact_url.ts";
+import { redact } from "../../components/core/secrets.ts";
 import { type Log, logLine } from "../log.ts";
 import { RetryLaterError } from "../retry_later.ts";
 
 /**
- * The body of every error: `{"error": {"message": "..."}}`. A URL in the
- * message loses its user name, password, query and fragment: whatever a
- * component put there, no user reads a configured secret.
+ * The body of every error: `{"error": {"message": "..."}}`. The message is
+ * redacted (see `secrets.ts`): the process's secrets, credentials of any
+ * scheme and URLs' user names, passwords, queries and fragments are hidden,
+ * so that whatever a component put there, no user reads a configured secret.
  */
 export function errorBody(message: string): { error: { message: string } } {
-  return { error: { message: redactUrls(message) } };
+  return { error: { message: redact(message) } };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Client } from "@libsql/client";
 import { join } from "../../components/core/paths.ts";
 import { envVar } from "../../components/core/requirements.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
+import { secrets } from "../../components/core/secrets.ts";
 import { ChangeCount } from "./change_count.ts";
 import { LibsqlDatabase } from "./database.ts";
 import { cannotOpen, setUpWithin } from "./opening.ts";
@@ -85,6 +86,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     return await openFile(location.path, { name, timeout: options.timeout });
   }
   const name = redactUrl(url);
+  secrets.addUrl(url);
   let client: Client;
   try {
     client = await createFor(location, options);
@@ -127,8 +129,7 @@ async function createFor(
   // Loaded here: a file is opened with Deno's own SQLite (see sqlite_file.ts).
   const { createClient } = await import("@libsql/client");
   if (location.kind === "memory") return createClient({ url: ":memory:" });
-  return createClient({
-    url: location.url,
-    authToken: options.authToken ?? envVar("SVC_API_DATABASE_AUTH_TOKEN"),
-  });
+  const authToken = options.authToken ?? envVar("SVC_API_DATABASE_AUTH_TOKEN");
+  secrets.add(authToken);
+  return createClient({ url: location.url, authToken });
 }

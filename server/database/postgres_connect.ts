@@ -6,6 +6,7 @@
 import type * as Postgres from "npm:postgres@3.4.9";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
+import { secrets } from "../../components/core/secrets.ts";
 import { importPackage } from "../../components/packages.ts";
 import { guardClosedSockets } from "../../components/postgres_guard.ts";
 import { PostgresDatabase } from "./postgres.ts";
@@ -42,6 +43,7 @@ export async function openPostgres(
   options: OpenPostgresOptions,
 ): Promise<PostgresDatabase> {
   const name = redactUrl(url);
+  secrets.addUrl(url);
   const timeout = options.timeout ?? 10_000;
   const { default: postgres } = await importPackage<typeof Postgres>("postgres");
   guardClosedSockets();

@@ -107,3 +107,39 @@ Deno.test("malformed() says what is wrong with the stream data", () => {
   assert.equal(error.status, 502);
   assert.ok(excerpt({ text: "y".repeat(500) }).length <= 120);
 });
+
+Deno.test("providerMessage() shows no body that is not a message: echoed JSON, markup, data", () => {
+  const request = { model: "m", messages: [{ role: "user", content: "secret sources" }] };
+  const bodies = [
+    JSON.stringify({ echo: { headers: { authorization: "Bearer sk-1" }, body: request } }),
+    JSON.stringify(request),
+    `<html><body>${JSON.stringify(request)}</body></html>`,
+    `{"model": "m", "messages": [ truncated`,
+    `[${JSON.stringify(request)}]`,
+  ];
+  for (const body of bodies) assert.equal(providerMessage(body), "", body);
+  assert.equal(
+    providerMessage(
+      `POST /v1/chat/completions\r\nauthorization: x\r\n\r\n${JSON.stringify(request)}`,
+    ),
+    "POST /v1/chat/completions",
+  );
+});
+
+Deno.test("providerError() shows 300 characters of the provider's words, redacted", () => {
+  const echoed = `Invalid request {"headers":{"Authorization":"Bearer sk-never-shown-1"},` +
+    `"body":"${"x".repeat(100_000)}"}`;
+  const error = providerError("OpenAI", { httpStatus: 400, message: echoed });
+  assert.ok(!error.message.includes("sk-never-shown-1"), error.message);
+  assert.ok(
+    error.message.startsWith(
+      'OpenAI answered 400: Invalid request {"headers":{"Authorization":"***"}',
+    ),
+  );
+  assert.ok(error.message.endsWith("…"));
+  assert.ok(
+    error.message.length <= "OpenAI answered 400: ".length + 301,
+    `${error.message.length}`,
+  );
+  assert.ok(!streamError("Ollama", echoed).message.includes("sk-never-shown-1"));
+});

@@ -314,9 +314,10 @@ export const openaiFake: ProviderFake = providerFake({
   path: "/v1/chat/completions",
   events: chatCompletionEvents,
   errorBody: openaiErrorBody,
+  // OpenAI masks the key it quotes.
   errorSamples: [{
     status: 401,
-    message: "Incorrect API key provided: sk-test. You can find your API key at " +
+    message: "Incorrect API key provided: sk-te**st. You can find your API key at " +
       "https://platform.openai.com/account/api-keys.",
   }],
   asked: (request) => askedByMessages(request, "max_completion_tokens"),

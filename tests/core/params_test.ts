@@ -105,3 +105,23 @@ Deno.test("validateParams() checks a component's rules over several parameters, 
     ...specials,
   });
 });
+
+Deno.test("validateParams() quotes excerpts of long names and values, and counts what it leaves out", () => {
+  const huge = "v".repeat(900_000);
+  const params: Record<string, unknown> = { ...specials, chunk_size: huge, [huge]: 1 };
+  for (let i = 0; i < 30; i++) params[`extra_${i}`] = i;
+  assert.throws(
+    () => validateParams(params, [storage]),
+    (e) => {
+      assert.ok(e instanceof SvcError);
+      assert.ok(e.message.length < 3000, `${e.message.length} characters`);
+      assert.match(e.message, /^The chat parameters have 32 problems:/);
+      assert.match(e.message, /\n- and 21 more\n/);
+      assert.ok(
+        e.message.includes(`- chunk_size: integer = "${"v".repeat(99)}…${"v".repeat(39)}"`),
+      );
+      assert.ok(e.message.includes(`- ${"v".repeat(100)}…${"v".repeat(40)}=1`));
+      return true;
+    },
+  );
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
+import { redactUrl, redactUrls, urlSpans } from "../../components/core/redact_url.ts";
 
 Deno.test("redactUrl() keeps the scheme, host and path, and drops the password, query and fragment", () => {
   assert.equal(
@@ -53,4 +53,63 @@ Deno.test("redactUrls() hides the secret parts of given URLs wherever they show"
     'URL fragments are not supported: "#***"; token ***; user ***, password ***; ' +
       "tls=0 on http://db.internal:8080/v1",
   );
+});
+
+/** The spans the expression `urlSpans()` stands for finds, as it finds them. */
+function regexSpans(text: string): [number, number][] {
+  return [...text.matchAll(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi)].map((match) => [
+    match.index,
+    match.index + match[0].length,
+  ]);
+}
+
+Deno.test("urlSpans() finds what the regular expression of URLs in text finds", () => {
+  const alphabet = ["a", "Z", "1", "+", ".", "-", ":", "/", "//", "://", " ", '"', "'", "<", "`"];
+  const extra = ["(", ")", "@", "?", "#", "\u00a0", "\u3000", "\n", "é", "ſ", "K"];
+  const pieces = [...alphabet, ...extra];
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  for (let i = 0; i < 5000; i++) {
+    const text = Array.from(
+      { length: Math.floor(random() * 24) },
+      () => pieces[Math.floor(random() * pieces.length)],
+    ).join("");
+    assert.deepEqual(urlSpans(text), regexSpans(text), JSON.stringify(text));
+  }
+  for (const text of ["http://a b://c", "x1-a.b+c://h/p?q", "9://h", "://h", "a://", "é://h"]) {
+    assert.deepEqual(urlSpans(text), regexSpans(text), text);
+  }
+});
+
+Deno.test("urlSpans() looks at each character of 1 MB of hostile text at most three times", () => {
+  const size = 1024 * 1024;
+  const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+  // Runs of each class the expression loops on, and prefixes repeated without an end.
+  const hostile = [
+    "a",
+    "a1+.-",
+    "a:",
+    ":/",
+    "://",
+    "1://",
+    "a://",
+    "a:// ",
+    "-://",
+    "((",
+    "a://(x)",
+  ]
+    .map(fill);
+  for (const text of [...hostile, `${fill("a")}://host`, `x://${fill("a")}`]) {
+    const work = { steps: 0 };
+    const spans = urlSpans(text, work);
+    assert.ok(work.steps <= 3 * text.length, `${JSON.stringify(text.slice(0, 12))}: ${work.steps}`);
+    assert.ok(spans.length <= text.length / 4 + 1);
+    assert.equal(redactUrls(text).length <= text.length, true);
+  }
+  // The same text four times as long costs four times the work, not sixteen.
+  const quarter = { steps: 0 };
+  const whole = { steps: 0 };
+  urlSpans(fill("ab").slice(0, size / 4), quarter);
+  urlSpans(fill("ab"), whole);
+  assert.equal(whole.steps, 4 * quarter.steps);
 });

@@ -250,3 +250,35 @@ Deno.test("the REST API answers 500 for a bug with a request id, and logs it", a
     line.stack.includes("undefined is not a function")
   ));
 });
+
+Deno.test("the REST API quotes excerpts of what the client sent, however long", async () => {
+  await using api = await testApi();
+  const letters = "A".repeat(64_000);
+  await expectError(
+    await api.call("GET", `/${letters}`),
+    404,
+    new RegExp(`^There is no route /${"A".repeat(99)}…${"A".repeat(40)}$`),
+  );
+  await expectError(
+    await api.call("PUT", `/chats/${letters}`),
+    405,
+    new RegExp(`^PUT is not allowed on /chats/${"A".repeat(93)}…${"A".repeat(40)}; use `),
+  );
+  // A 900 KB key of a JSON body: quoted cut short.
+  const key = letters.repeat(14);
+  const unknownKey = await (await api.call("POST", "/document", { name: "c", [key]: 1 })).json();
+  assert.match(
+    unknownKey.error.message,
+    new RegExp(`^The body is not valid: The body: Unrecognized key: "${"A".repeat(60)}.*…A+"$`),
+  );
+  assert.ok(unknownKey.error.message.length < 300, unknownKey.error.message);
+  // Many fields wrong, one of them 900 KB long: each cut short, and the list too.
+  const response = await api.call("POST", "/chats", {
+    name: key,
+    documents: Array.from({ length: 30 }, (_, i) => i),
+  });
+  const { error } = await response.json();
+  assert.equal(response.status, 422);
+  assert.ok(error.message.length < 3000, `${error.message.length} characters`);
+  assert.match(error.message, /^The body is not valid: .*; and \d+ more$/);
+});

@@ -172,3 +172,90 @@ Deno.test("the REST API takes secrets out of URLs in any component's errors, and
     assertNoSecrets(seen, "models.internal/v1");
   }
 });
+
+/** The key each provider is configured with in the echo tests. */
+const ECHOED_KEY = "sk-echoed-key-4242";
+
+/** What an echo server sends back of a request: its method, URL, headers and body. */
+type Echo = (request: { method: string; url: string; headers: string; body: string }) => Response;
+
+const ECHOES: Record<string, Echo> = {
+  "a JSON echo": (request) => Response.json({ echo: request }, { status: 400 }),
+  "an echo as text": (request) =>
+    new Response(
+      `${request.method} ${request.url}\r\n${request.headers}\r\n\r\n${request.body}`,
+      { status: 400 },
+    ),
+  "an echo in its error message": (request) =>
+    Response.json({ error: { message: `Bad request: ${JSON.stringify(request)}` } }, {
+      status: 400,
+    }),
+};
+
+/** A server that answers every request with `echo` of it. */
+function echoServer(echo: Echo): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (request.method === "GET") return new Response("ok");
+    const headers = [...request.headers].map(([name, value]) => `${name}: ${value}`).join("\r\n");
+    return echo({ method: request.method, url: request.url, headers, body: await request.text() });
+  });
+}
+
+for (const [name, fake] of Object.entries(FAKES)) {
+  for (const [kind, echo] of Object.entries(ECHOES)) {
+    Deno.test(`the REST API shows neither the key nor the request of a ${name} that sends ${kind}`, async () => {
+      await using server = echoServer(echo);
+      const url = `http://127.0.0.1:${server.addr.port}`;
+      const vars = withSecrets(fake.env(url), url);
+      for (const key of Object.keys(vars)) if (key.endsWith("_API_KEY")) vars[key] = ECHOED_KEY;
+      if (name === "OpenAICompatible") vars.SVC_OPENAI_COMPATIBLE_API_KEY = ECHOED_KEY;
+      const Configured = configured(
+        (assistants as unknown as Record<string, ModelAssistantClass>)[name]!,
+        { ...vars, SVC_ASSISTANT_TIMEOUT: "5" },
+      );
+      const assistant = new Configured() as unknown as Assistant;
+      await using api = await testApi({ assistants: [assistant] });
+      const seen = await askThrough(api, { assistant: assistant.displayName });
+      assert.ok(seen.statuses.includes(502), `a 502: ${seen.statuses}`);
+      assert.ok(seen.logs.some((line) => line.includes("answered 400")), seen.logs.join("\n"));
+      const everything = [...seen.bodies, ...seen.logs].join("\n");
+      // The user information as fetch sends it: `Authorization: Basic base64(user:password)`.
+      const basic = btoa(`ada:${SECRETS.password}`);
+      for (const secret of [ECHOED_KEY, SECRETS.password, SECRETS.key, basic, "Bearer sk-"]) {
+        assert.ok(!everything.includes(secret), `"${secret}" shows in:\n${everything}`);
+      }
+      // The request's body is never shown raw: the sources it sent are not in any answer.
+      if (kind !== "an echo in its error message") {
+        assert.ok(!everything.includes("analytical engine"), everything);
+      }
+      for (const body of seen.bodies) assert.ok(body.length < 2000, body);
+    });
+  }
+}
+
+Deno.test("the REST API shows neither the key nor the request of an embedding endpoint that echoes it", async () => {
+  for (const echo of Object.values(ECHOES)) {
+    await using server = echoServer(echo);
+    const url = `http://127.0.0.1:${server.addr.port}`;
+    await using folder = await tmpDir();
+    const storage = new LibSQL({
+      url: `file:${folder.path}/sources.db`,
+      embedder: new OpenAIEmbedder({
+        model: "text-embedding-3-small",
+        apiKey: ECHOED_KEY,
+        baseURL: withSecrets({ url: `${url}/v1` }, url).url!,
+        retries: 0,
+      }),
+    });
+    await using api = await testApi({ sourceStorages: [storage] });
+    const seen = await askThrough(api, { sourceStorage: "LibSQL" });
+    assert.ok(seen.statuses.includes(502), `a 502: ${seen.statuses}`);
+    const everything = [...seen.bodies, ...seen.logs].join("\n");
+    for (
+      const secret of [ECHOED_KEY, SECRETS.password, SECRETS.key, btoa(`ada:${SECRETS.password}`)]
+    ) {
+      assert.ok(!everything.includes(secret), `"${secret}" shows in:\n${everything}`);
+    }
+    assert.ok(!everything.includes("analytical engine"), everything);
+  }
+});

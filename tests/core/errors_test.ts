@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { excerpt, quote } from "../../components/core/errors.ts";
+import { secrets } from "../../components/core/secrets.ts";
+
+Deno.test("excerpt() keeps a short text whole and cuts a long one around a …", () => {
+  assert.equal(excerpt("report.pdf"), "report.pdf");
+  const exact = "x".repeat(141);
+  assert.equal(excerpt(exact), exact);
+  const name = `${"A".repeat(64_000)}.pdf`;
+  assert.equal(excerpt(name), `${"A".repeat(100)}…${"A".repeat(36)}.pdf`);
+  assert.equal(excerpt(name, { head: 10, tail: 0 }), `${"A".repeat(10)}…`);
+});
+
+Deno.test("excerpt() never cuts a surrogate pair in half", () => {
+  // Each cut falls between the two halves of a pair: the pair goes.
+  const cut = excerpt(`x${"🦕".repeat(200)}y`);
+  assert.equal(cut, `x${"🦕".repeat(49)}…${"🦕".repeat(19)}y`);
+  assert.equal(excerpt("🦕".repeat(200)), `${"🦕".repeat(50)}…${"🦕".repeat(20)}`);
+});
+
+Deno.test("excerpt() hides a secret that its cut would halve, which nothing could find after", () => {
+  const key = "sk-across-the-cut-0123456789";
+  secrets.add(key);
+  for (let at = 80; at < 100; at++) {
+    const cut = excerpt(`${"x".repeat(at)}${key}${"y".repeat(500)}`);
+    for (let length = 4; length <= key.length; length++) {
+      assert.ok(!cut.includes(key.slice(0, length)), `${at}: ${cut}`);
+    }
+  }
+  const tail = excerpt(`${"y".repeat(500)}${key}${"x".repeat(30)}`);
+  assert.ok(!tail.includes(key.slice(-12)), tail);
+});
+
+Deno.test("quote() quotes an excerpt of a long value, of 1 MB as of 1 KB", () => {
+  assert.equal(quote("report.pdf"), '"report.pdf"');
+  assert.equal(quote(42), '"42"');
+  for (const size of [1024, 1024 * 1024]) {
+    const quoted = quote("a".repeat(size));
+    assert.equal(quoted, `"${"a".repeat(100)}…${"a".repeat(40)}"`);
+  }
+});
