@@ -63,6 +63,11 @@ export interface PostgresCluster extends AsyncDisposable {
   drop(database: PostgresDatabase): Promise<void>;
   /** What the server wrote to its log so far. */
   log(): Promise<string>;
+  /**
+   * Restarts the server as an operator does (`pg_ctl restart -m fast`): every
+   * connection is ended at once, and the server answers again once this returns.
+   */
+  restart(): Promise<void>;
   /** Stops the server and removes its folder; again, it does nothing. */
   stop(): Promise<void>;
 }
@@ -295,6 +300,29 @@ function cluster(parts: Parts): PostgresCluster {
       }
     },
     log: () => readLog(parts.root),
+    async restart() {
+      // The log file again: without it the server would write to this pipe, which then stays open.
+      const log = `${parts.root}/log`;
+      const seconds = String(DEADLINE / 1000);
+      const restarted = await pgRun(parts.bin, "pg_ctl", [
+        "-D",
+        parts.data,
+        "-l",
+        log,
+        "-m",
+        "fast",
+        "-w",
+        "-t",
+        seconds,
+        "restart",
+      ]);
+      if (restarted.code !== 0) {
+        throw new Error(
+          `pg_ctl restart failed (code ${restarted.code}):\n${restarted.stderr}\n` +
+            `The server's log:\n${await readLog(parts.root)}`,
+        );
+      }
+    },
     stop,
     [Symbol.asyncDispose]: stop,
   };

@@ -15,7 +15,7 @@ import {
 } from "../core/requirements.ts";
 import type { IndexBackend } from "../indexing/mod.ts";
 import { importPackage } from "../packages.ts";
-import { guardClosedSockets } from "../postgres_guard.ts";
+import { guardedPostgres } from "../postgres_guard.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { Openings } from "./_openings.ts";
 import { PostgresBackend } from "./_postgres_backend.ts";
@@ -152,9 +152,7 @@ async function connect(
   url: string,
   options: PostgresJs.Options<never> = {},
 ): Promise<PostgresJs.Sql> {
-  const { default: postgres } = await importPackage<typeof PostgresJs>("postgres");
-  guardClosedSockets();
-  return postgres(url, {
+  return await guardedPostgres(url, {
     max: MAX_CONNECTIONS,
     idle_timeout: IDLE_SECONDS,
     connect_timeout: 10,
