@@ -142,9 +142,13 @@ export function chatRoutes(): Hono<ApiEnv> {
     }
     const prompt = await deps.database.takeBackAnswer(user, id);
     const record = await deps.database.getChat(user, id);
-    // The question is the last message: it is asked again, after the messages before it.
-    const chat = await coreChat(deps, user, { ...record, messages: record.messages.slice(0, -1) });
-    return await answerPrompt(c, { chat, user, prompt, stream, asked: true }, {
+    // The last question is asked again, after the messages before it; the answers of the
+    // questions before it stay where they are.
+    const last = record.messages.findLastIndex((message) => message.role === "user");
+    const messages = record.messages.slice(0, last);
+    const chat = await coreChat(deps, user, { ...record, messages });
+    const asked = record.messages[last]!.id;
+    return await answerPrompt(c, { chat, user, prompt, stream, asked }, {
       format: JSON_LINES,
       whole: (reply) => c.json(reply),
     });
