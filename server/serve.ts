@@ -8,6 +8,7 @@ import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
+import { LibSQL } from "../components/source_storages/libsql.ts";
 import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
@@ -154,6 +155,14 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     );
   }
   const url = `http://${server.addr.hostname}:${server.addr.port}${config.api.rootPath}`;
+  // What a process killed while it indexed left goes now, not at the first use of its storage.
+  for (const storage of components.sourceStorages) {
+    if (!(storage instanceof LibSQL)) continue;
+    // Not waited for: a database on a server that does not answer must not keep svc from starting.
+    storage.sweep().catch((error) =>
+      warn(`Cannot sweep the partial indexes of ${quote(storage.displayName)}: ${error.message}`)
+    );
+  }
   log(`svc API at ${url} (docs at ${url}/docs)`);
   const finished = (async () => {
     await aborted(options.signal);
