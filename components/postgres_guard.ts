@@ -164,6 +164,31 @@ export function isConnectionFault(error: unknown): boolean {
     /^57P0[1-3]$/.test(code);
 }
 
+/**
+ * The words for a connection that failed, where the client's own say little
+ * (`write CONNECTION_CLOSED 127.0.0.1:5432`); `undefined` for the server's
+ * own messages (it is shutting down, starting up), which say it well.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { connectionFaultWords } from "./postgres_guard.ts";
+ * const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+ * assert.equal(connectionFaultWords(reset), "the connection to the server was lost");
+ * ```
+ */
+export function connectionFaultWords(error: unknown): string | undefined {
+  const code = String((error as { code?: unknown } | null)?.code ?? "");
+  if (code === "ECONNREFUSED") return "the server refuses connections (is it running?)";
+  if (code === "CONNECT_TIMEOUT" || code === "ETIMEDOUT") {
+    return "the server did not answer in time";
+  }
+  if (/^CONNECTION_|^ECONNRESET$|^EPIPE$/.test(code)) {
+    return "the connection to the server was lost";
+  }
+  return undefined;
+}
+
 /** The longest wait between two tries to connect, in seconds. */
 const RETRY_CAP_SECONDS = 1;
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { SvcError } from "../../components/core/errors.ts";
-import { isConnectionFault } from "../../components/postgres_guard.ts";
+import { connectionFaultWords, isConnectionFault } from "../../components/postgres_guard.ts";
 import { reason } from "./steps.ts";
 
 /** What the `postgres` package puts on a server's error. */
@@ -66,26 +66,10 @@ export function postgresError(prefix: string, error: unknown): SvcError {
   }
   // Too many connections is the server's state too, not the request's.
   if (isConnectionFault(error) || code === "53300") {
-    return new SvcError(`${prefix}: ${connectionFault(code) ?? reason(error)}`, {
+    return new SvcError(`${prefix}: ${connectionFaultWords(error) ?? reason(error)}`, {
       status: 503,
       cause: error,
     });
   }
   return new SvcError(`${prefix}: ${reason(error)}`, { status: 500, cause: error });
-}
-
-/**
- * The words for a connection that failed, where the client's own say little
- * (`write CONNECTION_CLOSED 127.0.0.1:5432`); the server's own messages (it
- * is shutting down, starting up) say it well and are kept.
- */
-function connectionFault(code: string): string | undefined {
-  if (code === "ECONNREFUSED") return "the server refuses connections (is it running?)";
-  if (code === "CONNECT_TIMEOUT" || code === "ETIMEDOUT") {
-    return "the server did not answer in time";
-  }
-  if (/^CONNECTION_|^ECONNRESET$|^EPIPE$/.test(code)) {
-    return "the connection to the server was lost";
-  }
-  return undefined;
 }
