@@ -519,6 +519,12 @@ export class LibsqlDatabase implements Database {
     return this.#write((tx) => touchApiKey(tx, id, now));
   }
 
+  /** Reads from the database once: 503 naming it when it does not answer. */
+  async check(): Promise<void> {
+    if (this.#thread) return await this.#forward("check");
+    await this.#read([{ sql: "SELECT 1", args: [] }]);
+  }
+
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */
   async close(): Promise<void> {
     if (this.#closed) return;

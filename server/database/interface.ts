@@ -159,6 +159,13 @@ export interface Database {
    */
   keepSecret?(name: string, made: string): Promise<string>;
 
+  /**
+   * Reads from the database once, so that `/health` says whether it answers:
+   * 503 with a sentence naming it when it does not (the server down, the
+   * database closed).
+   */
+  check(): Promise<void>;
+
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */
   close(): Promise<void>;
 }

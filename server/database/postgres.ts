@@ -611,6 +611,11 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Reads from the database once: 503 naming it when it does not answer. */
+  async check(): Promise<void> {
+    await this.#read((sql) => sql`SELECT 1`);
+  }
+
   /** Waits for the queries under way, then closes the connections. Later calls fail with 503. */
   async close(): Promise<void> {
     if (this.#closed) return;
