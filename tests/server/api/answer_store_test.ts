@@ -6,13 +6,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { createClient } from "@libsql/client";
 import { Assistant } from "../../../components/core/component.ts";
-import { LibsqlDatabase } from "../../../server/database/mod.ts";
-import { migrate } from "../../../server/database/migrations.ts";
 import { type SmallDisk, smallDisk } from "../../_disk.ts";
-import { type TestApi, testApi } from "./_api.ts";
+import type { TestApi } from "./_api.ts";
+import { apiOnSmallDisk } from "./_disk_api.ts";
 
 /** Fills the disk of the database after its first chunk: its answer cannot be stored. */
 class FillsTheDisk extends Assistant {
@@ -29,22 +26,9 @@ class FillsTheDisk extends Assistant {
   }
 }
 
-/**
- * The test API with its chats in a database on `disk` (its sessions stay in its own), and a
- * prepared chat of the assistant; disposing of it closes both.
- */
+/** The test API with its chats on `disk`, and a prepared chat of the assistant. */
 async function onSmallDisk(disk: SmallDisk): Promise<{ api: TestApi; chatId: string }> {
-  const path = join(disk.path, "svc.db");
-  const client = createClient({ url: `file:${path}` });
-  await migrate(client, { name: path });
-  const database = new LibsqlDatabase(disk.client(client), { name: path });
-  const api = await testApi({ assistants: [new FillsTheDisk(disk)] });
-  api.deps.database = database;
-  const dispose = api[Symbol.asyncDispose];
-  api[Symbol.asyncDispose] = async () => {
-    await database.close();
-    await dispose();
-  };
+  const api = await apiOnSmallDisk(disk, { assistants: [new FillsTheDisk(disk)] });
   const { document } = await api.upload("a.md", "# A\n");
   const chat = await (await api.call("POST", "/chats", {
     name: "full",
