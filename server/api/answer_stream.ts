@@ -297,5 +297,13 @@ export async function streamAnswer(
         await keepUnfinished(c, turn, { reply: reply(), stopped });
       }
     }
+  }, (error) => {
+    // Anything that escaped the above (an assistant that fails as it is told to stop) is
+    // logged as every line is, rather than printed as it is.
+    deps.log(logLine("error", `The answer stream failed: ${(error as Error).message ?? error}`, {
+      request_id: requestId,
+      stack: (error as Error).stack ?? String(error),
+    }));
+    return Promise.resolve();
   });
 }
