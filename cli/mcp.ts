@@ -52,7 +52,7 @@ export function mcpCommand(context: CommandContext): Command {
       });
       try {
         const user = await new ApiKeys({ database }).verify(key);
-        const server = await createMcpServer({ ...components, database }, user);
+        const server = await createMcpServer({ ...components, database, log }, user);
         const { StdioServerTransport } = await importPackage<typeof Stdio>(
           "@modelcontextprotocol/sdk",
           "server/stdio.js",

@@ -18,12 +18,22 @@ import { messageRecord } from "./api/records.ts";
 import type { ApiDeps } from "./api/env.ts";
 import type { StoredDocument } from "./database/mod.ts";
 import { VERSION } from "../components/version.ts";
+import { logLine } from "./log.ts";
 
-/** What the MCP server reads: the database and the components, as the REST API has them. */
+/**
+ * What the MCP server reads: the database and the components, as the REST API
+ * has them, and where it logs.
+ */
 export type McpDeps = Pick<
   ApiDeps,
-  "database" | "rag" | "document" | "sourceStorages" | "assistants"
+  "database" | "rag" | "document" | "sourceStorages" | "assistants" | "log"
 >;
+
+/** Options of {@linkcode createMcpServer}. */
+export interface McpServerOptions {
+  /** The id of the request it serves, for its log lines. */
+  requestId?: string;
+}
 
 /** The URI of a document's resource. */
 export function documentUri(id: string): string {
@@ -37,7 +47,11 @@ export const MAX_PASSAGES = 50;
  * The MCP server of one user. Its tools answer a mistake (an unknown chat, a
  * chat not prepared) with a tool error that says what to do.
  */
-export async function createMcpServer(deps: McpDeps, user: string): Promise<McpSdk.McpServer> {
+export async function createMcpServer(
+  deps: McpDeps,
+  user: string,
+  options: McpServerOptions = {},
+): Promise<McpSdk.McpServer> {
   const sdk = await importPackage<typeof McpSdk>("@modelcontextprotocol/sdk", "server/mcp.js");
   const server = new sdk.McpServer({ name: "svc", version: VERSION });
 
@@ -93,21 +107,40 @@ export async function createMcpServer(deps: McpDeps, user: string): Promise<McpS
   }, async (input: { question: string; chat_id: string }) => {
     const chat = await preparedChat(input.chat_id);
     const asked = messageRecord(new Message(input.question, { role: MessageRole.USER }));
-    let answer: Message | undefined;
+    // Kept whatever becomes of the answer, as the REST API keeps it, and answered by its id:
+    // answers asked at once in one chat end in any order.
+    await deps.database.addMessages(user, chat.id, [asked]);
+    let answer: Message;
     try {
       answer = await chat.answer(input.question);
-    } finally {
-      // Kept whatever becomes of the answer, as the REST API keeps it; a failed answer too,
-      // marked so, so that the question is never left without one.
-      await deps.database.addMessages(user, chat.id, [asked]);
-      if (answer === undefined) {
-        const failed = messageRecord(new Message("", { role: MessageRole.ASSISTANT }));
-        await deps.database.addMessages(user, chat.id, [{ ...failed, status: "failed" }]);
-      }
+    } catch (error) {
+      // A failed answer is kept too, marked so, so that the question is never left without one.
+      const failed = messageRecord(new Message("", { role: MessageRole.ASSISTANT }));
+      await keep(() =>
+        deps.database.addMessages(user, chat.id, [
+          { ...failed, status: "failed", question: asked.id },
+        ])
+      ).catch(() => {});
+      throw error;
     }
-    await deps.database.addMessages(user, chat.id, [messageRecord(answer)]);
+    await keep(() =>
+      deps.database.addMessages(user, chat.id, [{ ...messageRecord(answer), question: asked.id }])
+    );
     return json({ answer: answer.content, sources: answer.sources.map(passage) });
   });
+
+  /** Stores an answer; a failure is logged, with the request's id, and said to the client. */
+  const keep = async (store: () => Promise<void>) => {
+    try {
+      await store();
+    } catch (error) {
+      deps.log(logLine("error", `Cannot keep the answer: ${(error as Error).message}`, {
+        ...(options.requestId ? { request_id: options.requestId } : {}),
+        ...(error instanceof SvcError ? { status: error.status } : {}),
+      }));
+      throw error;
+    }
+  };
 
   server.registerResource(
     "document",

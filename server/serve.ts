@@ -162,6 +162,17 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   // Kept while the server runs, so that no login waits for a worker to load.
   const releasePasswords = passwords.hold();
   const url = `http://${server.addr.hostname}:${server.addr.port}${config.api.rootPath}`;
+  // What a process killed while it indexed left goes now, not at the first use of its storage.
+  // A storage that keeps what a killed process left says so by a sweep() method (LibSQL's);
+  // asked so rather than by its class, so that svc loads no storage module it was not given.
+  for (const storage of components.sourceStorages) {
+    const { sweep } = storage as { sweep?: () => Promise<unknown> };
+    if (typeof sweep !== "function") continue;
+    // Not waited for: a database on a server that does not answer must not keep svc from starting.
+    sweep.call(storage).catch((error: Error) =>
+      warn(`Cannot sweep the partial indexes of ${quote(storage.displayName)}: ${error.message}`)
+    );
+  }
   log(`svc API at ${url} (docs at ${url}/docs)`);
   const finished = (async () => {
     await aborted(options.signal);

@@ -63,6 +63,16 @@ export interface PostgresCluster extends AsyncDisposable {
   drop(database: PostgresDatabase): Promise<void>;
   /** What the server wrote to its log so far. */
   log(): Promise<string>;
+  /**
+   * Restarts the server as an operator does (`pg_ctl restart -m fast`): every
+   * connection is ended at once, and the server answers again once this returns.
+   */
+  restart(): Promise<void>;
+  /**
+   * Stops the server (`pg_ctl stop -m fast`), runs `work`, and starts the
+   * server again on the same port with the same data, whatever `work` did.
+   */
+  whileDown<T>(work: () => Promise<T>): Promise<T>;
   /** Stops the server and removes its folder; again, it does nothing. */
   stop(): Promise<void>;
 }
@@ -295,6 +305,21 @@ function cluster(parts: Parts): PostgresCluster {
       }
     },
     log: () => readLog(parts.root),
+    async restart() {
+      await succeeds(
+        "restart",
+        pgCtl(parts.bin, parts.root, parts.data, ["-m", "fast", "restart"]),
+      );
+    },
+    async whileDown(work) {
+      await succeeds("stop", pgCtl(parts.bin, parts.root, parts.data, ["-m", "fast", "stop"]));
+      try {
+        return await work();
+      } finally {
+        const options = serverOptions(parts.port, parts.socketDir);
+        await succeeds("start", pgCtl(parts.bin, parts.root, parts.data, ["-o", options, "start"]));
+      }
+    },
     stop,
     [Symbol.asyncDispose]: stop,
   };
@@ -314,28 +339,9 @@ async function startServer(
   let failure = "";
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = freePort();
-    const options = [
-      `-p ${port}`,
-      `-k ${socketDir}`,
-      "-c listen_addresses=127.0.0.1",
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
-      "-c max_connections=200",
-      // Test files run their clusters side by side: each keeps little in memory.
-      "-c shared_buffers=32MB",
-    ].join(" ");
-    const seconds = String(DEADLINE / 1000);
-    const started = await pgRun(bin, "pg_ctl", [
-      "-D",
-      data,
-      "-l",
-      `${root}/log`,
-      "-w",
-      "-t",
-      seconds,
+    const started = await pgCtl(bin, root, data, [
       "-o",
-      options,
+      serverOptions(port, socketDir),
       "start",
     ]);
     if (started.code === 0) return port;
@@ -345,6 +351,40 @@ async function startServer(
     if (!/could not bind|address already in use/i.test(failure)) break;
   }
   throw new Error(failure);
+}
+
+/** The server's settings, as `pg_ctl -o` takes them. */
+function serverOptions(port: number, socketDir: string): string {
+  return [
+    `-p ${port}`,
+    `-k ${socketDir}`,
+    "-c listen_addresses=127.0.0.1",
+    "-c fsync=off",
+    "-c synchronous_commit=off",
+    "-c full_page_writes=off",
+    "-c max_connections=200",
+    // Test files run their clusters side by side: each keeps little in memory.
+    "-c shared_buffers=32MB",
+  ].join(" ");
+}
+
+/**
+ * Runs `pg_ctl` on the cluster, waiting for it to start or stop, its server's
+ * output to the log file: without it the server would write to this pipe,
+ * which then stays open.
+ */
+async function pgCtl(bin: string, root: string, data: string, args: string[]) {
+  const seconds = String(DEADLINE / 1000);
+  return await pgRun(bin, "pg_ctl", [
+    "-D",
+    data,
+    "-l",
+    `${root}/log`,
+    "-w",
+    "-t",
+    seconds,
+    ...args,
+  ]);
 }
 
 /** Stops the server of `root` if it runs: fast, then immediate, then SIGKILL. */
@@ -412,6 +452,16 @@ function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
     const [, , uid, gid] = line.split(":");
     return { uid: Number(uid), gid: Number(gid) };
   })();
+}
+
+/** Waits for a `pg_ctl` command; fails with its output and the server's log when it failed. */
+async function succeeds(what: string, command: ReturnType<typeof pgCtl>): Promise<void> {
+  const ended = await command;
+  if (ended.code !== 0) {
+    throw new Error(
+      `pg_ctl ${what} failed (code ${ended.code}):\n${ended.stdout}\n${ended.stderr}`,
+    );
+  }
 }
 
 async function readLog(root: string): Promise<string> {

@@ -124,7 +124,8 @@ export class Rag implements ChatComponents {
    * be of `family` and available.
    *
    * @throws {SvcError} 422 for an unknown class path or a class of another
-   * family; 422 naming the unmet requirements of an unavailable component
+   * family; 422 naming the unmet requirements of an unavailable component (503 when one is a
+   * server that does not answer)
    */
   async loadComponent<T extends Component>(
     ref: ComponentRef<T>,
@@ -184,12 +185,14 @@ export class UnavailableComponentError extends SvcError {}
 async function unavailable(component: ComponentClass): Promise<SvcError> {
   const unmet = [];
   for (const requirement of component.requirements) {
-    if (!(await requirement.isAvailable())) unmet.push(describeRequirement(requirement));
+    if (!(await requirement.isAvailable())) unmet.push(requirement);
   }
+  // A server that does not answer (a database restarting) is an outage, not the request's fault.
+  const outage = unmet.some((requirement) => requirement.kind === "server");
   return new UnavailableComponentError(
     `The component ${quote(displayNameOf(component))} is not available: it needs ${
-      unmet.join(", ")
+      unmet.map(describeRequirement).join(", ")
     }`,
-    { status: 422 },
+    { status: outage ? 503 : 422 },
   );
 }

@@ -70,6 +70,15 @@ export class LibSQL extends IndexedSourceStorage {
     this.#authToken = options.authToken;
   }
 
+  /**
+   * Opens the storage's database, which removes what builds that stopped
+   * midway left (a process killed while it indexed): `svc api` calls it at
+   * start, so that their rows go then rather than at the storage's first use.
+   */
+  async sweep(): Promise<void> {
+    await this.backend();
+  }
+
   protected override backend(): Promise<IndexBackend> {
     const url = this.#url ?? envVar("SVC_LIBSQL_URL") ??
       fileUrl(join(localRoot(), "libsql", "sources.db"));

@@ -16,7 +16,7 @@ import {
 } from "../core/requirements.ts";
 import type { IndexBackend } from "../indexing/mod.ts";
 import { importPackage } from "../packages.ts";
-import { guardClosedSockets } from "../postgres_guard.ts";
+import { connectionFaultWords, guardedPostgres, isConnectionFault } from "../postgres_guard.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { Openings } from "./_openings.ts";
 import { PostgresBackend } from "./_postgres_backend.ts";
@@ -40,7 +40,7 @@ const IDLE_SECONDS = 2;
 
 interface Opened {
   sql: PostgresJs.Sql;
-  backend: PostgresBackend;
+  backend: IndexBackend;
 }
 
 // One pool and backend per database in a process, shared by every instance.
@@ -137,7 +137,7 @@ async function open(url: string): Promise<Opened> {
       );
     }
     sql = await connect(url);
-    return { sql, backend: await PostgresBackend.open(sql) };
+    return { sql, backend: outagesAs503(await PostgresBackend.open(sql), name) };
   } catch (error) {
     await sql?.end({ timeout: 1 }).catch(() => {});
     if (error instanceof SvcError) throw error;
@@ -150,13 +150,35 @@ async function open(url: string): Promise<Opened> {
   }
 }
 
+/**
+ * The backend, whose failures of the connection to its database are 503
+ * sentences naming the database: an outage, not a fault of the request.
+ */
+function outagesAs503(backend: IndexBackend, name: string): IndexBackend {
+  const told = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error) => {
+      if (!isConnectionFault(error)) throw error;
+      const why = connectionFaultWords(error) ?? (error as Error).message;
+      throw new SvcError(`Cannot reach the Postgres database ${quote(name)}: ${why}`, {
+        status: 503,
+        cause: error,
+      });
+    });
+  return {
+    link: (link) => told(backend.link(link)),
+    add: (index, link) => told(backend.add(index, link)),
+    links: (chatId) => told(backend.links(chatId)),
+    unlink: (chatId) => told(backend.unlink(chatId)),
+    search: (keys, query) => told(backend.search(keys, query)),
+    chunks: (key) => told(backend.chunks(key)),
+  };
+}
+
 async function connect(
   url: string,
   options: PostgresJs.Options<never> = {},
 ): Promise<PostgresJs.Sql> {
-  const { default: postgres } = await importPackage<typeof PostgresJs>("postgres");
-  guardClosedSockets();
-  return postgres(url, {
+  return await guardedPostgres(url, {
     max: MAX_CONNECTIONS,
     idle_timeout: IDLE_SECONDS,
     connect_timeout: 10,

@@ -22,6 +22,8 @@ export interface StreamedAnswer {
   answer: Message;
   chat: Chat;
   user: string;
+  /** The id of the stored question it answers. */
+  question: string;
   /** Aborts the assistant's work when the client leaves. */
   cancel: AbortController;
   /** Ends the watch of {@linkcode cancelWhenLeft}; called once the stream has ended. */
@@ -89,11 +91,10 @@ export interface Question {
   /** Answer as the assistant writes, in `format`. */
   stream: boolean;
   /**
-   * The question is the chat's last message already (its answer is written again): it is
-   * not stored again.
-   * @default {false}
+   * The id of the stored question whose answer is written again: it is not stored again.
+   * @default {a new question, stored first}
    */
-  asked?: boolean;
+  asked?: string;
 }
 
 /** How {@linkcode answerPrompt} responds. */
@@ -115,7 +116,7 @@ export interface AnswerResponses {
  */
 export async function answerPrompt(
   c: Context<ApiEnv>,
-  { chat, user, prompt, stream, asked = false }: Question,
+  { chat, user, prompt, stream, asked }: Question,
   { format, whole }: AnswerResponses,
 ): Promise<Response> {
   const { deps } = c.var;
@@ -124,6 +125,8 @@ export async function answerPrompt(
   const cancel = new AbortController();
   const release = stream ? cancelWhenLeft(c.req.raw, cancel) : () => {};
   const question = messageRecord(new Message(prompt, { role: MessageRole.USER }));
+  // Each answer names its question: answers written at once in one chat end in any order.
+  const turn = { chat, user, question: asked ?? question.id };
   let streaming = false;
   try {
     let answer: Message | undefined;
@@ -135,27 +138,27 @@ export async function answerPrompt(
     }
     // Stored before the answer is written, in its own write, so that it is kept whatever
     // becomes of the answer, a crash included; a chat not prepared refused it unread.
-    if (chat.prepared && !asked) await storeQuestion(deps, { chat, user, question });
+    if (chat.prepared && asked === undefined) await storeQuestion(deps, { chat, user, question });
     if (answer === undefined) {
       // The question is followed by an answer that says it ended, never left alone.
       if (chat.prepared) {
         const unanswered = messageRecord(new Message("", { role: MessageRole.ASSISTANT }));
-        await keepUnfinished(c, { chat, user, reply: unanswered, stopped: cancel.signal.aborted });
+        await keepUnfinished(c, turn, { reply: unanswered, stopped: cancel.signal.aborted });
       }
       throw cancel.signal.aborted ? clientLeft(failure) : failure;
     }
     if (stream) {
       streaming = true;
-      return await streamAnswer(c, { answer, chat, user, cancel, release }, format);
+      return await streamAnswer(c, { ...turn, answer, cancel, release }, format);
     }
     try {
       await answer.read();
     } catch (error) {
-      await keepUnfinished(c, { chat, user, reply: messageRecord(answer, ""), stopped: false });
+      await keepUnfinished(c, turn, { reply: messageRecord(answer, ""), stopped: false });
       throw error;
     }
     const reply = messageRecord(answer);
-    await deps.database.addMessages(user, chat.id, [reply]);
+    await deps.database.addMessages(user, chat.id, [{ ...reply, question: turn.question }]);
     return whole(reply);
   } finally {
     // From here on the stream releases it.
@@ -174,6 +177,13 @@ async function storeQuestion(
   if (chat.name === "") await deps.database.titleChat(user, chat.id, chatTitle(question.content));
 }
 
+/** A chat's question, by its id, that an answer answers. */
+interface Turn {
+  chat: Chat;
+  user: string;
+  question: string;
+}
+
 /**
  * Stores an answer that did not end complete, as far as it was written, marked
  * `stopped` (its client left) or `failed`. A failure to store it is logged: the
@@ -181,17 +191,13 @@ async function storeQuestion(
  */
 async function keepUnfinished(
   c: Context<ApiEnv>,
-  { chat, user, reply, stopped }: {
-    chat: Chat;
-    user: string;
-    reply: api.Message;
-    stopped: boolean;
-  },
+  { chat, user, question }: Turn,
+  { reply, stopped }: { reply: api.Message; stopped: boolean },
 ): Promise<void> {
   const { deps, requestId } = c.var;
   const status = stopped ? "stopped" : "failed";
   try {
-    await deps.database.addMessages(user, chat.id, [{ ...reply, status }]);
+    await deps.database.addMessages(user, chat.id, [{ ...reply, status, question }]);
   } catch (error) {
     deps.log(logLine("error", `Cannot keep the ${status} answer: ${(error as Error).message}`, {
       request_id: requestId,
@@ -200,18 +206,23 @@ async function keepUnfinished(
 }
 
 /**
- * Streams an answer in `format`, storing it when it is complete; a failure before the
- * first chunk is an ordinary error response, one after it ends the stream
- * with the format's error. The question was stored before; an answer that failed or
- * that the client left is stored as far as it was written, marked as such. Its citations are read as the
- * chunks come, so that each part carries the sources cited up to it.
+ * Streams an answer in `format`. A failure before the first chunk is an
+ * ordinary error response; one after it ends the stream with the format's
+ * error. A complete answer is stored before the stream ends (before the
+ * format's end, if it has one), so that a client that read it to its end
+ * knows it was kept: when storing fails, the stream ends with the format's
+ * error instead. An answer that failed, that the client left, or that could
+ * not be stored is stored as far as it was written, marked as such, when the
+ * database lets it. Its citations are read as the chunks come, so that each
+ * part carries the sources cited up to it.
  */
 export async function streamAnswer(
   c: Context<ApiEnv>,
-  { answer, chat, user, cancel, release }: StreamedAnswer,
+  { answer, chat, user, question, cancel, release }: StreamedAnswer,
   format: AnswerFormat,
 ): Promise<Response> {
   const { deps, requestId } = c.var;
+  const turn = { chat, user, question };
   const chunks = answer[Symbol.asyncIterator]();
   let first: IteratorResult<string>;
   try {
@@ -219,7 +230,7 @@ export async function streamAnswer(
   } catch (error) {
     release();
     const stopped = cancel.signal.aborted;
-    await keepUnfinished(c, { chat, user, reply: messageRecord(answer, ""), stopped });
+    await keepUnfinished(c, turn, { reply: messageRecord(answer, ""), stopped });
     throw stopped ? clientLeft(error) : error;
   }
   // Gone before the first chunk: there is nobody to stream to.
@@ -227,7 +238,7 @@ export async function streamAnswer(
     release();
     await chunks.return?.();
     // Nothing reached the client: the answer it stopped is empty.
-    await keepUnfinished(c, { chat, user, reply: messageRecord(answer, ""), stopped: true });
+    await keepUnfinished(c, turn, { reply: messageRecord(answer, ""), stopped: true });
     throw clientLeft();
   }
   const head = messageRecord(answer, first.done ? "" : first.value);
@@ -239,7 +250,9 @@ export async function streamAnswer(
   return stream(c, async (out) => {
     out.onAbort(() => cancel.abort());
     const contents = [head.content];
+    const reply = () => ({ ...head, content: contents.join(""), citations: citations.cited });
     let complete = first.done === true;
+    let stored = false;
     try {
       await out.write(format.head(head));
       while (!complete && !out.aborted) {
@@ -252,7 +265,12 @@ export async function streamAnswer(
           await out.write(format.chunk({ ...head, citations: citations.cited }, next.value));
         }
       }
-      if (complete && format.end && !out.aborted) await out.write(format.end(head));
+      // An assistant that ends quietly when told to stop has not finished its answer.
+      if (complete && !cancel.signal.aborted) {
+        await deps.database.addMessages(user, chat.id, [{ ...reply(), question }]);
+        stored = true;
+        if (format.end && !out.aborted) await out.write(format.end(head));
+      }
     } catch (error) {
       const message = error instanceof SvcError
         ? error.message
@@ -263,24 +281,29 @@ export async function streamAnswer(
         deps.log(
           logLine("error", `The answer stream failed: ${(error as Error).message ?? error}`, {
             request_id: requestId,
-            stack: (error as Error).stack ?? String(error),
+            ...(error instanceof SvcError
+              ? { status: error.status }
+              : { stack: (error as Error).stack ?? String(error) }),
           }),
         );
       }
       const status = error instanceof SvcError ? error.status : 500;
-      if (!out.aborted) await out.write(format.error(message, status));
+      if (!out.aborted) await out.write(format.error(message, status)).catch(() => {});
     } finally {
       release();
-      // An assistant that ends quietly when told to stop has not finished its answer.
-      if (complete && !cancel.signal.aborted) {
-        const reply = { ...head, content: contents.join(""), citations: citations.cited };
-        await deps.database.addMessages(user, chat.id, [reply]);
-      } else {
+      if (!stored) {
         await chunks.return?.();
-        const reply = { ...head, content: contents.join(""), citations: citations.cited };
         const stopped = cancel.signal.aborted || out.aborted;
-        await keepUnfinished(c, { chat, user, reply, stopped });
+        await keepUnfinished(c, turn, { reply: reply(), stopped });
       }
     }
+  }, (error) => {
+    // Anything that escaped the above (an assistant that fails as it is told to stop) is
+    // logged as every line is, rather than printed as it is.
+    deps.log(logLine("error", `The answer stream failed: ${(error as Error).message ?? error}`, {
+      request_id: requestId,
+      stack: (error as Error).stack ?? String(error),
+    }));
+    return Promise.resolve();
   });
 }

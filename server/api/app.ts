@@ -62,7 +62,11 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   app.onError(onError(deps.log));
 
   app.get("/", (c) => c.json(VERSION));
-  app.get("/health", (c) => c.json({ status: "ok" }));
+  // Up means able to serve: a database that does not answer is a 503 that names it.
+  app.get("/health", async (c) => {
+    await deps.database.check();
+    return c.json({ status: "ok" });
+  });
   app.post("/token", async (c) => {
     if (!FORM_TYPES.includes(mediaType(c))) {
       throw new SvcError(

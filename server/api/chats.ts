@@ -16,6 +16,7 @@ import { CACHED_LIST_LENGTH, type ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
+import { deleteChat } from "./chat_deletion.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { EncodedTexts } from "./encoded_texts.ts";
 import { messageRecord } from "./records.ts";
@@ -90,17 +91,7 @@ export function chatRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const user = await requestUser(c);
     const record = await deps.database.getChat(user, c.req.param("id"));
-    const storage = deps.sourceStorages.find((s) =>
-      s.displayName === record.metadata.source_storage
-    );
-    await storage?.delete({
-      ...record.metadata.params,
-      user,
-      chat_id: record.id,
-      chat_name: record.metadata.name,
-      signal: new AbortController().signal,
-    });
-    await deps.database.deleteChat(user, record.id);
+    await deleteChat(deps, user, record);
     return c.json(null);
   });
 
@@ -142,9 +133,13 @@ export function chatRoutes(): Hono<ApiEnv> {
     }
     const prompt = await deps.database.takeBackAnswer(user, id);
     const record = await deps.database.getChat(user, id);
-    // The question is the last message: it is asked again, after the messages before it.
-    const chat = await coreChat(deps, user, { ...record, messages: record.messages.slice(0, -1) });
-    return await answerPrompt(c, { chat, user, prompt, stream, asked: true }, {
+    // The last question is asked again, after the messages before it; the answers of the
+    // questions before it stay where they are.
+    const last = record.messages.findLastIndex((message) => message.role === "user");
+    const messages = record.messages.slice(0, last);
+    const chat = await coreChat(deps, user, { ...record, messages });
+    const asked = record.messages[last]!.id;
+    return await answerPrompt(c, { chat, user, prompt, stream, asked }, {
       format: JSON_LINES,
       whole: (reply) => c.json(reply),
     });

@@ -22,7 +22,7 @@ export function mcpRoutes(): Hono<ApiEnv> {
       "@modelcontextprotocol/sdk",
       "server/webStandardStreamableHttp.js",
     );
-    const server = await createMcpServer(c.var.deps, user);
+    const server = await createMcpServer(c.var.deps, user, { requestId: c.var.requestId });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

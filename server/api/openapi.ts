@@ -42,7 +42,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/health",
-    summary: "Whether the API is up",
+    summary: "Whether the API is up and its database answers (503 naming it when not)",
     response: z.object({ status: z.literal("ok") }),
   },
   {

@@ -1,7 +1,7 @@
 /**
  * The SQL of changes to a chat after it was made: its name (given by its
  * user, or its title from its first question), documents added to it, and
- * the last answer taken back to be written again.
+ * the last question's answer taken back to be written again.
  * @module
  */
 import type { Transaction } from "@libsql/client";
@@ -77,33 +77,30 @@ export async function insertChatDocuments(
 }
 
 /**
- * Removes the chat's messages from position `from` on, their links to
- * sources, and those of their sources that no other message links to.
+ * Removes the answers of the chat's question whose key is `questionSeq`,
+ * their links to sources, and those of their sources that no other message
+ * links to. The answers of other questions stay, wherever they were stored.
  */
-export async function removeMessagesFrom(
+export async function removeAnswers(
   tx: Transaction,
   chat: ChatKey,
-  from: number,
+  questionSeq: number,
 ): Promise<void> {
   const { rows } = await tx.execute({
     sql: `SELECT json_group_array(DISTINCT ms.source_seq) AS seqs FROM messages m
-      JOIN message_sources ms ON ms.message_seq = m.seq WHERE m.chat_seq = ? AND m.position >= ?`,
-    args: [chat.seq, from],
+      JOIN message_sources ms ON ms.message_seq = m.seq WHERE m.question_seq = ?`,
+    args: [questionSeq],
   });
   const sources = String(rows[0]?.seqs ?? "[]");
   const action = `take back the last answer of chat ${quote(chat.id)}`;
   await runSteps(tx, [
     {
       sql: `DELETE FROM message_sources WHERE message_seq IN
-        (SELECT seq FROM messages WHERE chat_seq = ? AND position >= ?)`,
-      args: [chat.seq, from],
+        (SELECT seq FROM messages WHERE question_seq = ?)`,
+      args: [questionSeq],
       action,
     },
-    {
-      sql: "DELETE FROM messages WHERE chat_seq = ? AND position >= ?",
-      args: [chat.seq, from],
-      action,
-    },
+    { sql: "DELETE FROM messages WHERE question_seq = ?", args: [questionSeq], action },
     {
       sql: `DELETE FROM sources WHERE seq IN (SELECT value FROM json_each(?))
         AND NOT EXISTS (SELECT 1 FROM message_sources ms WHERE ms.source_seq = sources.seq)`,
@@ -113,18 +110,16 @@ export async function removeMessagesFrom(
   ]);
 }
 
-/** The position and content of the chat's last question, or `undefined` when it has none. */
+/** The key and content of the chat's last question, or `undefined` when it has none. */
 export async function lastQuestion(
   tx: Transaction,
   chat: ChatKey,
-): Promise<{ position: number; content: string } | undefined> {
+): Promise<{ seq: number; content: string } | undefined> {
   const { rows } = await tx.execute({
-    sql: `SELECT position, content FROM messages WHERE chat_seq = ? AND role = 'user'
+    sql: `SELECT seq, content FROM messages WHERE chat_seq = ? AND role = 'user'
       ORDER BY position DESC LIMIT 1`,
     args: [chat.seq],
   });
   const row = rows[0];
-  return row === undefined
-    ? undefined
-    : { position: Number(row.position), content: String(row.content) };
+  return row === undefined ? undefined : { seq: Number(row.seq), content: String(row.content) };
 }

@@ -7,7 +7,13 @@
 import type { InStatement, ResultSet, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { documentSeqs } from "./documents.ts";
-import { appendSteps, assembleMessages, messageQueries, sourceDocumentIds } from "./messages.ts";
+import {
+  appendSteps,
+  assembleMessages,
+  messageQueries,
+  QUESTION_ORDER,
+  sourceDocumentIds,
+} from "./messages.ts";
 import type { ChatMetadata, ChatRecord, ChatSummary, DocumentRecord } from "./records.ts";
 import { runSteps, type Step } from "./steps.ts";
 
@@ -171,7 +177,7 @@ export function chatsJsonQuery(user: string): InStatement {
                 WHERE ms.message_seq = m.seq)),
               'timestamp', m.timestamp, 'citations', json(m.citations)),
               -- A null status patches nothing in: a complete message has none.
-              json_object('status', m.status)), ',' ORDER BY m.position)
+              json_object('status', m.status)), ',' ORDER BY ${QUESTION_ORDER})
             FROM messages m WHERE m.chat_seq = c.seq), '')
           || '],"prepared":' || CASE WHEN c.prepared = 1 THEN 'true' ELSE 'false' END || '}' AS chat
         FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?)

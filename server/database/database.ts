@@ -34,7 +34,7 @@ import { appendSteps, sourceDocumentIds } from "./messages.ts";
 import {
   insertChatDocuments,
   lastQuestion,
-  removeMessagesFrom,
+  removeAnswers,
   titleChat,
   updateChatName,
 } from "./chat_changes.ts";
@@ -69,6 +69,7 @@ import type {
   ChatSummary,
   DocumentRecord,
   MessageRecord,
+  NewMessage,
   StoredDocument,
 } from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
@@ -303,11 +304,13 @@ export class LibsqlDatabase implements Database {
   }
 
   /**
-   * Appends messages, with their sources, to the user's chat. A source whose
-   * id its document already has is reused. 404 for a missing or another
-   * user's chat, and for a source whose document is missing or another user's.
+   * Appends messages, with their sources, to the user's chat; an answer is
+   * linked to the question it names, else to the chat's last question. A
+   * source whose id its document already has is reused. 404 for a missing or
+   * another user's chat, and for a source whose document is missing or
+   * another user's.
    */
-  addMessages(user: string, chatId: string, messages: MessageRecord[]): Promise<void> {
+  addMessages(user: string, chatId: string, messages: NewMessage[]): Promise<void> {
     if (this.#thread) return this.#forward("addMessages", user, chatId, messages);
     return this.#write(async (tx) => {
       const chat = await findChat(tx, user, chatId);
@@ -347,10 +350,10 @@ export class LibsqlDatabase implements Database {
   }
 
   /**
-   * Takes back what came after the chat's last question (its answer, stopped,
-   * failed or complete), so that it is answered again, and returns the
-   * question. 404 for a missing or another user's chat; 400 for a chat that
-   * has no question yet.
+   * Takes back the answer of the chat's last question (stopped, failed or
+   * complete), so that it is answered again, and returns the question; the
+   * answers of other questions stay, wherever they were stored. 404 for a
+   * missing or another user's chat; 400 for a chat that has no question yet.
    */
   takeBackAnswer(user: string, chatId: string): Promise<string> {
     if (this.#thread) return this.#forward("takeBackAnswer", user, chatId);
@@ -362,7 +365,7 @@ export class LibsqlDatabase implements Database {
           status: 400,
         });
       }
-      await removeMessagesFrom(tx, chat, question.position + 1);
+      await removeAnswers(tx, chat, question.seq);
       return question.content;
     });
   }
@@ -526,6 +529,12 @@ export class LibsqlDatabase implements Database {
   touchApiKey(id: string, now: number): Promise<void> {
     if (this.#thread) return this.#forward("touchApiKey", id, now);
     return this.#write((tx) => touchApiKey(tx, id, now));
+  }
+
+  /** Reads from the database once: 503 naming it when it does not answer. */
+  async check(): Promise<void> {
+    if (this.#thread) return await this.#forward("check");
+    await this.#read([{ sql: "SELECT 1", args: [] }]);
   }
 
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */

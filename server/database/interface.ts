@@ -14,6 +14,7 @@ import type {
   ChatSummary,
   DocumentRecord,
   MessageRecord,
+  NewMessage,
   StoredDocument,
 } from "./records.ts";
 
@@ -77,11 +78,13 @@ export interface Database {
    */
   setPrepared(user: string, chatId: string, welcome: MessageRecord): Promise<void>;
   /**
-   * Appends messages, with their sources, to the user's chat. A source whose
-   * id its document already has is reused. 404 for a missing or another
-   * user's chat, and for a source whose document is missing or another user's.
+   * Appends messages, with their sources, to the user's chat; an answer is
+   * linked to the question it names, else to the chat's last question. A
+   * source whose id its document already has is reused. 404 for a missing or
+   * another user's chat, and for a source whose document is missing or
+   * another user's.
    */
-  addMessages(user: string, chatId: string, messages: MessageRecord[]): Promise<void>;
+  addMessages(user: string, chatId: string, messages: NewMessage[]): Promise<void>;
   /** Renames the user's chat. 404 for a missing or another user's chat. */
   renameChat(user: string, chatId: string, name: string): Promise<void>;
   /**
@@ -96,9 +99,10 @@ export interface Database {
    */
   addChatDocuments(user: string, chatId: string, documents: DocumentRecord[]): Promise<void>;
   /**
-   * Takes back what came after the chat's last question, so that it is
-   * answered again, and returns the question. 404 for a missing or another
-   * user's chat; 400 for a chat that has no question yet.
+   * Takes back the answer of the chat's last question, so that it is
+   * answered again, and returns the question; the answers of other questions
+   * stay, wherever they were stored. 404 for a missing or another user's
+   * chat; 400 for a chat that has no question yet.
    */
   takeBackAnswer(user: string, chatId: string): Promise<string>;
   /**
@@ -175,6 +179,13 @@ export interface Database {
    * (PostgreSQL) has it; elsewhere secrets stay in the local root.
    */
   keepSecret?(name: string, made: string): Promise<string>;
+
+  /**
+   * Reads from the database once, so that `/health` says whether it answers:
+   * 503 with a sentence naming it when it does not (the server down, the
+   * database closed).
+   */
+  check(): Promise<void>;
 
   /** Waits for the writes under way, then closes the database. Later calls fail with 503. */
   close(): Promise<void>;

@@ -5,7 +5,7 @@
  */
 import type { InStatement, ResultSet } from "@libsql/client";
 import { quote } from "../../components/core/errors.ts";
-import type { MessageRecord, SourceRecord } from "./records.ts";
+import type { MessageRecord, NewMessage, SourceRecord } from "./records.ts";
 import type { Step } from "./steps.ts";
 
 /** What {@linkcode appendSteps} needs besides the messages. */
@@ -24,17 +24,37 @@ export function sourceDocumentIds(messages: MessageRecord[]): Set<string> {
 }
 
 /**
- * The steps that append the messages with their sources, in order. A source
- * whose id the document already has is reused rather than stored again.
+ * The SQL of the question an answer answers, from two arguments: the id the
+ * answer names (see `NewMessage`) and the chat's key. Without an id, or with
+ * one that is no question of the chat, it is the chat's last question.
  */
-export function appendSteps(messages: MessageRecord[], options: AppendOptions): Step[] {
+export const QUESTION_OF_ANSWER = `COALESCE(
+    (SELECT q.seq FROM messages q WHERE q.id = ? AND q.chat_seq = ? AND q.role = 'user'),
+    (SELECT q.seq FROM messages q WHERE q.chat_seq = ? AND q.role = 'user'
+      ORDER BY q.position DESC LIMIT 1))`;
+
+/**
+ * The sort key that lists a chat's messages in question order: each answer
+ * right after its question (and its other answers), whenever it was stored.
+ */
+export const QUESTION_ORDER = `COALESCE(
+    (SELECT q.position FROM messages q WHERE q.seq = m.question_seq), m.position), m.position`;
+
+/**
+ * The steps that append the messages with their sources, in order; each
+ * answer is linked to its question. A source whose id the document already
+ * has is reused rather than stored again.
+ */
+export function appendSteps(messages: NewMessage[], options: AppendOptions): Step[] {
   const steps: Step[] = [];
   messages.forEach((message, index) => {
     const what = `message ${quote(message.id)}`;
     steps.push({
       sql: `INSERT INTO messages
-          (id, chat_seq, position, role, content, timestamp, citations, status)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          (id, chat_seq, position, role, content, timestamp, citations, status, question_seq)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${
+        message.role === "assistant" ? QUESTION_OF_ANSWER : "NULL"
+      })`,
       args: [
         message.id,
         options.chatSeq,
@@ -44,6 +64,9 @@ export function appendSteps(messages: MessageRecord[], options: AppendOptions): 
         message.timestamp,
         JSON.stringify(message.citations),
         message.status ?? null,
+        ...(message.role === "assistant"
+          ? [message.question ?? null, options.chatSeq, options.chatSeq]
+          : []),
       ],
       action: `save ${what}`,
     });
@@ -84,7 +107,7 @@ export function messageQueries(where: string, args: string[]): InStatement[] {
             'sources', json((SELECT json_group_array(ms.source_seq ORDER BY ms.position)
               FROM message_sources ms WHERE ms.message_seq = m.seq)),
             'citations', json(m.citations), 'status', m.status)
-          ORDER BY m.position) AS messages
+          ORDER BY ${QUESTION_ORDER}) AS messages
         FROM chats c JOIN messages m ON m.chat_seq = c.seq
         WHERE ${where} GROUP BY m.chat_seq`,
       args,

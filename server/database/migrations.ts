@@ -181,6 +181,23 @@ export const MIGRATIONS: readonly Migration[] = [
       "ALTER TABLE documents ADD COLUMN registered BIGINT",
     ],
   },
+  {
+    version: 8,
+    statements: [
+      // The question an answer answers: answers written at once in one chat are stored in the
+      // order they end, so the answer of a question is not always the message after it.
+      // BIGINT, which SQLite reads as INTEGER, so that PostgreSQL runs the same statements.
+      `ALTER TABLE messages ADD COLUMN question_seq BIGINT
+        REFERENCES messages (seq) ON DELETE CASCADE`,
+      // Until now an answer's question was the nearest question before it.
+      `UPDATE messages SET question_seq = (SELECT q.seq FROM messages q
+          WHERE q.chat_seq = messages.chat_seq AND q.role = 'user'
+            AND q.position < messages.position
+          ORDER BY q.position DESC LIMIT 1)
+        WHERE role = 'assistant'`,
+      "CREATE INDEX messages_by_question ON messages (question_seq)",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

@@ -45,6 +45,7 @@ export type {
   DocumentRecord,
   MessageRecord,
   MessageRole,
+  NewMessage,
   SourceRecord,
   StoredDocument,
 } from "./records.ts";

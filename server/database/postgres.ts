@@ -32,6 +32,7 @@ import type {
   ChatSummary,
   DocumentRecord,
   MessageRecord,
+  NewMessage,
   StoredDocument,
 } from "./records.ts";
 
@@ -303,7 +304,7 @@ export class PostgresDatabase implements Database {
   }
 
   /** Appends messages, with their sources, to the user's chat. */
-  addMessages(user: string, chatId: string, messages: MessageRecord[]): Promise<void> {
+  addMessages(user: string, chatId: string, messages: NewMessage[]): Promise<void> {
     return this.#write(user, async (tx) => {
       const chat = await findChat(tx, user, chatId);
       const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds(messages));
@@ -369,14 +370,15 @@ export class PostgresDatabase implements Database {
   }
 
   /**
-   * Takes back what came after the chat's last question, so that it is
-   * answered again, and returns the question. 404 for a missing or another
-   * user's chat; 400 for a chat that has no question yet.
+   * Takes back the answer of the chat's last question, so that it is
+   * answered again, and returns the question; the answers of other questions
+   * stay, wherever they were stored. 404 for a missing or another user's
+   * chat; 400 for a chat that has no question yet.
    */
   takeBackAnswer(user: string, chatId: string): Promise<string> {
     return this.#write(user, async (tx) => {
       const chat = await findChat(tx, user, chatId);
-      const [question] = await tx`SELECT position, content FROM messages
+      const [question] = await tx`SELECT seq, content FROM messages
         WHERE chat_seq = ${chat.seq} AND role = 'user' ORDER BY position DESC LIMIT 1`;
       if (question === undefined) {
         throw new SvcError(`Chat ${quote(chatId)} has no question to answer again`, {
@@ -385,8 +387,7 @@ export class PostgresDatabase implements Database {
       }
       await removeMessages(
         tx,
-        chat.seq,
-        Number(question.position) + 1,
+        tx`question_seq = ${question.seq}`,
         `take back the last answer of chat ${quote(chatId)}`,
       );
       return String(question.content);
@@ -402,7 +403,7 @@ export class PostgresDatabase implements Database {
     return this.#write(user, async (tx) => {
       const chat = await findChat(tx, user, id);
       const action = `delete chat ${quote(id)}`;
-      await removeMessages(tx, chat.seq, 0, action);
+      await removeMessages(tx, tx`chat_seq = ${chat.seq}`, action);
       await step(action, tx`DELETE FROM chat_documents WHERE chat_seq = ${chat.seq}`);
       await step(action, tx`DELETE FROM chats WHERE seq = ${chat.seq}`);
     });
@@ -631,6 +632,11 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Reads from the database once: 503 naming it when it does not answer. */
+  async check(): Promise<void> {
+    await this.#read((sql) => sql`SELECT 1`);
+  }
+
   /** Waits for the queries under way, then closes the connections. Later calls fail with 503. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -760,12 +766,27 @@ async function insertChatDocuments(
   }
 }
 
-/** Appends the messages with their sources; a source its document has already is reused. */
+/**
+ * The question an answer answers: the one whose id it names, else the chat's
+ * last question (see `QUESTION_OF_ANSWER`).
+ */
+function questionOf(tx: Tx, chatSeq: number, id: string | undefined) {
+  return tx`COALESCE(
+    (SELECT q.seq FROM messages q WHERE q.id = ${id ?? null} AND q.chat_seq = ${chatSeq}
+      AND q.role = 'user'),
+    (SELECT q.seq FROM messages q WHERE q.chat_seq = ${chatSeq} AND q.role = 'user'
+      ORDER BY q.position DESC LIMIT 1))`;
+}
+
+/**
+ * Appends the messages with their sources, each answer linked to its
+ * question; a source its document has already is reused.
+ */
 async function appendMessages(
   tx: Tx,
   chatSeq: number,
   first: number,
-  messages: MessageRecord[],
+  messages: NewMessage[],
   documents: Map<string, number>,
 ): Promise<void> {
   for (const [index, message] of messages.entries()) {
@@ -773,9 +794,10 @@ async function appendMessages(
     const [inserted] = await step(
       `save ${what}`,
       tx`INSERT INTO messages
-          (id, chat_seq, position, role, content, timestamp, citations, status)
+          (id, chat_seq, position, role, content, timestamp, citations, status, question_seq)
         VALUES (${message.id}, ${chatSeq}, ${first + index}, ${message.role}, ${message.content},
-          ${message.timestamp}, ${JSON.stringify(message.citations)}, ${message.status ?? null})
+          ${message.timestamp}, ${JSON.stringify(message.citations)}, ${message.status ?? null},
+          ${message.role === "assistant" ? questionOf(tx, chatSeq, message.question) : null})
         RETURNING seq`,
     );
     for (const [position, source] of message.sources.entries()) {
@@ -798,22 +820,22 @@ async function appendMessages(
 }
 
 /**
- * Removes the chat's messages from position `from` on, their links to
- * sources, and those of their sources that no other message links to.
+ * Removes the messages that `which` selects (a condition on `messages`), their
+ * links to sources, and those of their sources that no other message links to.
  */
-async function removeMessages(tx: Tx, chatSeq: number, from: number, action: string) {
+async function removeMessages(
+  tx: Tx,
+  which: Postgres.PendingQuery<Postgres.Row[]>,
+  action: string,
+) {
   const sources = (await tx`SELECT DISTINCT ms.source_seq FROM messages m
     JOIN message_sources ms ON ms.message_seq = m.seq
-    WHERE m.chat_seq = ${chatSeq} AND m.position >= ${from}`).map((row) => String(row.source_seq));
+    WHERE m.seq IN (SELECT seq FROM messages WHERE ${which})`).map((row) => String(row.source_seq));
   await step(
     action,
-    tx`DELETE FROM message_sources WHERE message_seq IN
-      (SELECT seq FROM messages WHERE chat_seq = ${chatSeq} AND position >= ${from})`,
+    tx`DELETE FROM message_sources WHERE message_seq IN (SELECT seq FROM messages WHERE ${which})`,
   );
-  await step(
-    action,
-    tx`DELETE FROM messages WHERE chat_seq = ${chatSeq} AND position >= ${from}`,
-  );
+  await step(action, tx`DELETE FROM messages WHERE ${which}`);
   if (sources.length === 0) return;
   await step(
     action,

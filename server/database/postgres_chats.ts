@@ -5,6 +5,7 @@
  * @module
  */
 import type * as Postgres from "npm:postgres@3.4.9";
+import { QUESTION_ORDER } from "./messages.ts";
 import type { ChatSummary } from "./records.ts";
 
 /**
@@ -43,7 +44,8 @@ export async function chatsJson(sql: Postgres.Sql, user: string, id?: string): P
             || ',"timestamp":' || to_json(m.timestamp)::text
             || ',"citations":' || m.citations
             -- Only an answer that did not end complete has a status.
-            || COALESCE(',"status":' || to_json(m.status)::text, '') || '}', ',' ORDER BY m.position)
+            || COALESCE(',"status":' || to_json(m.status)::text, '') || '}', ','
+            ORDER BY ${sql.unsafe(QUESTION_ORDER)})
           FROM messages m WHERE m.chat_seq = c.seq), '')
         || '],"prepared":' || CASE WHEN c.prepared = 1 THEN 'true' ELSE 'false' END || '}' AS chat
       FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ${user}) ${only}

@@ -3,12 +3,10 @@
  * schema up to date.
  * @module
  */
-import type * as Postgres from "npm:postgres@3.4.9";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { redactUrl, redactUrls } from "../../components/core/redact_url.ts";
 import { secrets } from "../../components/core/secrets.ts";
-import { importPackage } from "../../components/packages.ts";
-import { guardClosedSockets } from "../../components/postgres_guard.ts";
+import { guardedPostgres } from "../../components/postgres_guard.ts";
 import { PostgresDatabase } from "./postgres.ts";
 import { postgresError } from "./postgres_errors.ts";
 import { migratePostgres } from "./postgres_migrations.ts";
@@ -45,9 +43,7 @@ export async function openPostgres(
   const name = redactUrl(url);
   secrets.addUrl(url);
   const timeout = options.timeout ?? 10_000;
-  const { default: postgres } = await importPackage<typeof Postgres>("postgres");
-  guardClosedSockets();
-  const sql = postgres(url, {
+  const connecting = guardedPostgres(url, {
     max: options.connections ?? 10,
     connect_timeout: Math.max(1, Math.ceil(timeout / 1000)),
     onnotice: () => {},
@@ -57,7 +53,7 @@ export async function openPostgres(
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
-      migratePostgres(sql, { name }),
+      connecting.then((sql) => migratePostgres(sql, { name })),
       new Promise((_, reject) => {
         timer = setTimeout(
           () => reject(new SvcError(`no answer within ${timeout / 1000} s`, { status: 503 })),
@@ -66,11 +62,13 @@ export async function openPostgres(
       }),
     ]);
   } catch (error) {
-    await sql.end({ timeout: 0 }).catch(() => {});
+    // A client that connects after the deadline is closed as soon as it does.
+    void connecting.then((sql) => sql.end({ timeout: 0 })).catch(() => {});
     throw cannotOpen(name, error, url);
   } finally {
     clearTimeout(timer);
   }
+  const sql = await connecting;
   return new PostgresDatabase(sql, name, options.files);
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { SvcError } from "../../components/core/errors.ts";
+import { connectionFaultWords, isConnectionFault } from "../../components/postgres_guard.ts";
 import { reason } from "./steps.ts";
 
 /** What the `postgres` package puts on a server's error. */
@@ -63,19 +64,12 @@ export function postgresError(prefix: string, error: unknown): SvcError {
       cause: error,
     });
   }
-  if (unavailable(code)) {
-    return new SvcError(`${prefix}: ${reason(error)}`, { status: 503, cause: error });
+  // Too many connections is the server's state too, not the request's.
+  if (isConnectionFault(error) || code === "53300") {
+    return new SvcError(`${prefix}: ${connectionFaultWords(error) ?? reason(error)}`, {
+      status: 503,
+      cause: error,
+    });
   }
   return new SvcError(`${prefix}: ${reason(error)}`, { status: 500, cause: error });
-}
-
-/**
- * Whether the failure is the server's state rather than the statement's: a
- * connection that failed or ended (class 08, and the package's own codes),
- * a server shutting down or starting (57P01–57P03), too many connections
- * (53300), or a socket error.
- */
-function unavailable(code: string): boolean {
-  return code.startsWith("08") || /^57P0[1-3]$/.test(code) || code === "53300" ||
-    code.startsWith("CONNECT") || code.startsWith("E");
 }

@@ -26,5 +26,12 @@ export type MessageRole = Message["role"];
 /** A message of a chat, with all its sources. */
 export type MessageRecord = Message;
 
+/**
+ * A message to append to a chat. An answer may name the question it answers
+ * by the question's id, when answers are written at once; without it, it
+ * answers the chat's last question. Only the database keeps the link.
+ */
+export type NewMessage = MessageRecord & { question?: string };
+
 /** A chat with all its messages, oldest first. */
 export type ChatRecord = Chat;

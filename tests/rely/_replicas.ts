@@ -20,6 +20,11 @@ export interface StartReplicaOptions {
    * @default {a free port}
    */
   port?: number;
+  /**
+   * `deno run` and its flags, before `main.ts`.
+   * @default {startProcess's}
+   */
+  run?: readonly string[];
 }
 
 /**
@@ -58,6 +63,7 @@ export async function startReplica(dir: string, options: StartReplicaOptions): P
   const svc = await startProcess(["api", "-c", config], {
     health: base,
     env: { ...NO_SECRETS, ...options.env },
+    ...(options.run ? { run: options.run } : {}),
   });
   return Object.assign(svc, { base, root: join(dir, "root") });
 }

@@ -7,7 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { tmpDir } from "../test_utils.ts";
+import { DatabaseSync } from "node:sqlite";
+import { denoArgs, freePort, spawn, startProcess } from "../_process.ts";
+import { svcToml, tmpDir } from "../test_utils.ts";
 import { numbered } from "./_components.ts";
 import { temporaryUploads } from "./_checks.ts";
 import { checkDatabase } from "./_database.ts";
@@ -262,3 +264,68 @@ async function exists(path: string): Promise<true | undefined> {
     return undefined;
   }
 }
+
+/** The rows of the LibSQL storage's tables of indexes, and the chunks of incomplete ones. */
+interface IndexRows {
+  indexes: number;
+  builds: number;
+  chunks: number;
+  incompleteChunks: number;
+}
+
+function indexRows(path: string): IndexRows {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const count = (sql: string) => Number(db.prepare(sql).get()!.n);
+    return {
+      indexes: count("SELECT count(*) AS n FROM rag_indexes"),
+      builds: count("SELECT count(*) AS n FROM rag_builds"),
+      chunks: count("SELECT count(*) AS n FROM rag_chunks"),
+      incompleteChunks: count(`SELECT count(*) AS n FROM rag_chunks
+        WHERE index_id IN (SELECT id FROM rag_indexes WHERE key IS NULL)`),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("svc api removes at its start the partial index of a build that was killed, before any use of its storage", async () => {
+  await using dir = await tmpDir();
+  const root = join(dir.path, "root");
+  const sources = join(root, "libsql", "sources.db");
+  const builder = new URL("./_index_build.ts", import.meta.url).pathname;
+  await using build = spawn(Deno.execPath(), denoArgs("run", "-A", builder, root));
+  await waitFor("the build to write its first chunks", () => {
+    try {
+      const written = indexRows(sources);
+      return written.incompleteChunks > 0 ? written : undefined;
+    } catch {
+      // The file or its tables are not made yet.
+      return undefined;
+    }
+  });
+  const killed = await build.stop("SIGKILL");
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+  const left = indexRows(sources);
+  assert.deepEqual([left.indexes, left.builds], [1, 1], "a build cut in its middle");
+
+  // Started on that local root, and asked nothing but /health.
+  const port = freePort();
+  const config = join(dir.path, "svc.toml");
+  await Deno.writeTextFile(
+    config,
+    svcToml({
+      sourceStorage: "svc.source_storages.LibSQL",
+      assistant: "svc.assistants.SvcDemoAssistant",
+      port,
+    }),
+  );
+  await using _svc = await startProcess(["api", "-c", config], {
+    health: `http://127.0.0.1:${port}`,
+  });
+  const swept = await waitFor(
+    "the partial index to go",
+    () => indexRows(sources).indexes === 0 ? indexRows(sources) : undefined,
+  );
+  assert.deepEqual(swept, { indexes: 0, builds: 0, chunks: 0, incompleteChunks: 0 });
+});

@@ -566,3 +566,27 @@ test(
     );
   },
 );
+
+test(
+  "Postgres refuses with 503 naming its database while the server is down, and serves again once it is back",
+  { vector: false },
+  async (database, cluster) => {
+    await using root = await tmpLocalRoot();
+    const guide = await copiedFixture(root.path, "guide.md");
+    const storage = new Postgres({ url: database.url });
+    await storage.store([guide], chatParams("guide"));
+    const refusals = await cluster.whileDown(async () => [
+      await storage.store([guide], chatParams("other")).then(() => undefined, (error) => error),
+      await storage.delete(chatParams("guide")).then(() => undefined, (error) => error),
+    ]);
+    for (const refusal of refusals) {
+      assert.ok(refusal instanceof SvcError, String(refusal));
+      assert.equal(refusal.status, 503);
+      assert.match(refusal.message, /^Cannot reach the Postgres database "postgresql:\/\/[^"]+": /);
+    }
+    await waitFor(
+      "the storage to answer again",
+      () => storage.retrieve([guide], "install", chatParams("guide")).then(() => true, () => false),
+    );
+  },
+);

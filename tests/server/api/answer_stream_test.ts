@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Assistant } from "../../../components/core/component.ts";
 import type { ChatParams } from "../../../components/core/params.ts";
 import { cancelWhenLeft } from "../../../server/api/answer_stream.ts";
+import { waitFor } from "../../rely/_server.ts";
 import { testApi } from "./_api.ts";
 
 /** Holds before its first chunk until its signal aborts, and says when it saw that. */
@@ -86,4 +87,55 @@ Deno.test("cancelWhenLeft() aborts when the request's signal does, until release
   const already = new AbortController();
   cancelWhenLeft(new Request("http://svc.test/", { signal: gone.signal }), already);
   assert.equal(already.signal.aborted, true, "a client that left already cancels at once");
+});
+
+/** Streams until it is told to stop, then fails as it ends. */
+class FailsWhenStopped extends Assistant {
+  override async *answer(_prompt: string, _sources: unknown[], params: ChatParams) {
+    try {
+      yield "Going ";
+      await new Promise((resolve) => params.signal.addEventListener("abort", resolve));
+      yield "on";
+    } finally {
+      // deno-lint-ignore no-unsafe-finally
+      throw new Error("Cannot close the model's stream");
+    }
+  }
+}
+
+Deno.test("a streamed answer whose assistant fails as its client leaves is logged as one JSON line with its request id", async () => {
+  await using api = await testApi({ assistants: [new FailsWhenStopped()] });
+  const { document } = await api.upload("a.md", "# A\n");
+  const chat = await (await api.call("POST", "/chats", {
+    name: "left",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "FailsWhenStopped",
+    params: {},
+    documents: [document],
+  })).json();
+  await api.call("POST", `/chats/${chat.id}/prepare`);
+  const token = await (await api.app.request("http://svc.test/token", {
+    method: "POST",
+    body: new URLSearchParams({ username: "ada", password: "ada" }),
+  })).json();
+  const client = new AbortController();
+  const response = await api.app.request(`http://svc.test/chats/${chat.id}/answer`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ prompt: "Still there?", stream: true }),
+    signal: client.signal,
+  });
+  const reader = response.body!.getReader();
+  await reader.read();
+  client.abort();
+  await reader.cancel().catch(() => {});
+  const id = response.headers.get("x-request-id");
+  const line = await waitFor(
+    "the failure's log line",
+    () =>
+      api.logs.map((line) => JSON.parse(line)).find((line) =>
+        line.request_id === id && /Cannot close the model's stream/.test(line.message)
+      ),
+  );
+  assert.equal(line.level, "error");
 });

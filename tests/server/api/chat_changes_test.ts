@@ -5,6 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { Assistant } from "../../../components/core/component.ts";
 import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
 import { LibSQL } from "../../../components/source_storages/libsql.ts";
 import { tmpLocalRoot } from "../../test_utils.ts";
@@ -140,4 +141,69 @@ Deno.test("POST /chats/{id}/regenerate answers the last question again, in place
   const refused = await api.call("POST", `/chats/${empty.id}/regenerate`, {});
   assert.equal(refused.status, 400);
   assert.match((await refused.json()).error.message, /no question/);
+});
+
+/** Answers each prompt once the test lets it: `started` says which prompts it holds. */
+class Gated extends Assistant {
+  static override displayName = "Test/Gated";
+  readonly started = new Map<string, PromiseWithResolvers<void>>();
+  readonly gates = new Map<string, PromiseWithResolvers<void>>();
+  /** Resolves once the answer to `prompt` has begun (its question is stored by then). */
+  begun(prompt: string): Promise<void> {
+    return this.#entry(this.started, prompt).promise;
+  }
+  /** Lets the answer to `prompt` go. */
+  release(prompt: string): void {
+    this.#entry(this.gates, prompt).resolve();
+  }
+  override async *answer(prompt: string): AsyncGenerator<string> {
+    this.#entry(this.started, prompt).resolve();
+    await this.#entry(this.gates, prompt).promise;
+    yield `Answer to ${prompt}`;
+  }
+  #entry(map: Map<string, PromiseWithResolvers<void>>, prompt: string) {
+    if (!map.has(prompt)) map.set(prompt, Promise.withResolvers<void>());
+    return map.get(prompt)!;
+  }
+}
+
+Deno.test("POST /chats/{id}/regenerate with two answers in flight keeps the other question's answer", async () => {
+  const gated = new Gated();
+  await using api = await testApi({ assistants: [gated] });
+  const { document } = await api.upload("a.md", "# Apples\n\nApples are red.\n");
+  const chat = await (await api.call("POST", "/chats", {
+    name: "two at once",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "Test/Gated",
+    params: {},
+    documents: [document],
+  })).json();
+  await api.call("POST", `/chats/${chat.id}/prepare`);
+  const streamed = async (response: Promise<Response>) =>
+    (await (await response).text()).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+
+  // Asked one after the other; the second is answered first.
+  const first = api.call("POST", `/chats/${chat.id}/answer`, { prompt: "First?", stream: true });
+  await gated.begun("First?");
+  const second = api.call("POST", `/chats/${chat.id}/answer`, { prompt: "Second?", stream: true });
+  await gated.begun("Second?");
+  gated.release("Second?");
+  await streamed(second);
+  gated.release("First?");
+  const [a1] = await streamed(first);
+
+  gated.release("Second?");
+  const [again] = await streamed(
+    api.call("POST", `/chats/${chat.id}/regenerate`, { stream: true }),
+  );
+  const stored = await (await api.call("GET", `/chats/${chat.id}`)).json();
+  assert.deepEqual(stored.messages.map((m: Message) => [m.role, m.content]), [
+    ["system", "How can I help you with the documents?"],
+    ["user", "First?"],
+    ["assistant", "Answer to First?"],
+    ["user", "Second?"],
+    ["assistant", "Answer to Second?"],
+  ]);
+  assert.equal(stored.messages[2].id, a1.id, "the first answer, which its client read whole");
+  assert.equal(stored.messages[4].id, again.id);
 });

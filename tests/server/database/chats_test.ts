@@ -120,6 +120,35 @@ for (const kind of KINDS) {
     assert.deepEqual(got.messages[3]!.sources.map((s) => s.id), ["s3", "s1", "s2", "s0"]);
   });
 
+  Deno.test(`Database.addMessages() lists answers stored out of order after their questions, and takeBackAnswer() takes back the last question's only (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    await fresh.db.addDocument("ada", d1);
+    await fresh.db.addChat("ada", chat("c1", [d1]));
+    await fresh.db.setPrepared("ada", "c1", message("w", { role: "system" }));
+    // Two answers in flight: the second question's ends first.
+    await fresh.db.addMessages("ada", "c1", [message("q1")]);
+    await fresh.db.addMessages("ada", "c1", [message("q2")]);
+    const a2 = { ...message("a2", { role: "assistant", sources: [source("s2", d1)] }) };
+    await fresh.db.addMessages("ada", "c1", [{ ...a2, question: "q2" }]);
+    const a1 = message("a1", { role: "assistant", sources: [source("s1", d1)] });
+    await fresh.db.addMessages("ada", "c1", [{ ...a1, question: "q1" }]);
+    const ids = async () => (await fresh.db.getChat("ada", "c1")).messages.map((m) => m.id);
+    assert.deepEqual(await ids(), ["w", "q1", "a1", "q2", "a2"]);
+    assert.deepEqual((await fresh.db.getChat("ada", "c1")).messages[2], a1, "as it was stored");
+    assert.deepEqual(JSON.parse(await fresh.db.listChatsJson("ada"))[0].messages[2], a1);
+
+    assert.equal(await fresh.db.takeBackAnswer("ada", "c1"), "Content of q2");
+    assert.deepEqual(await ids(), ["w", "q1", "a1", "q2"]);
+    const again = message("a2-again", { role: "assistant" });
+    await fresh.db.addMessages("ada", "c1", [{ ...again, question: "q2" }]);
+    // An answer that names no question answers the last one.
+    await fresh.db.addMessages("ada", "c1", [message("q3"), message("a3", { role: "assistant" })]);
+    assert.deepEqual(await ids(), ["w", "q1", "a1", "q2", "a2-again", "q3", "a3"]);
+    assert.equal(await fresh.db.takeBackAnswer("ada", "c1"), "Content of q3");
+    assert.deepEqual(await ids(), ["w", "q1", "a1", "q2", "a2-again", "q3"]);
+    if (fresh.rows) assert.equal((await fresh.rows()).sources, 1, "a2's source went with it");
+  });
+
   Deno.test(`Database.addMessages() reuses a source id seen again instead of storing it twice (${kind})`, async () => {
     await using fresh = await freshDatabase(kind);
     await fresh.db.addDocument("ada", d1);

@@ -40,6 +40,7 @@ Deno.test("migrate() creates the schema of a new database and records its versio
       "message_sources",
       "message_sources_by_source",
       "messages",
+      "messages_by_question",
       "sessions",
       "sessions_by_expiry",
       "sessions_by_user",
@@ -118,6 +119,43 @@ Deno.test("migrate() gives the messages of a database of version 3 no citations"
     assert.equal(await migrate(client, { name: "db" }), MIGRATIONS.at(-1)!.version);
     const { rows } = await client.execute("SELECT id, citations FROM messages");
     assert.deepEqual(rows.map((row) => ({ ...row })), [{ id: "m", citations: "[]" }]);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("migrate() links each answer of an older database to the nearest question before it", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    const before = MIGRATIONS.filter((migration) => migration.version < 8);
+    await migrate(client, { name: "db", migrations: before });
+    const message = (id: string, position: number, role: string) =>
+      `INSERT INTO messages (id, chat_seq, position, role, content, timestamp)
+        VALUES ('${id}', 1, ${position}, '${role}', '', '2026-11-26T00:00:00.000Z')`;
+    await client.batch([
+      "INSERT INTO users (seq, name) VALUES (1, 'ada')",
+      `INSERT INTO chats (seq, id, user_seq, name, source_storage, assistant, params, prepared)
+        VALUES (1, 'c', 1, 'chat', 'S', 'A', '{}', 1)`,
+      message("welcome", 0, "system"),
+      message("q1", 1, "user"),
+      message("a1", 2, "assistant"),
+      message("q2", 3, "user"),
+      message("q3", 4, "user"),
+      message("a3", 5, "assistant"),
+      message("a3-again", 6, "assistant"),
+    ]);
+    assert.equal(await migrate(client, { name: "db" }), MIGRATIONS.at(-1)!.version);
+    const { rows } = await client.execute(`SELECT m.id, q.id AS question FROM messages m
+      LEFT JOIN messages q ON q.seq = m.question_seq ORDER BY m.position`);
+    assert.deepEqual(rows.map((row) => [row.id, row.question]), [
+      ["welcome", null],
+      ["q1", null],
+      ["a1", "q1"],
+      ["q2", null],
+      ["q3", null],
+      ["a3", "q3"],
+      ["a3-again", "q3"],
+    ]);
   } finally {
     client.close();
   }
