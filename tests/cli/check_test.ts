@@ -191,7 +191,7 @@ Deno.test("svc check lists requirements for the selected components only", async
   assert.equal(await run(["check", "-c", await writeConfig(dir.path)], io, { env: {} }), 0);
   // The built-ins that are not selected have a row but no requirement lines.
   assert.doesNotMatch(io.stdout, /OPENAI_API_KEY/);
-  assert.equal(io.stdout.match(/needs nothing/g)?.length, 2);
+  assert.equal(io.stdout.match(/needs nothing/g)?.length, 3);
 });
 
 Deno.test("svc check without a configuration says to run svc init and exits 1", async () => {
