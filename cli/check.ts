@@ -15,6 +15,7 @@ import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/component.ts";
 import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
+import { OPTIONAL_PACKAGES } from "../components/packages.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { builtinClassPaths as allClassPaths, loadClass } from "../components/class_paths.ts";
 import { exposedDemo } from "../server/auth/exposure.ts";
@@ -59,10 +60,10 @@ export const FAMILIES: readonly ComponentFamily[] = [
   },
 ];
 
-/** A requirement and whether it is met now. */
+/** A requirement and whether it is met now; `undefined` when it was not checked. */
 export interface RequirementStatus {
   requirement: Requirement;
-  met: boolean;
+  met: boolean | undefined;
 }
 
 /** One component as `svc check` reports it. */
@@ -70,7 +71,8 @@ export interface ComponentStatus {
   classPath: string;
   /** The display name; the export name (or the class path) when the class cannot be used. */
   name: string;
-  available: boolean;
+  /** Whether it can run; `undefined` when that rests on packages that were not loaded. */
+  available: boolean | undefined;
   requirements: RequirementStatus[];
   /** Why the class cannot be used at all: it does not load, or is of another family. */
   problem?: string;
@@ -88,6 +90,13 @@ export interface ComponentStatusOptions {
    * @default {Deno.cwd()}
    */
   base?: string;
+  /**
+   * Whether to load the optional npm packages it needs (`components/packages.ts`) to tell
+   * whether they load: the first load downloads them, which only a component that is used should
+   * cost. svc's own packages are there already and are always loaded.
+   * @default {true}
+   */
+  loadPackages?: boolean;
 }
 
 /**
@@ -116,18 +125,29 @@ export async function componentStatus(
     return unusable(`${quote(classPath)} is not a subclass of ${family.base.name}`);
   }
   const component = value as ComponentClass;
+  const name = displayNameOf(component);
   // A requirement that throws while being checked is as good as unmet.
   const met = (promise: () => Promise<boolean>) => promise().then(Boolean, () => false);
-  const [available, requirements] = await Promise.all([
-    met(() => component.isAvailable()),
-    Promise.all(
-      component.requirements.map(async (requirement) => ({
-        requirement,
-        met: await met(() => requirement.isAvailable()),
-      })),
-    ),
-  ]);
-  return { classPath, name: displayNameOf(component), available, requirements };
+  const checked = (requirement: Requirement) =>
+    options.loadPackages !== false || !isOptionalPackage(requirement);
+  const requirements = await Promise.all(
+    component.requirements.map(async (requirement) => ({
+      requirement,
+      met: checked(requirement) ? await met(() => requirement.isAvailable()) : undefined,
+    })),
+  );
+  if (requirements.some((status) => status.met === false)) {
+    return { classPath, name, available: false, requirements };
+  }
+  if (requirements.some((status) => status.met === undefined)) {
+    return { classPath, name, available: undefined, requirements };
+  }
+  return { classPath, name, available: await met(() => component.isAvailable()), requirements };
+}
+
+/** Whether a requirement is one of the npm packages svc downloads only when they are used. */
+function isOptionalPackage(requirement: Requirement): boolean {
+  return requirement.kind === "package" && Object.hasOwn(OPTIONAL_PACKAGES, requirement.name);
 }
 
 /**
@@ -144,6 +164,7 @@ export async function componentStatus(
  * ```
  */
 export function describeStatus({ requirement, met }: RequirementStatus): string {
+  if (met === undefined) return `${requirement.kind} ${requirement.name} was not checked`;
   switch (requirement.kind) {
     case "env":
       return `environment variable ${requirement.name} ${met ? "is set" : "is not set"}`;
@@ -159,9 +180,9 @@ export function describeStatus({ requirement, met }: RequirementStatus): string 
   }
 }
 
-/** A check or a cross. */
-export function mark(ok: boolean): string {
-  return ok ? "✓" : "✗";
+/** A check or a cross; a dot for what was not checked. */
+export function mark(ok: boolean | undefined): string {
+  return ok === undefined ? "·" : ok ? "✓" : "✗";
 }
 
 /** Options of {@linkcode checkCommand}. */
@@ -230,8 +251,12 @@ async function report(
   const families = await Promise.all(FAMILIES.map(async (family) => {
     const selected = family.selected(config);
     const builtins = builtinClassPaths(family);
+    // The packages of a built-in that is not selected are not loaded: loading them the first time
+    // downloads them, hundreds of megabytes for components nobody chose.
+    const status = (path: string) =>
+      componentStatus(path, family, { base: config.base, loadPackages: selected.includes(path) });
     const [builtin, own] = await Promise.all([
-      Promise.all(builtins.map((path) => componentStatus(path, family, { base: config.base }))),
+      Promise.all(builtins.map(status)),
       Promise.all(
         selected.filter((path) => !builtins.includes(path)).map((path) =>
           componentStatus(path, family, { base: config.base })
@@ -279,6 +304,10 @@ async function report(
     });
     text += "\n";
   });
+  if (families.some(({ components }) => components.some((c) => c.available === undefined))) {
+    text += `${mark(undefined)} not checked: its npm packages are loaded (and downloaded the ` +
+      "first time) only once a configuration selects it\n\n";
+  }
   text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
   text += `Embedder: ${describeEmbedder(env)}\n`;
   return { text, unavailable };

@@ -219,8 +219,11 @@ async function chooseComponents(
   prompts: Prompts,
   family: ComponentFamily,
 ): Promise<{ classPaths: string[]; unavailable: ComponentStatus[] }> {
+  // Packages are loaded only for the components chosen: a first load downloads them.
   const components = await Promise.all(
-    builtinClassPaths(family).map((classPath) => componentStatus(classPath, family)),
+    builtinClassPaths(family).map((classPath) =>
+      componentStatus(classPath, family, { loadPackages: false })
+    ),
   );
   // The embedded defaults first, in their order, so that they are the first a chat offers.
   const defaults = family.selected(Config.from({}, { env: {} }));
@@ -233,19 +236,24 @@ async function chooseComponents(
     message: `Which ${family.noun}s do you want?`,
     choices: components.map((component) => ({
       value: component.classPath,
-      name: component.available ? component.name : `${component.name} (needs setup)`,
+      name: component.available === false
+        ? `${component.name} (needs setup)`
+        : component.available === undefined
+        ? `${component.name} (loads npm packages)`
+        : component.name,
       description: component.classPath,
-      checked: component.available,
+      checked: component.available === true,
     })),
     validate: (selected) => selected.length > 0 || `Choose at least one ${family.noun}`,
   });
   if (classPaths.length === 0) {
     throw new SvcError(`Choose at least one ${family.noun}`);
   }
-  return {
-    classPaths,
-    unavailable: components.filter((c) => !c.available && classPaths.includes(c.classPath)),
-  };
+  const chosen = await Promise.all(classPaths.map((classPath) => {
+    const status = components.find((component) => component.classPath === classPath)!;
+    return status.available === undefined ? componentStatus(classPath, family) : status;
+  }));
+  return { classPaths, unavailable: chosen.filter((component) => !component.available) };
 }
 
 /** The questions of the common options, each answer checked as the configuration would be. */
