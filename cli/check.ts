@@ -172,6 +172,8 @@ export function describeStatus({ requirement, met }: RequirementStatus): string 
       return `package ${requirement.name} ${met ? "loads" : "does not load"}`;
     case "server":
       return `server ${requirement.name} ${met ? "answers" : "does not answer"}`;
+    case "model":
+      return `model ${requirement.name} ${met ? "is served" : "is not served"}`;
     default:
       // A user's component may bring kinds of its own.
       return `${(requirement as Requirement).kind} ${(requirement as Requirement).name} ${
@@ -222,7 +224,7 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
       }
       const path = findConfigPath({ config: flags.config, env: context.env, cwd: options.cwd });
       const config = await Config.fromFile(path, { env: context.env });
-      const { text, unavailable } = await report(config, context.env);
+      const { text, unavailable, embedderProblem } = await report(config, context.env);
       const signIn = await signInProblem(config);
       context.io.out(`Configuration ${quote(path)}\n\n${text}`);
       context.io.out(
@@ -237,15 +239,19 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
         context.io.out(`${count} not available: ${unavailable.map(quote).join(", ")}\n`);
       }
       if (signIn) context.io.out("The sign-in cannot be served as configured\n");
-      context.exit(unavailable.length === 0 && !signIn ? 0 : 1);
+      if (embedderProblem) context.io.out("The embedder cannot run as configured\n");
+      context.exit(unavailable.length === 0 && !signIn && !embedderProblem ? 0 : 1);
     });
 }
 
-/** The tables of a configuration, and the names of its selected components that cannot run. */
+/**
+ * The tables of a configuration, the names of its selected components that cannot run, and why
+ * the embedder cannot, if it cannot.
+ */
 async function report(
   config: Config,
   env: CommandContext["env"],
-): Promise<{ text: string; unavailable: string[] }> {
+): Promise<{ text: string; unavailable: string[]; embedderProblem?: string }> {
   // The Postgres storage's requirements name the API's database when it is PostgreSQL.
   shareApiDatabase(config.api.databaseUrl);
   const families = await Promise.all(FAMILIES.map(async (family) => {
@@ -309,8 +315,9 @@ async function report(
       "first time) only once a configuration selects it\n\n";
   }
   text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
-  text += `Embedder: ${describeEmbedder(env)}\n`;
-  return { text, unavailable };
+  const embedder = await describeEmbedder(env);
+  text += `Embedder: ${embedder.text}\n`;
+  return { text, unavailable, embedderProblem: embedder.problem };
 }
 
 /**
@@ -329,13 +336,29 @@ async function signInProblem(config: Config): Promise<string | undefined> {
   }
 }
 
-/** The embedder the source storages use, from the environment, in words; or why there is none. */
-function describeEmbedder(env: CommandContext["env"]): string {
+/**
+ * The embedder the source storages use, from the environment, in words; or why it cannot run,
+ * which `problem` holds too.
+ */
+async function describeEmbedder(
+  env: CommandContext["env"],
+): Promise<{ text: string; problem?: string }> {
   try {
     const embedder = embedderFromEnv(env);
-    return embedder.description ? `${embedder.id} (${embedder.description})` : embedder.id;
+    const problem = await embedder.problem?.();
+    if (problem) {
+      return {
+        text: `${embedder.id}
+  ${mark(false)} ${problem}`,
+        problem,
+      };
+    }
+    return {
+      text: embedder.description ? `${embedder.id} (${embedder.description})` : embedder.id,
+    };
   } catch (error) {
-    return `${mark(false)} ${(error as Error).message}`;
+    const problem = (error as Error).message;
+    return { text: `${mark(false)} ${problem}`, problem };
   }
 }
 

@@ -6,6 +6,7 @@
 import { join } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
+import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
 import { createApi } from "./api/app.ts";
@@ -57,6 +58,17 @@ export interface RunningApi {
 const CUT_OFF_GRACE_MS = 2000;
 
 /**
+ * Makes the source storages' embedder as the environment sets it and asks whether it can run,
+ * so that a mistyped model or server stops the start rather than each chat's preparing.
+ *
+ * @throws {SvcError} naming the setting and what is wrong with it
+ */
+async function checkEmbedder(): Promise<void> {
+  const problem = await embedderFromEnv().problem?.();
+  if (problem) throw new SvcError(problem);
+}
+
+/**
  * Starts the REST API of a configuration.
  *
  * @throws {SvcError} for an unavailable component, the demo sign-in on an
@@ -72,6 +84,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const userQuotas = quotas();
   // Read when a PDF is, and checked here, so that a mistyped value stops svc rather than each read.
   pdfWorkers();
+  await checkEmbedder();
   const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);

@@ -4,7 +4,8 @@
  * @module
  */
 import { quote } from "../core/errors.ts";
-import { type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { ModelRequirement, type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { ollamaModels, serves } from "../served_models.ts";
 import { redactUrl } from "../core/redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
@@ -36,7 +37,15 @@ export class Ollama extends ModelAssistant {
 
   static override get requirements(): readonly Requirement[] {
     const host = this.host();
-    return [new ServerRequirement(`Ollama at ${quote(redactUrl(host))}`, () => host)];
+    const server = `Ollama at ${quote(redactUrl(host))}`;
+    const model = this.modelName();
+    return [
+      new ServerRequirement(server, () => host),
+      new ModelRequirement(`${quote(model)} on ${server}`, async () => {
+        const models = await ollamaModels(host);
+        return models && serves(models.map(({ name }) => name), model);
+      }),
+    ];
   }
 
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {

@@ -4,6 +4,7 @@ import { builtinClassPaths, checkCommand, FAMILIES } from "../../cli/check.ts";
 import { run } from "../../cli/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { Config } from "../../server/config.ts";
+import { FakeServer } from "../assistants/_fake_server.ts";
 import { denoArgs, run as runProcess } from "../_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -136,6 +137,35 @@ Deno.test("svc check names the embedder the environment chooses, or why it canno
   const wrong = capture();
   await run(["check", "-c", path], wrong, { env: { SVC_EMBEDDING_MODEL: "word2vec" } });
   assert.match(wrong.stdout, /^Embedder: ✗ Unknown embedding model "word2vec"/m);
+});
+
+Deno.test("svc check and svc api refuse an embedding model its server does not serve", async () => {
+  await using dir = await tmpDir();
+  const path = await writeConfig(dir.path);
+  await using server = new FakeServer([
+    () => Response.json({ data: [{ id: "nomic-embed-text" }, { id: "mxbai-embed-large" }] }),
+  ]);
+  const env = {
+    SVC_EMBEDDING_MODEL: "openai/nomic-embed-txt",
+    SVC_EMBEDDING_DIMENSION: "768",
+    OPENAI_BASE_URL: `${server.url}/v1`,
+  };
+  const io = capture();
+  assert.equal(await run(["check", "-c", path], io, { env }), 1);
+  const problem = 'The embedding model "nomic-embed-txt" (SVC_EMBEDDING_MODEL) is not served by ' +
+    `the OpenAI-compatible endpoint ${server.url}/v1; it serves "nomic-embed-text", ` +
+    '"mxbai-embed-large"';
+  assert.ok(io.stdout.includes(`✗ ${problem}\n`), io.stdout);
+  assert.match(io.stdout, /^The embedder cannot run as configured$/m);
+  assert.equal(server.last.path, "/v1/models");
+  // svc api asks before it serves, and does not start.
+  const api = await runProcess(
+    Deno.execPath(),
+    denoArgs("run", "-A", "--config", DENO_JSON, MAIN, "api", "-c", path),
+    { cwd: dir.path, env: { ...env, SVC_CONFIG: "", NO_COLOR: "1" } },
+  );
+  assert.equal(api.code, 1);
+  assert.ok(api.stderr.includes(problem), api.stderr);
 });
 
 Deno.test("svc check lines up the columns of both tables", async () => {
