@@ -8,9 +8,33 @@
 /** How long a server may take to list its models, in milliseconds. */
 const LIST_TIMEOUT = 2000;
 
+/**
+ * The URL of `OLLAMA_HOST` as Ollama reads it: `http://` when no scheme is given, then port 11434
+ * when none is given; this machine's port 11434 when it is unset.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ollamaUrl } from "./served_models.ts";
+ * assert.equal(ollamaUrl(undefined), "http://127.0.0.1:11434");
+ * assert.equal(ollamaUrl("gpu-box"), "http://gpu-box:11434");
+ * ```
+ */
+export function ollamaUrl(host: string | undefined): string {
+  if (!host) return "http://127.0.0.1:11434";
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(host);
+  try {
+    const url = new URL(schemeless ? `http://${host}` : host);
+    if (schemeless && !url.port) url.port = "11434";
+    return url.href.replace(/\/+$/, "");
+  } catch {
+    return host;
+  }
+}
+
 /** A model an Ollama server holds. */
 export interface OllamaModel {
-  /** As Ollama names it: `llama3.2:latest`. */
+  /** As Ollama names it, without the `:latest` a name without a tag means: `llama3.2`. */
   name: string;
   /** Whether it makes embeddings rather than text. */
   embedding: boolean;
@@ -28,7 +52,10 @@ export async function ollamaModels(host: string): Promise<OllamaModel[] | undefi
     if (typeof name !== "string") return [];
     const family = String((model as { details?: { family?: unknown } }).details?.family ?? "");
     // Ollama's list does not say what a model does; its embedding models are BERT-like or say so.
-    return [{ name, embedding: /bert/i.test(family) || /embed/i.test(name) }];
+    return [{
+      name: name.replace(/:latest$/, ""),
+      embedding: /bert/i.test(family) || /embed/i.test(name),
+    }];
   });
 }
 
@@ -59,11 +86,13 @@ export async function openAiModels(
  * import assert from "node:assert/strict";
  * import { serves } from "./served_models.ts";
  * assert.equal(serves(["llama3.2:latest"], "llama3.2"), true);
+ * assert.equal(serves(["llama3.2"], "llama3.2:latest"), true);
  * assert.equal(serves(["llama3.2:1b"], "llama3.2"), false);
  * ```
  */
 export function serves(served: readonly string[], model: string): boolean {
-  return served.includes(model) || (!model.includes(":") && served.includes(`${model}:latest`));
+  const bare = model.replace(/:latest$/, "");
+  return served.includes(model) || served.includes(bare) || served.includes(`${bare}:latest`);
 }
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {

@@ -91,6 +91,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const components = await loadComponents(config, {
     ignoreUnavailable: options.ignoreUnavailableComponents,
     warn,
+    notice: (message) => log(logLine("info", message)),
   });
   const exposed = exposedDemo(config, components.authentication.constructor);
   if (exposed) throw new SvcError(exposed);

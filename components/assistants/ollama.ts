@@ -5,7 +5,7 @@
  */
 import { quote } from "../core/errors.ts";
 import { ModelRequirement, type Requirement, ServerRequirement } from "../core/requirements.ts";
-import { ollamaModels, serves } from "../served_models.ts";
+import { ollamaModels, ollamaUrl, serves } from "../served_models.ts";
 import { redactUrl } from "../core/redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { excerpt, malformed, streamError } from "./_errors.ts";
@@ -33,6 +33,25 @@ export class Ollama extends ModelAssistant {
   /** The server's URL, from `OLLAMA_HOST` read as Ollama itself reads it. */
   static host(): string {
     return ollamaUrl(this.env("OLLAMA_HOST"));
+  }
+
+  /**
+   * This class pinned to one of the server's models, displayed as `Ollama/<model>`: how svc
+   * offers the models of a local server.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Ollama } from "@svc/svc/assistants";
+   * assert.equal(Ollama.pinned("qwen2.5:7b").displayName, "Ollama/qwen2.5:7b");
+   * ```
+   */
+  static pinned(model: string): typeof Ollama {
+    const pinned = class extends this {
+      static override model = model;
+    };
+    Object.defineProperty(pinned, "name", { value: this.name });
+    return pinned;
   }
 
   static override get requirements(): readonly Requirement[] {
@@ -74,21 +93,5 @@ export class Ollama extends ModelAssistant {
       if (done === true) return;
     }
     throw malformed(provider, 'the stream ended before its last line ("done": true)');
-  }
-}
-
-/**
- * The URL of `OLLAMA_HOST` as Ollama reads it: `http://` when no scheme is
- * given, then port 11434 when none is given.
- */
-function ollamaUrl(host: string | undefined): string {
-  if (!host) return "http://127.0.0.1:11434";
-  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(host);
-  try {
-    const url = new URL(schemeless ? `http://${host}` : host);
-    if (schemeless && !url.port) url.port = "11434";
-    return url.href.replace(/\/+$/, "");
-  } catch {
-    return host;
   }
 }
