@@ -13,9 +13,11 @@ import {
 } from "../components/core/component.ts";
 import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/component.ts";
-import type { Requirement } from "../components/core/requirements.ts";
+import { envVar, type Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
 import { OPTIONAL_PACKAGES } from "../components/packages.ts";
+import { redactUrl } from "../components/core/redact_url.ts";
+import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { builtinClassPaths as allClassPaths, loadClass } from "../components/class_paths.ts";
 import { exposedDemo } from "../server/auth/exposure.ts";
@@ -317,6 +319,7 @@ async function report(
   text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
   const embedder = await describeEmbedder(env);
   text += `Embedder: ${embedder.text}\n`;
+  text += `Local models: ${await describeLocalModels(env)}\n`;
   return { text, unavailable, embedderProblem: embedder.problem };
 }
 
@@ -360,6 +363,34 @@ async function describeEmbedder(
     const problem = (error as Error).message;
     return { text: `${mark(false)} ${problem}`, problem };
   }
+}
+
+/**
+ * What svc api offers of a local Ollama server: its text models as assistants, and how to use its
+ * embedding models; or that none answers.
+ */
+async function describeLocalModels(env: CommandContext["env"]): Promise<string> {
+  const get = (name: string) => (env ? env[name] : envVar(name))?.trim() || undefined;
+  const host = ollamaUrl(get("OLLAMA_HOST"));
+  const shown = quote(redactUrl(host));
+  if (!offersOllamaModels(get("SVC_OLLAMA_OFFER_MODELS"))) {
+    return "not offered (SVC_OLLAMA_OFFER_MODELS is false)";
+  }
+  const models = await ollamaModels(host);
+  if (!models) return `no Ollama server answers at ${shown}`;
+  const text = models.filter((model) => !model.embedding).map((model) => `Ollama/${model.name}`);
+  const embedding = models.filter((model) => model.embedding).map((model) => model.name);
+  const lines = [
+    `Ollama at ${shown}`,
+    `  offered as assistants: ${text.length ? text.map(quote).join(", ") : "none"}`,
+  ];
+  if (embedding.length > 0) {
+    lines.push(
+      `  embedding models: ${embedding.map(quote).join(", ")}; to embed with one, set ` +
+        `SVC_EMBEDDING_MODEL=openai/${embedding[0]} and OPENAI_BASE_URL=${redactUrl(host)}/v1`,
+    );
+  }
+  return lines.join("\n");
 }
 
 /** The width of a text in a terminal: one column per code point, which holds for ✓, ✗ and ASCII. */

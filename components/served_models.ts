@@ -32,6 +32,14 @@ export function ollamaUrl(host: string | undefined): string {
   }
 }
 
+/**
+ * Whether svc offers a local Ollama server's models as assistants, as `SVC_OLLAMA_OFFER_MODELS`
+ * says: yes unless it is false.
+ */
+export function offersOllamaModels(setting: string | undefined): boolean {
+  return !/^(?:false|0|no|off)$/i.test(setting?.trim() ?? "");
+}
+
 /** A model an Ollama server holds. */
 export interface OllamaModel {
   /** As Ollama names it, without the `:latest` a name without a tag means: `llama3.2`. */

@@ -14,7 +14,7 @@ import {
 } from "../components/core/component.ts";
 import { envVar } from "../components/core/requirements.ts";
 import { redactUrl } from "../components/core/redact_url.ts";
-import { ollamaModels, ollamaUrl } from "../components/served_models.ts";
+import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { Document, type DocumentClass } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
@@ -54,7 +54,7 @@ async function localModels(
   configured: readonly Assistant[],
   notice: ((line: string) => void) | undefined,
 ): Promise<Assistant[]> {
-  if (/^(?:false|0|no|off)$/i.test(envVar("SVC_OLLAMA_OFFER_MODELS")?.trim() ?? "")) return [];
+  if (!offersOllamaModels(envVar("SVC_OLLAMA_OFFER_MODELS"))) return [];
   const host = ollamaUrl(envVar("OLLAMA_HOST")?.trim() || undefined);
   const models = await ollamaModels(host);
   if (!models?.some((model) => !model.embedding)) return [];

@@ -267,3 +267,31 @@ Deno.test("main.ts check exits 1 naming an unknown class path of the configurati
   assert.equal(result.code, 1);
   assert.match(result.stderr, /Unknown class path "svc\.assistants\.NoSuchAssistant"/);
 });
+
+Deno.test("svc check names the models a local Ollama server offers, or that none answers", async () => {
+  await using dir = await tmpDir();
+  const path = await writeConfig(dir.path);
+  await using server = new FakeServer([() =>
+    Response.json({
+      models: [
+        { name: "llama3.2:latest", details: { family: "llama" } },
+        { name: "nomic-embed-text:latest", details: { family: "nomic-bert" } },
+      ],
+    })]);
+  const io = capture();
+  assert.equal(await run(["check", "-c", path], io, { env: { OLLAMA_HOST: server.url } }), 0);
+  assert.ok(
+    io.stdout.includes(
+      `Local models: Ollama at "${server.url}"\n  offered as assistants: "Ollama/llama3.2"\n` +
+        '  embedding models: "nomic-embed-text"; to embed with one, set ' +
+        `SVC_EMBEDDING_MODEL=openai/nomic-embed-text and OPENAI_BASE_URL=${server.url}/v1\n`,
+    ),
+    io.stdout,
+  );
+  const none = capture();
+  await run(["check", "-c", path], none, { env: { OLLAMA_HOST: "127.0.0.1:9" } });
+  assert.match(
+    none.stdout,
+    /^Local models: no Ollama server answers at "http:\/\/127\.0\.0\.1:9"$/m,
+  );
+});
