@@ -184,7 +184,10 @@ Deno.test("importing @svc/svc or any of its exports loads no optional package", 
   const exports: Record<string, string> = config.exports;
   for (const [name, module] of Object.entries(exports)) {
     const loaded = await packagesLoadedBy(module);
-    assert.ok(loaded.includes("zod"), `${name} loads its required packages, zod among them`);
+    // The program loads its commands by a name, once it is asked for more than its version.
+    if (name !== "./cli") {
+      assert.ok(loaded.includes("zod"), `${name} loads its required packages, zod among them`);
+    }
     assert.deepEqual(loaded.filter((p) => optional.includes(p)), [], `${name} (${module})`);
   }
 });
