@@ -1,6 +1,16 @@
 /**
  * The `svc` program. `svc --version` is answered before the commands are
  * loaded, so that it costs little more than starting Deno.
+ *
+ * Put on the PATH from JSR with `deno install -g -A --name svc jsr:@svc/svc/cli`, or from a clone
+ * with `deno task install` (which runs it on a copy of the clone's deno.json and deno.lock).
+ *
+ * @example
+ * ```ts
+ * // Once installed, svc is a command like any other.
+ * const { stdout } = await new Deno.Command("svc", { args: ["--version"] }).output();
+ * console.log(new TextDecoder().decode(stdout)); // svc 0.3.0
+ * ```
  * @module
  */
 import { versionAsked } from "./cli/version_line.ts";

@@ -11,7 +11,7 @@ import { LocalDocument } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import type { Page } from "../components/core/page.ts";
-import { Rag } from "../components/core/rag.ts";
+import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
 import { extractPages } from "../components/documents/pages.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import "../components/class_paths.ts";
@@ -32,6 +32,13 @@ export interface EvalRun {
   scores: Scores;
 }
 
+/** A source storage `svc eval` could not measure, and why. */
+export interface SkippedStorage {
+  /** As it was asked for: a class path or a built-in's name. */
+  sourceStorage: string;
+  reason: string;
+}
+
 /** What `svc eval` measured. */
 export interface EvalReport {
   questions: number;
@@ -40,6 +47,8 @@ export interface EvalReport {
   embedder: string;
   runs: EvalRun[];
   baseline: EvalRun;
+  /** The source storages that could not run here; the others were measured all the same. */
+  skipped: SkippedStorage[];
 }
 
 /** What {@linkcode evaluate} measures. */
@@ -88,6 +97,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   checkAgainstDocuments(questions, pagesOf, options.questions);
 
   const runs: EvalRun[] = [];
+  const skipped: SkippedStorage[] = [];
   const saved = localRoot();
   const root = await Deno.makeTempDir({ prefix: "svc-eval-" });
   localRoot(root);
@@ -95,12 +105,22 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     const rag = new Rag();
     for (const storageName of options.sourceStorages ?? [DEFAULT_EVAL_STORAGE]) {
       const classPath = storageClassPath(storageName);
-      const storage = await rag.loadComponent(classPath, SourceStorage);
+      // A storage that cannot run here (a server that does not answer, a package that does not
+      // load) is named and passed over, so that the others' scores are still measured.
+      let storage: SourceStorage;
+      try {
+        storage = (await rag.loadComponent(classPath, SourceStorage))!;
+      } catch (error) {
+        if (!(error instanceof UnavailableComponentError)) throw error;
+        progress(`Skipping ${storageName}: ${error.message}`);
+        skipped.push({ sourceStorage: storageName, reason: error.message });
+        continue;
+      }
       for (const params of options.params ?? [{}]) {
-        const name = `${storage!.displayName} ${JSON.stringify(params)}`;
+        const name = `${storage.displayName} ${JSON.stringify(params)}`;
         progress(`Storing ${documents.length} documents with ${name}`);
         const rankings = await retrieve(rag, {
-          storage: storage!,
+          storage,
           documents,
           names,
           params,
@@ -121,6 +141,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     embedder: embedderFromEnv().id,
     runs,
     baseline: { name: "page BM25 (baseline)", scores: score(questions, baseline) },
+    skipped,
   };
 }
 

@@ -13,8 +13,11 @@ import {
 } from "../components/core/component.ts";
 import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/component.ts";
-import type { Requirement } from "../components/core/requirements.ts";
+import { envVar, type Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
+import { OPTIONAL_PACKAGES } from "../components/packages.ts";
+import { redactUrl } from "../components/core/redact_url.ts";
+import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { builtinClassPaths as allClassPaths, loadClass } from "../components/class_paths.ts";
 import { exposedDemo } from "../server/auth/exposure.ts";
@@ -59,10 +62,10 @@ export const FAMILIES: readonly ComponentFamily[] = [
   },
 ];
 
-/** A requirement and whether it is met now. */
+/** A requirement and whether it is met now; `undefined` when it was not checked. */
 export interface RequirementStatus {
   requirement: Requirement;
-  met: boolean;
+  met: boolean | undefined;
 }
 
 /** One component as `svc check` reports it. */
@@ -70,7 +73,8 @@ export interface ComponentStatus {
   classPath: string;
   /** The display name; the export name (or the class path) when the class cannot be used. */
   name: string;
-  available: boolean;
+  /** Whether it can run; `undefined` when that rests on packages that were not loaded. */
+  available: boolean | undefined;
   requirements: RequirementStatus[];
   /** Why the class cannot be used at all: it does not load, or is of another family. */
   problem?: string;
@@ -88,6 +92,13 @@ export interface ComponentStatusOptions {
    * @default {Deno.cwd()}
    */
   base?: string;
+  /**
+   * Whether to load the optional npm packages it needs (`components/packages.ts`) to tell
+   * whether they load: the first load downloads them, which only a component that is used should
+   * cost. svc's own packages are there already and are always loaded.
+   * @default {true}
+   */
+  loadPackages?: boolean;
 }
 
 /**
@@ -116,18 +127,29 @@ export async function componentStatus(
     return unusable(`${quote(classPath)} is not a subclass of ${family.base.name}`);
   }
   const component = value as ComponentClass;
+  const name = displayNameOf(component);
   // A requirement that throws while being checked is as good as unmet.
   const met = (promise: () => Promise<boolean>) => promise().then(Boolean, () => false);
-  const [available, requirements] = await Promise.all([
-    met(() => component.isAvailable()),
-    Promise.all(
-      component.requirements.map(async (requirement) => ({
-        requirement,
-        met: await met(() => requirement.isAvailable()),
-      })),
-    ),
-  ]);
-  return { classPath, name: displayNameOf(component), available, requirements };
+  const checked = (requirement: Requirement) =>
+    options.loadPackages !== false || !isOptionalPackage(requirement);
+  const requirements = await Promise.all(
+    component.requirements.map(async (requirement) => ({
+      requirement,
+      met: checked(requirement) ? await met(() => requirement.isAvailable()) : undefined,
+    })),
+  );
+  if (requirements.some((status) => status.met === false)) {
+    return { classPath, name, available: false, requirements };
+  }
+  if (requirements.some((status) => status.met === undefined)) {
+    return { classPath, name, available: undefined, requirements };
+  }
+  return { classPath, name, available: await met(() => component.isAvailable()), requirements };
+}
+
+/** Whether a requirement is one of the npm packages svc downloads only when they are used. */
+function isOptionalPackage(requirement: Requirement): boolean {
+  return requirement.kind === "package" && Object.hasOwn(OPTIONAL_PACKAGES, requirement.name);
 }
 
 /**
@@ -144,6 +166,7 @@ export async function componentStatus(
  * ```
  */
 export function describeStatus({ requirement, met }: RequirementStatus): string {
+  if (met === undefined) return `${requirement.kind} ${requirement.name} was not checked`;
   switch (requirement.kind) {
     case "env":
       return `environment variable ${requirement.name} ${met ? "is set" : "is not set"}`;
@@ -151,6 +174,8 @@ export function describeStatus({ requirement, met }: RequirementStatus): string 
       return `package ${requirement.name} ${met ? "loads" : "does not load"}`;
     case "server":
       return `server ${requirement.name} ${met ? "answers" : "does not answer"}`;
+    case "model":
+      return `model ${requirement.name} ${met ? "is served" : "is not served"}`;
     default:
       // A user's component may bring kinds of its own.
       return `${(requirement as Requirement).kind} ${(requirement as Requirement).name} ${
@@ -159,9 +184,9 @@ export function describeStatus({ requirement, met }: RequirementStatus): string 
   }
 }
 
-/** A check or a cross. */
-export function mark(ok: boolean): string {
-  return ok ? "✓" : "✗";
+/** A check or a cross; a dot for what was not checked. */
+export function mark(ok: boolean | undefined): string {
+  return ok === undefined ? "·" : ok ? "✓" : "✗";
 }
 
 /** Options of {@linkcode checkCommand}. */
@@ -201,7 +226,7 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
       }
       const path = findConfigPath({ config: flags.config, env: context.env, cwd: options.cwd });
       const config = await Config.fromFile(path, { env: context.env });
-      const { text, unavailable } = await report(config, context.env);
+      const { text, unavailable, embedderProblem } = await report(config, context.env);
       const signIn = await signInProblem(config);
       context.io.out(`Configuration ${quote(path)}\n\n${text}`);
       context.io.out(
@@ -216,22 +241,30 @@ export function checkCommand(context: CommandContext, options: CheckCommandOptio
         context.io.out(`${count} not available: ${unavailable.map(quote).join(", ")}\n`);
       }
       if (signIn) context.io.out("The sign-in cannot be served as configured\n");
-      context.exit(unavailable.length === 0 && !signIn ? 0 : 1);
+      if (embedderProblem) context.io.out("The embedder cannot run as configured\n");
+      context.exit(unavailable.length === 0 && !signIn && !embedderProblem ? 0 : 1);
     });
 }
 
-/** The tables of a configuration, and the names of its selected components that cannot run. */
+/**
+ * The tables of a configuration, the names of its selected components that cannot run, and why
+ * the embedder cannot, if it cannot.
+ */
 async function report(
   config: Config,
   env: CommandContext["env"],
-): Promise<{ text: string; unavailable: string[] }> {
+): Promise<{ text: string; unavailable: string[]; embedderProblem?: string }> {
   // The Postgres storage's requirements name the API's database when it is PostgreSQL.
   shareApiDatabase(config.api.databaseUrl);
   const families = await Promise.all(FAMILIES.map(async (family) => {
     const selected = family.selected(config);
     const builtins = builtinClassPaths(family);
+    // The packages of a built-in that is not selected are not loaded: loading them the first time
+    // downloads them, hundreds of megabytes for components nobody chose.
+    const status = (path: string) =>
+      componentStatus(path, family, { base: config.base, loadPackages: selected.includes(path) });
     const [builtin, own] = await Promise.all([
-      Promise.all(builtins.map((path) => componentStatus(path, family, { base: config.base }))),
+      Promise.all(builtins.map(status)),
       Promise.all(
         selected.filter((path) => !builtins.includes(path)).map((path) =>
           componentStatus(path, family, { base: config.base })
@@ -279,9 +312,15 @@ async function report(
     });
     text += "\n";
   });
+  if (families.some(({ components }) => components.some((c) => c.available === undefined))) {
+    text += `${mark(undefined)} not checked: its npm packages are loaded (and downloaded the ` +
+      "first time) only once a configuration selects it\n\n";
+  }
   text += `Document formats: ${supportedSuffixes().join(", ")}\n`;
-  text += `Embedder: ${describeEmbedder(env)}\n`;
-  return { text, unavailable };
+  const embedder = await describeEmbedder(env);
+  text += `Embedder: ${embedder.text}\n`;
+  text += `Local models: ${await describeLocalModels(env)}\n`;
+  return { text, unavailable, embedderProblem: embedder.problem };
 }
 
 /**
@@ -300,14 +339,58 @@ async function signInProblem(config: Config): Promise<string | undefined> {
   }
 }
 
-/** The embedder the source storages use, from the environment, in words; or why there is none. */
-function describeEmbedder(env: CommandContext["env"]): string {
+/**
+ * The embedder the source storages use, from the environment, in words; or why it cannot run,
+ * which `problem` holds too.
+ */
+async function describeEmbedder(
+  env: CommandContext["env"],
+): Promise<{ text: string; problem?: string }> {
   try {
     const embedder = embedderFromEnv(env);
-    return embedder.description ? `${embedder.id} (${embedder.description})` : embedder.id;
+    const problem = await embedder.problem?.();
+    if (problem) {
+      return {
+        text: `${embedder.id}
+  ${mark(false)} ${problem}`,
+        problem,
+      };
+    }
+    return {
+      text: embedder.description ? `${embedder.id} (${embedder.description})` : embedder.id,
+    };
   } catch (error) {
-    return `${mark(false)} ${(error as Error).message}`;
+    const problem = (error as Error).message;
+    return { text: `${mark(false)} ${problem}`, problem };
   }
+}
+
+/**
+ * What svc api offers of a local Ollama server: its text models as assistants, and how to use its
+ * embedding models; or that none answers.
+ */
+async function describeLocalModels(env: CommandContext["env"]): Promise<string> {
+  const get = (name: string) => (env ? env[name] : envVar(name))?.trim() || undefined;
+  const host = ollamaUrl(get("OLLAMA_HOST"));
+  const shown = quote(redactUrl(host));
+  if (!offersOllamaModels(get("SVC_OLLAMA_OFFER_MODELS"))) {
+    return "not offered (SVC_OLLAMA_OFFER_MODELS is false)";
+  }
+  const models = await ollamaModels(host);
+  if (!models) return `no Ollama server answers at ${shown}`;
+  const text = models.filter((model) => !model.embedding).map((model) => `Ollama/${model.name}`);
+  const embedding = models.filter((model) => model.embedding).map((model) => model.name);
+  const lines = [
+    `Ollama at ${shown}`,
+    `  offered as assistants: ${text.length ? text.map(quote).join(", ") : "none"}`,
+  ];
+  if (embedding.length > 0) {
+    lines.push(
+      `  embedding models: ${embedding.map(quote).join(", ")}; to embed with one, set ` +
+        `SVC_EMBEDDING_MODEL=openai/${embedding[0]} and OPENAI_BASE_URL=${redactUrl(host)}/v1`,
+    );
+  }
+  return lines.join("\n");
 }
 
 /** The width of a text in a terminal: one column per code point, which holds for ✓, ✗ and ASCII. */

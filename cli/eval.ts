@@ -30,6 +30,9 @@ export function formatReport(report: EvalReport): string {
     "",
     ...table(header, cells),
   ];
+  for (const { sourceStorage, reason } of report.skipped) {
+    out.push(`Not measured: ${sourceStorage}. ${reason}`);
+  }
   const byDocument = rows[0]!.scores.byDocument;
   if (byDocument.length > 1) {
     out.push("", "By document, MRR / hit@3:", "");
@@ -99,6 +102,10 @@ export function reportJson(report: EvalReport): unknown {
     embedder: report.embedder,
     runs: report.runs.map(run),
     baseline: run(report.baseline),
+    skipped: report.skipped.map(({ sourceStorage, reason }) => ({
+      source_storage: sourceStorage,
+      reason,
+    })),
   };
 }
 

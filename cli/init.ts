@@ -75,7 +75,7 @@ export interface InitCommandOptions {
   svc?: string;
 }
 
-type Mode = "demo" | "builtin" | "common";
+type Mode = "defaults" | "builtin" | "common";
 
 /**
  * `svc init`: asks what to set up and writes a configuration file.
@@ -98,7 +98,7 @@ export function initCommand(context: CommandContext, options: InitCommandOptions
     // Every subcommand takes -c; here it names the file to write, like --output.
     .addOption(new Option("-c, --config <path>").hideHelp())
     .option("-f, --force", "overwrite the file if it exists")
-    .option("-y, --yes", "ask nothing: write the demo configuration")
+    .option("-y, --yes", "ask nothing: write the embedded defaults")
     .action(async (flags: { output: string; config?: string; force?: boolean; yes?: boolean }) => {
       const cwd = resolve(options.cwd ?? Deno.cwd());
       const { io } = context;
@@ -113,7 +113,7 @@ export function initCommand(context: CommandContext, options: InitCommandOptions
           (options.prompts !== undefined || Deno.stdin.isTerminal());
         if (!interactive) {
           throw new SvcError(
-            '"svc init" asks questions and needs a terminal; pass --yes to write the demo configuration',
+            '"svc init" asks questions and needs a terminal; pass --yes to write the embedded defaults',
           );
         }
         const prompts = options.prompts ?? await inquirerPrompts(context.signal);
@@ -173,9 +173,10 @@ async function wizard(
     message: "What do you want to set up?",
     choices: [
       {
-        value: "demo",
-        name: "The demo components only",
-        description: "Try svc with no keys, packages or servers",
+        value: "defaults",
+        name: "The embedded defaults",
+        description: "LibSQL and the Extractive assistant: answers from your documents with no " +
+          "keys, packages or servers",
       },
       {
         value: "builtin",
@@ -188,9 +189,9 @@ async function wizard(
         description: "Also choose where svc keeps its files, the hosts, ports and URLs",
       },
     ],
-    default: "demo",
+    default: "defaults",
   });
-  if (mode === "demo") return Config.from({}, { env: {}, base: cwd });
+  if (mode === "defaults") return Config.from({}, { env: {}, base: cwd });
 
   const values: Record<string, unknown> = {};
   const needy: ComponentStatus[] = [];
@@ -218,27 +219,41 @@ async function chooseComponents(
   prompts: Prompts,
   family: ComponentFamily,
 ): Promise<{ classPaths: string[]; unavailable: ComponentStatus[] }> {
+  // Packages are loaded only for the components chosen: a first load downloads them.
   const components = await Promise.all(
-    builtinClassPaths(family).map((classPath) => componentStatus(classPath, family)),
+    builtinClassPaths(family).map((classPath) =>
+      componentStatus(classPath, family, { loadPackages: false })
+    ),
   );
-  components.sort((a, b) => a.name.localeCompare(b.name));
+  // The embedded defaults first, in their order, so that they are the first a chat offers.
+  const defaults = family.selected(Config.from({}, { env: {} }));
+  const rank = (classPath: string) => {
+    const at = defaults.indexOf(classPath);
+    return at < 0 ? defaults.length : at;
+  };
+  components.sort((a, b) => rank(a.classPath) - rank(b.classPath) || a.name.localeCompare(b.name));
   const classPaths = await prompts.checkbox({
     message: `Which ${family.noun}s do you want?`,
     choices: components.map((component) => ({
       value: component.classPath,
-      name: component.available ? component.name : `${component.name} (needs setup)`,
+      name: component.available === false
+        ? `${component.name} (needs setup)`
+        : component.available === undefined
+        ? `${component.name} (loads npm packages)`
+        : component.name,
       description: component.classPath,
-      checked: component.available,
+      checked: component.available === true,
     })),
     validate: (selected) => selected.length > 0 || `Choose at least one ${family.noun}`,
   });
   if (classPaths.length === 0) {
     throw new SvcError(`Choose at least one ${family.noun}`);
   }
-  return {
-    classPaths,
-    unavailable: components.filter((c) => !c.available && classPaths.includes(c.classPath)),
-  };
+  const chosen = await Promise.all(classPaths.map((classPath) => {
+    const status = components.find((component) => component.classPath === classPath)!;
+    return status.available === undefined ? componentStatus(classPath, family) : status;
+  }));
+  return { classPaths, unavailable: chosen.filter((component) => !component.available) };
 }
 
 /** The questions of the common options, each answer checked as the configuration would be. */

@@ -4,8 +4,9 @@
  * @module
  */
 import { Command, Option } from "commander";
+import { quote, SvcError } from "../components/core/errors.ts";
 import { jsonLog, logLine } from "../server/log.ts";
-import { Config, findConfigPath } from "../server/config.ts";
+import { Config, CONFIGURATION_HEADER, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
 import {
   allowInsecureDemoOption,
@@ -45,10 +46,8 @@ export function uiCommand(context: CommandContext): Command {
       const { serveUi } = await import("../server/ui_server.ts");
       const log = jsonLog((line: string) => context.io.err(`${line}\n`));
       for (const warning of unknownEnvWarnings(context.env)) log(logLine("warn", warning));
-      const config = await Config.fromFile(
-        findConfigPath({ config: options.config, env: context.env }),
-        { env: context.env },
-      );
+      const path = findConfigPath({ config: options.config, env: context.env });
+      const config = await Config.fromFile(path, { env: context.env });
       if (options.allowInsecureDemoSignIn) config.api.allowInsecureDemoSignIn = true;
       // Both servers stop together: on SIGINT/SIGTERM, or when one of them fails to start.
       const stop = new AbortController();
@@ -57,8 +56,18 @@ export function uiCommand(context: CommandContext): Command {
       context.signal?.addEventListener("abort", onAbort, { once: true });
       const running: Promise<void>[] = [];
       try {
-        if (await answers(config.api.url)) {
+        const found = await findApi(config.api.url, config.fingerprint());
+        if (found === "svc" || (found && options.startApi === false)) {
           log(`Using the API that answers at ${config.api.url}`);
+        } else if (found) {
+          throw new SvcError(
+            found === "another svc"
+              ? `An svc API at ${config.api.url} serves another configuration than ` +
+                `${quote(path)}: stop it, or give this configuration ` +
+                `another api.port ("svc ui --no-start-api" uses the running one as it is)`
+              : `Something that is not svc answers at ${config.api.url}: stop it, or give svc ` +
+                `another api.port`,
+          );
         } else if (options.startApi !== false) {
           const api = await serveApi(config, {
             ignoreUnavailableComponents: options.ignoreUnavailableComponents,
@@ -87,15 +96,24 @@ export function uiCommand(context: CommandContext): Command {
     });
 }
 
-/** Whether an API answers its health check at the URL, within a second. */
-async function answers(apiUrl: string): Promise<boolean> {
+/**
+ * What answers the health check at the URL within a second: svc serving this configuration, svc
+ * serving another (its fingerprint differs), something else, or nothing.
+ */
+async function findApi(
+  apiUrl: string,
+  fingerprint: string,
+): Promise<"svc" | "another svc" | "not svc" | undefined> {
+  let response: Response;
   try {
-    const response = await fetch(`${apiUrl}/health`, { signal: AbortSignal.timeout(1000) });
-    await response.body?.cancel();
-    return response.ok;
+    response = await fetch(`${apiUrl}/health`, { signal: AbortSignal.timeout(1000) });
   } catch {
-    return false;
+    return undefined;
   }
+  await response.body?.cancel();
+  const served = response.headers.get(CONFIGURATION_HEADER);
+  if (served === null) return "not svc";
+  return served === fingerprint ? "svc" : "another svc";
 }
 
 /**

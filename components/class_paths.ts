@@ -27,6 +27,7 @@ export const BUILTIN_MODULES: Readonly<Record<string, string>> = {
   "svc.source_storages.LanceDB": "./source_storages/lancedb.ts",
   "svc.source_storages.Chroma": "./source_storages/chroma.ts",
   "svc.source_storages.Postgres": "./source_storages/postgres.ts",
+  "svc.assistants.Extractive": "./assistants/extractive.ts",
   "svc.assistants.SvcDemoAssistant": "./assistants/demo.ts",
   "svc.assistants.OpenAI": "./assistants/openai.ts",
   "svc.assistants.OpenAICompatible": "./assistants/openai.ts",

@@ -18,6 +18,7 @@ export const OPTIONAL_PACKAGES = {
   "@lancedb/lancedb": "npm:@lancedb/lancedb@0.31.0",
   "apache-arrow": "npm:apache-arrow@18.1.0",
   chromadb: "npm:chromadb@3.5.0",
+  "eventsource-parser": "npm:eventsource-parser@4.1.3",
   "hash-wasm": "npm:hash-wasm@4.13.0",
   "@modelcontextprotocol/sdk": "npm:@modelcontextprotocol/sdk@1.32.2",
   openai: "npm:openai@7.57.0",
@@ -33,6 +34,7 @@ export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
  * the package's main module: a compiled `svc` includes them as well.
  */
 export const OPTIONAL_SUBPATHS: Readonly<Partial<Record<OptionalPackage, readonly string[]>>> = {
+  "eventsource-parser": ["stream"],
   "@modelcontextprotocol/sdk": [
     "server/mcp.js",
     "server/stdio.js",

@@ -4,12 +4,17 @@
  * the assistants.
  * @module
  */
+import type { Ollama as OllamaAssistant } from "../components/assistants/ollama.ts";
 import {
   Assistant,
   type Component,
+  displayNameOf,
   type Family,
   SourceStorage,
 } from "../components/core/component.ts";
+import { envVar } from "../components/core/requirements.ts";
+import { redactUrl } from "../components/core/redact_url.ts";
+import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { Document, type DocumentClass } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
@@ -35,6 +40,36 @@ export interface LoadComponentsOptions {
   ignoreUnavailable?: boolean;
   /** Where warnings go. */
   warn?: (line: string) => void;
+  /** Where what svc found to offer goes (a local model server's models). */
+  notice?: (line: string) => void;
+}
+
+/**
+ * The models of a local Ollama server (at `OLLAMA_HOST`, by default on this machine) as
+ * assistants, after the configured ones and under other names than theirs, unless
+ * `SVC_OLLAMA_OFFER_MODELS` is false: a local model is offered without a setting, and nothing is
+ * loaded or needed without one.
+ */
+async function localModels(
+  configured: readonly Assistant[],
+  notice: ((line: string) => void) | undefined,
+): Promise<Assistant[]> {
+  if (!offersOllamaModels(envVar("SVC_OLLAMA_OFFER_MODELS"))) return [];
+  const host = ollamaUrl(envVar("OLLAMA_HOST")?.trim() || undefined);
+  const models = await ollamaModels(host);
+  if (!models?.some((model) => !model.embedding)) return [];
+  const Ollama = await loadClass("svc.assistants.Ollama") as typeof OllamaAssistant;
+  const taken = new Set(configured.map((assistant) => assistant.displayName));
+  const offered = models.filter((model) => !model.embedding)
+    .map((model) => Ollama.pinned(model.name))
+    .filter((model) => !taken.has(displayNameOf(model)));
+  if (offered.length > 0) {
+    notice?.(
+      `Offering the models of Ollama at ${redactUrl(host)} as assistants: ` +
+        offered.map((model) => quote(displayNameOf(model))).join(", "),
+    );
+  }
+  return offered.map((model) => new model());
 }
 
 /**
@@ -83,6 +118,7 @@ export async function loadComponents(
   };
   const sourceStorages = await load(config.sourceStorages, SourceStorage, "source storage");
   const assistants = await load(config.assistants, Assistant, "assistant");
+  assistants.push(...await localModels(assistants, options.notice));
 
   const Authenticating = await subclass<new () => Authentication>(
     config.authentication,

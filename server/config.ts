@@ -4,9 +4,13 @@
  * @module
  */
 import { dirname, join, resolve } from "../components/core/paths.ts";
+import { createHash } from "node:crypto";
 import { parse, stringify, TomlError } from "smol-toml";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { build, type Env, envReader } from "./config_load.ts";
+
+/** The header of the API's `/health` that carries {@linkcode Config.fingerprint}. */
+export const CONFIGURATION_HEADER = "Svc-Configuration";
 
 export type { Env };
 
@@ -220,6 +224,15 @@ export class Config {
       if (Object.keys(given[table]!).length === 0) delete given[table];
     }
     return stringify(given);
+  }
+
+  /**
+   * A short digest of the options in effect (the file's and the environment's together): two
+   * svc processes with the same fingerprint serve the same configuration. The API sends it with
+   * `/health`, so that `svc ui` tells its own API from another.
+   */
+  fingerprint(): string {
+    return createHash("sha256").update(this.toToml()).digest("hex").slice(0, 16);
   }
 
   #values(): Tables {

@@ -119,6 +119,20 @@ function fromEnv(spec: KeySpec, raw: string, name: string): Checked {
   return { value: raw };
 }
 
+/**
+ * The components of a configuration that names none: the embedded ones that retrieve and answer
+ * from the user's documents with no key, package or server, then the 0.2.1 demo components.
+ */
+export const DEFAULT_SOURCE_STORAGES: readonly string[] = [
+  "svc.source_storages.LibSQL",
+  "svc.source_storages.SvcDemoSourceStorage",
+];
+/** The assistants of a configuration that names none; see {@linkcode DEFAULT_SOURCE_STORAGES}. */
+export const DEFAULT_ASSISTANTS: readonly string[] = [
+  "svc.assistants.Extractive",
+  "svc.assistants.SvcDemoAssistant",
+];
+
 /** Defaults last, so that the computed ones follow the final values they derive from. */
 function fillDefaults(values: Map<string, unknown>): void {
   const fill = (key: string, value: () => unknown) => {
@@ -127,8 +141,8 @@ function fillDefaults(values: Map<string, unknown>): void {
   fill("local_root", () => localRoot());
   fill("authentication", () => DEMO_AUTHENTICATION);
   fill("document", () => "svc.core.LocalDocument");
-  fill("source_storages", () => ["svc.source_storages.SvcDemoSourceStorage"]);
-  fill("assistants", () => ["svc.assistants.SvcDemoAssistant"]);
+  fill("source_storages", () => [...DEFAULT_SOURCE_STORAGES]);
+  fill("assistants", () => [...DEFAULT_ASSISTANTS]);
   fill("api.hostname", () => "127.0.0.1");
   fill("api.port", () => 31476);
   fill("api.root_path", () => "");

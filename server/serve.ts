@@ -6,6 +6,7 @@
 import { join } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
+import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
 import { addEnvironmentSecrets, secrets } from "../components/core/secrets.ts";
@@ -59,6 +60,17 @@ export interface RunningApi {
 const CUT_OFF_GRACE_MS = 2000;
 
 /**
+ * Makes the source storages' embedder as the environment sets it and asks whether it can run,
+ * so that a mistyped model or server stops the start rather than each chat's preparing.
+ *
+ * @throws {SvcError} naming the setting and what is wrong with it
+ */
+async function checkEmbedder(): Promise<void> {
+  const problem = await embedderFromEnv().problem?.();
+  if (problem) throw new SvcError(problem);
+}
+
+/**
  * Starts the REST API of a configuration.
  *
  * @throws {SvcError} for an unavailable component, the demo sign-in on an
@@ -78,12 +90,14 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   // Read when a PDF is, and checked here, so that a mistyped value stops svc rather than each read.
   pdfWorkers();
   const passwords = passwordPool();
+  await checkEmbedder();
   const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
   const components = await loadComponents(config, {
     ignoreUnavailable: options.ignoreUnavailableComponents,
     warn,
+    notice: (message) => log(logLine("info", message)),
   });
   const exposed = exposedDemo(config, components.authentication.constructor);
   if (exposed) throw new SvcError(exposed);
@@ -129,6 +143,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   }
   const app = createApi({
     ...components,
+    configuration: config.fingerprint(),
     url: config.api.url,
     localRoot: config.localRoot,
     database,

@@ -147,11 +147,13 @@ export async function run(
  */
 export function svcTaskArgs(): string[] {
   const { tasks } = JSON.parse(Deno.readTextFileSync(`${REPOSITORY}deno.json`));
-  const [deno, ...args] = String(tasks.svc).split(" ");
+  // The task runs on a copy of deno.lock, which the run may extend; a child here runs on
+  // deno.lock itself, frozen.
+  const [deno, ...args] = String(tasks.svc).split(" && ").at(-1)!.split(" ");
   if (deno !== "deno" || args.pop() !== "main.ts") {
-    throw new Error(`deno.json's svc task is not "deno run ... main.ts": ${tasks.svc}`);
+    throw new Error(`deno.json's svc task is not "... && deno run ... main.ts": ${tasks.svc}`);
   }
-  return [...args, "--frozen"];
+  return [...args.map((arg) => arg.startsWith("--lock=") ? "--lock=deno.lock" : arg), "--frozen"];
 }
 
 /** `deno <subcommand> <LOCK_FLAGS> ...args`, for a child in the repository. */

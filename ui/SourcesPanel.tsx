@@ -34,7 +34,7 @@ export function SourcesPanel(props: {
       </p>
       <ol class="sources">
         {props.sources.map((source, index) => {
-          const location = formatLocation(source.location);
+          const location = formatLocation(source.location, source.document.name);
           const rank = index + 1;
           const open = focus === undefined ? index === 0 : rank === focus;
           return (

@@ -53,7 +53,7 @@ function citation(document: Document, number: number, sources: Source[]): Elemen
   link.href = `#source-${number}`;
   link.setAttribute(SOURCE_ATTRIBUTE, String(number));
   link.textContent = `[${number}]`;
-  const location = formatLocation(source.location);
+  const location = formatLocation(source.location, source.document.name);
   const label = `Source ${number}: ${source.document.name}${location ? `, ${location}` : ""}`;
   link.title = label;
   link.setAttribute("aria-label", label);

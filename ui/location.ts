@@ -4,21 +4,23 @@
  */
 
 /**
- * The location of a source in words: the API gives pages as `3` or
- * `1-3, 5`, and a few source storages already write `page 3`.
+ * The location of a source in words: the API gives pages as `3` or `1-3, 5`, slides of a
+ * presentation the same way, and a few source storages already write `page 3`.
  *
  * @example
  * ```ts
  * import { formatLocation } from "./location.ts";
  * console.assert(formatLocation("3") === "page 3");
  * console.assert(formatLocation("1-3, 5") === "pages 1-3, 5");
+ * console.assert(formatLocation("4", "deck.pptx") === "slide 4");
  * console.assert(formatLocation("") === "");
  * ```
  */
-export function formatLocation(location: string): string {
+export function formatLocation(location: string, documentName = ""): string {
   const text = location.trim();
   if (text === "" || !/^\d/.test(text)) return text;
-  return /^\d+$/.test(text) ? `page ${text}` : `pages ${text}`;
+  const unit = /\.pptx$/i.test(documentName) ? "slide" : "page";
+  return /^\d+$/.test(text) ? `${unit} ${text}` : `${unit}s ${text}`;
 }
 
 /** The most pages a location's runs are read out to: a run longer than that is cut. */

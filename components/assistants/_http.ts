@@ -4,7 +4,8 @@
  * formats providers use, JSON Lines and server-sent events.
  * @module
  */
-import { EventSourceParserStream } from "eventsource-parser/stream";
+import type * as EventSourceParser from "npm:eventsource-parser@4.1.3/stream";
+import { importPackage } from "../packages.ts";
 import { quote } from "../core/errors.ts";
 import { shorten } from "../shorten.ts";
 import { malformed, providerError, providerMessage, retryAfter, unreachable } from "./_errors.ts";
@@ -126,6 +127,10 @@ export async function* serverSentEvents(
   body: ReadableStream<Uint8Array>,
   provider: string,
 ): AsyncGenerator<ServerSentEvent> {
+  const { EventSourceParserStream } = await importPackage<typeof EventSourceParser>(
+    "eventsource-parser",
+    "stream",
+  );
   const events = body
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream({ onError: "terminate" }));

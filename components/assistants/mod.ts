@@ -21,6 +21,7 @@
  * ```
  * @module
  */
+export { Extractive } from "./extractive.ts";
 export { SvcDemoAssistant } from "./demo.ts";
 export { OpenAI, OpenAICompatible } from "./openai.ts";
 export { Ollama } from "./ollama.ts";

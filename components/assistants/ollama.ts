@@ -3,9 +3,9 @@
  * chat API.
  * @module
  */
-import { trimSlashes } from "../core/text_scan.ts";
 import { quote } from "../core/errors.ts";
-import { type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { ModelRequirement, type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { ollamaModels, ollamaUrl, serves } from "../served_models.ts";
 import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
@@ -36,9 +36,36 @@ export class Ollama extends ModelAssistant {
     return ollamaUrl(this.env("OLLAMA_HOST"));
   }
 
+  /**
+   * This class pinned to one of the server's models, displayed as `Ollama/<model>`: how svc
+   * offers the models of a local server.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Ollama } from "@svc/svc/assistants";
+   * assert.equal(Ollama.pinned("qwen2.5:7b").displayName, "Ollama/qwen2.5:7b");
+   * ```
+   */
+  static pinned(model: string): typeof Ollama {
+    const pinned = class extends this {
+      static override model = model;
+    };
+    Object.defineProperty(pinned, "name", { value: this.name });
+    return pinned;
+  }
+
   static override get requirements(): readonly Requirement[] {
     const host = this.host();
-    return [new ServerRequirement(`Ollama at ${quote(redactUrl(host))}`, () => host)];
+    const server = `Ollama at ${quote(redactUrl(host))}`;
+    const model = this.modelName();
+    return [
+      new ServerRequirement(server, () => host),
+      new ModelRequirement(`${quote(model)} on ${server}`, async () => {
+        const models = await ollamaModels(host);
+        return models && serves(models.map(({ name }) => name), model);
+      }),
+    ];
   }
 
   protected override async *stream(request: ModelRequest): AsyncGenerator<string> {
@@ -68,21 +95,5 @@ export class Ollama extends ModelAssistant {
       if (done === true) return;
     }
     throw malformed(provider, 'the stream ended before its last line ("done": true)');
-  }
-}
-
-/**
- * The URL of `OLLAMA_HOST` as Ollama reads it: `http://` when no scheme is
- * given, then port 11434 when none is given.
- */
-function ollamaUrl(host: string | undefined): string {
-  if (!host) return "http://127.0.0.1:11434";
-  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(host);
-  try {
-    const url = new URL(schemeless ? `http://${host}` : host);
-    if (schemeless && !url.port) url.port = "11434";
-    return trimSlashes(url.href);
-  } catch {
-    return host;
   }
 }

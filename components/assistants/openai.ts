@@ -6,7 +6,8 @@
 import type * as OpenAISdk from "npm:openai@7.57.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { importPackage } from "../packages.ts";
-import { type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { ModelRequirement, type Requirement, ServerRequirement } from "../core/requirements.ts";
+import { openAiModels, serves } from "../served_models.ts";
 import { redactUrl } from "../core/redact_url.ts";
 import { ModelAssistant, type ModelRequest } from "./_base.ts";
 import { chatCompletionDelta } from "./_chat_completions.ts";
@@ -85,10 +86,19 @@ export class OpenAICompatible extends ModelAssistant {
   static override get requirements(): readonly Requirement[] {
     const url = this.env(COMPATIBLE_URL);
     const server = url ? quote(redactUrl(url)) : `$${COMPATIBLE_URL}`;
+    const model = this.modelName();
     return [
       this.envRequirement(COMPATIBLE_URL),
       ...(this.model ? [] : [this.envRequirement(COMPATIBLE_MODEL)]),
       new ServerRequirement(`OpenAI-compatible server at ${server}`, () => url ?? ""),
+      ...(url && model
+        ? [
+          new ModelRequirement(`${quote(model)} on the server at ${server}`, async () => {
+            const models = await openAiModels(url, this.env(COMPATIBLE_KEY));
+            return models && serves(models, model);
+          }),
+        ]
+        : []),
     ];
   }
 

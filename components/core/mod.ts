@@ -27,6 +27,11 @@ export type {
 } from "./params.ts";
 export { Rag, UnavailableComponentError } from "./rag.ts";
 export type { ClassResolver, LoadComponentOptions } from "./rag.ts";
-export { EnvVarRequirement, PackageRequirement, ServerRequirement } from "./requirements.ts";
+export {
+  EnvVarRequirement,
+  ModelRequirement,
+  PackageRequirement,
+  ServerRequirement,
+} from "./requirements.ts";
 export type { Requirement, ServerRequirementOptions } from "./requirements.ts";
 export type { Source } from "./source.ts";

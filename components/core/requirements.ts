@@ -1,6 +1,7 @@
 /**
  * What a component needs before it can run: environment variables, npm
- * modules that must load, servers that must answer. `svc check` reports them.
+ * modules that must load, servers that must answer, models they must serve.
+ * `svc check` reports them.
  * @module
  */
 import { redactUrls } from "./redact_url.ts";
@@ -8,7 +9,7 @@ import { redactUrls } from "./redact_url.ts";
 /** One thing a component needs. */
 export interface Requirement {
   /** What kind of thing is needed; `svc check` groups by it. */
-  readonly kind: "env" | "package" | "server";
+  readonly kind: "env" | "package" | "server" | "model";
   /** What is needed, as a user would look for it: `OPENAI_API_KEY`, `@lancedb/lancedb`. */
   readonly name: string;
   /** Whether it is met now. */
@@ -102,6 +103,37 @@ export class ServerRequirement implements Requirement {
   }
 }
 
+/**
+ * A model that a server must serve, asked of the server's own list of models, so that a model
+ * name the server does not know is caught before a chat asks for it. A server that gives no list
+ * (it does not answer, or has none) does not fail it: its {@linkcode ServerRequirement} tells
+ * whether it answers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ModelRequirement } from "@svc/svc";
+ * const model = new ModelRequirement('"llama3.2" on Ollama', () => Promise.resolve(false));
+ * assert.equal(await model.isAvailable(), false);
+ * ```
+ */
+export class ModelRequirement implements Requirement {
+  readonly kind = "model";
+  readonly name: string;
+
+  /**
+   * `name` says which model on which server: `"llama3.2" on Ollama at "http://gpu-box:11434"`;
+   * `served` answers whether the server serves it, `undefined` when it cannot be asked.
+   */
+  constructor(name: string, private readonly served: () => Promise<boolean | undefined>) {
+    this.name = redactUrls(name);
+  }
+
+  async isAvailable(): Promise<boolean> {
+    return await this.served().catch(() => undefined) !== false;
+  }
+}
+
 /** The value of an environment variable; `undefined` when unset or not permitted. */
 export function envVar(name: string): string | undefined {
   try {
@@ -118,6 +150,8 @@ export function describeRequirement(requirement: Requirement): string {
       return `the environment variable ${requirement.name}`;
     case "package":
       return `the package ${requirement.name} to load`;
+    case "model":
+      return `the model ${requirement.name}`;
     case "server":
       // A name that says "server" already ("OpenAI-compatible server at ...") is not told it twice.
       return /\bserver\b/i.test(requirement.name)

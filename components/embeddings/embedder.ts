@@ -41,6 +41,12 @@ export interface Embedder {
   readonly workerRecipe?: WorkerRecipe;
   /** One vector of `dimension` numbers per text, in the order of `texts`. */
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * Why it cannot make vectors here, where its server can tell (a model the server does not
+   * serve); `undefined` when nothing says so. Asked before svc serves, so that a mistyped model
+   * stops the start rather than each chat's preparing.
+   */
+  problem?(): Promise<string | undefined>;
 }
 
 /**

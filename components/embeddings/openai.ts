@@ -9,6 +9,10 @@ import { envVar } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
+import { openAiModels, serves } from "../served_models.ts";
+
+/** How many of the models a server serves a message lists. */
+const LISTED = 10;
 import type { Embedder, EmbedOptions } from "./embedder.ts";
 
 /** Options of {@linkcode OpenAIEmbedder}. */
@@ -81,6 +85,7 @@ export class OpenAIEmbedder implements Embedder {
   readonly dimension: number;
   readonly description: string;
   readonly #clientOptions: ConstructorParameters<typeof OpenAI>[0];
+  readonly #apiKey: string;
   #connection?: Promise<{ sdk: typeof OpenAI; client: OpenAI }>;
   readonly #model: string;
   /** The base URL as messages show it. */
@@ -111,9 +116,10 @@ export class OpenAIEmbedder implements Embedder {
     this.#retries = options.retries ?? 4;
     this.#backoff = options.backoff ?? 500;
     const baseURL = options.baseURL ?? envVar("OPENAI_BASE_URL") ?? "https://api.openai.com/v1";
+    // A local server (Ollama, vLLM) takes any key; the SDK insists on one.
+    this.#apiKey = options.apiKey ?? envVar("OPENAI_API_KEY") ?? "none";
     this.#clientOptions = {
-      // A local server (Ollama, vLLM) takes any key; the SDK insists on one.
-      apiKey: options.apiKey ?? envVar("OPENAI_API_KEY") ?? "none",
+      apiKey: this.#apiKey,
       baseURL,
       timeout: options.timeout ?? 60_000,
       // The retries are ours, so that the errors name the provider and status.
@@ -124,6 +130,16 @@ export class OpenAIEmbedder implements Embedder {
     secrets.add(options.apiKey ?? envVar("OPENAI_API_KEY"));
     this.#endpoint = redactUrl(baseURL);
     this.description = `semantic, from the OpenAI-compatible endpoint ${this.#endpoint}`;
+  }
+
+  async problem(): Promise<string | undefined> {
+    const served = await openAiModels(this.#baseURL, this.#apiKey);
+    if (served === undefined || serves(served, this.#model)) return undefined;
+    const listed = served.length > LISTED
+      ? `${served.slice(0, LISTED).map(quote).join(", ")} and ${served.length - LISTED} more`
+      : served.map(quote).join(", ") || "none";
+    return `The embedding model ${quote(this.#model)} (SVC_EMBEDDING_MODEL) is not served by ` +
+      `the OpenAI-compatible endpoint ${this.#endpoint}; it serves ${listed}`;
   }
 
   /** The SDK and its client, made on the first call: the SDK loads only when embeddings are made. */

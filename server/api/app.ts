@@ -10,6 +10,7 @@ import { type ComponentClass, displayNameOf } from "../../components/core/compon
 import { paramsJsonSchema } from "../../components/core/params.ts";
 import { VERSION } from "../../components/version.ts";
 import { excerpt, SvcError } from "../../components/core/errors.ts";
+import { CONFIGURATION_HEADER } from "../config.ts";
 import { requestApiKey } from "../auth/api_keys.ts";
 import { apiKeyRoutes } from "./api_keys.ts";
 import { limitBodies, mediaType } from "./body.ts";
@@ -60,6 +61,10 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   app.use(guardBodies({ idleTimeout: deps.bodyTimeout ?? DEFAULT_BODY_TIMEOUT * 1000 }));
   app.use(limitBodies());
   app.onError(onError(deps.log));
+  app.use("/health", async (c, next) => {
+    await next();
+    if (deps.configuration) c.header(CONFIGURATION_HEADER, deps.configuration);
+  });
 
   app.get("/", (c) => c.json(VERSION));
   // Up means able to serve: a database that does not answer is a 503 that names it.

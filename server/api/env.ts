@@ -32,6 +32,11 @@ export interface ApiDeps {
    * @default {LocalDocument}
    */
   document?: DocumentClass;
+  /**
+   * The fingerprint of the configuration served (`Config.fingerprint`), sent with `/health` as
+   * the header `Svc-Configuration`.
+   */
+  configuration?: string;
   /** The source storages users may choose, in configuration order. */
   sourceStorages: SourceStorage[];
   /** The assistants users may choose, in configuration order. */

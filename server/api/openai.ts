@@ -27,6 +27,7 @@ import {
   type OpenAiErrorBody,
 } from "./openai_schemas.ts";
 import type * as api from "./schemas.ts";
+import { pageNumbersToLocation } from "../../components/page_location.ts";
 import { requestUser } from "./user.ts";
 
 /** `GET /v1/models` and `POST /v1/chat/completions`. */
@@ -167,39 +168,55 @@ function events(model: string): AnswerFormat {
 }
 
 /**
- * The sources as a numbered list of their documents, each with its pages, for
- * clients that show only the text: empty without sources.
+ * The sources as a numbered list of their documents, each with its pages (slides of a
+ * presentation) in order and once, for clients that show only the text: empty without sources.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { sourceList } from "./openai.ts";
  * const document = { id: "d", name: "report.pdf" };
- * const source = { id: "s", document, location: "2", content: "", num_tokens: 0 };
+ * const source = { id: "s", document, location: "5-7", content: "", num_tokens: 0 };
  * assert.equal(
- *   sourceList([source, { ...source, location: "5-6" }]),
- *   "\n\nSources:\n1. report.pdf, pages 2, 5-6",
+ *   sourceList([source, { ...source, location: "2" }, { ...source, location: "6" }]),
+ *   "\n\nSources:\n1. report.pdf, pages 2, 5-7",
  * );
  * ```
  */
 export function sourceList(sources: api.Source[]): string {
-  const pages = new Map<string, { name: string; locations: string[] }>();
+  const documents = new Map<string, { name: string; pages: number[]; others: string[] }>();
   for (const source of sources) {
-    const entry = pages.get(source.document.id) ??
-      { name: source.document.name, locations: [] };
-    pages.set(source.document.id, entry);
-    if (source.location && !entry.locations.includes(source.location)) {
-      entry.locations.push(source.location);
+    const entry = documents.get(source.document.id) ??
+      { name: source.document.name, pages: [], others: [] };
+    documents.set(source.document.id, entry);
+    const location = source.location.trim();
+    // Pages as the indexed storages give them (`5-7, 9`), or as the demo storage does (`page 2`).
+    const pages = /^(?:page\s+)?\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*$/i.test(location)
+      ? location.replace(/^page\s+/i, "").split(",").flatMap((range) => {
+        const [first, last = first] = range.split("-").map(Number);
+        return Array.from({ length: Math.min(last! - first! + 1, MAX_RUN) }, (_, i) => first! + i);
+      })
+      : [];
+    entry.pages.push(...pages);
+    if (location && pages.length === 0 && !entry.others.includes(location)) {
+      entry.others.push(location);
     }
   }
-  if (pages.size === 0) return "";
-  const lines = [...pages.values()].map(({ name, locations }, i) => {
-    const where = locations.join(", ");
-    const label = /^\d+$/.test(where) ? "page" : "pages";
-    return `${i + 1}. ${name}${where ? `, ${label} ${where}` : ""}`;
+  if (documents.size === 0) return "";
+  const lines = [...documents.values()].map(({ name, pages, others }, i) => {
+    const unit = /\.pptx$/i.test(name) ? "slide" : "page";
+    const numbers = pageNumbersToLocation(pages);
+    const where = [
+      ...(numbers ? [`${unit}${/^\d+$/.test(numbers) ? "" : "s"} ${numbers}`] : []),
+      ...others,
+    ].join("; ");
+    return `${i + 1}. ${name}${where ? `, ${where}` : ""}`;
   });
   return `\n\nSources:\n${lines.join("\n")}`;
 }
+
+/** The most pages one range of a location is read out to. */
+const MAX_RUN = 10_000;
 
 function seconds(timestamp: string): number {
   return Math.floor(Date.parse(timestamp) / 1000);

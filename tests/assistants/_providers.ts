@@ -356,6 +356,7 @@ export const openaiCompatibleFake: ProviderFake = providerFake({
     "env SVC_OPENAI_COMPATIBLE_URL",
     "env SVC_OPENAI_COMPATIBLE_MODEL",
     `server OpenAI-compatible server at "${url}/v1"`,
+    `model "local-model" on the server at "${url}/v1"`,
   ],
   needs: [
     needsVar("OpenAICompatible", "SVC_OPENAI_COMPATIBLE_URL"),
@@ -415,7 +416,10 @@ export const ollamaFake: ProviderFake = providerFake({
   },
   modelEnv: "SVC_OLLAMA_MODEL",
   defaultModel: "llama3.2",
-  requirements: (url) => [`server Ollama at "${url}"`],
+  requirements: (url) => [
+    `server Ollama at "${url}"`,
+    `model "llama-test" on Ollama at "${url}"`,
+  ],
   needs: [],
 });
 

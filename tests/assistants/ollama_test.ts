@@ -28,6 +28,21 @@ Deno.test("Ollama is available when its server answers at the root of OLLAMA_HOS
   await using server = new FakeServer([() => new Response("Ollama is running")]);
   const running = configured(Ollama, { OLLAMA_HOST: server.url });
   assert.equal(await running.isAvailable(), true);
-  assert.equal(server.last.method, "GET");
-  assert.equal(server.last.path, "/");
+  assert.deepEqual(
+    server.requests.map(({ method, path }) => `${method} ${path}`).sort(),
+    ["GET /", "GET /api/tags"],
+  );
+});
+
+Deno.test("Ollama is unavailable when its server lists models but not its own", async () => {
+  const tags = (...names: string[]) => () =>
+    Response.json({ models: names.map((name) => ({ name, details: { family: "llama" } })) });
+  await using other = new FakeServer([tags("qwen2.5:latest")]);
+  const missing = configured(Ollama, { OLLAMA_HOST: other.url, SVC_OLLAMA_MODEL: "llama3.2" });
+  assert.equal(await missing.isAvailable(), false);
+  assert.ok(other.requests.some((request) => request.path === "/api/tags"));
+  // A name without a tag is the latest one, as Ollama reads it.
+  await using served = new FakeServer([tags("llama3.2:latest")]);
+  const found = configured(Ollama, { OLLAMA_HOST: served.url, SVC_OLLAMA_MODEL: "llama3.2" });
+  assert.equal(await found.isAvailable(), true);
 });

@@ -61,3 +61,16 @@ Deno.test("OpenAI streams a chat's answer through Rag, chunk by chunk", async ()
   assert.equal(request.max_completion_tokens, 50);
   assert.match(request.messages[1]!.content, /\[1\] report\.txt:\nRevenue grew by 42 % in 2024\./);
 });
+
+Deno.test("OpenAICompatible is unavailable when its server lists models but not its own", async () => {
+  const models = (...ids: string[]) => () => Response.json({ data: ids.map((id) => ({ id })) });
+  const env = (url: string) => ({
+    SVC_OPENAI_COMPATIBLE_URL: `${url}/v1`,
+    SVC_OPENAI_COMPATIBLE_MODEL: "local-model",
+  });
+  await using other = new FakeServer([models("another-model")]);
+  assert.equal(await configured(OpenAICompatible, env(other.url)).isAvailable(), false);
+  assert.ok(other.requests.some((request) => request.path === "/v1/models"));
+  await using served = new FakeServer([models("another-model", "local-model")]);
+  assert.equal(await configured(OpenAICompatible, env(served.url)).isAvailable(), true);
+});

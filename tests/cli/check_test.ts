@@ -4,6 +4,7 @@ import { builtinClassPaths, checkCommand, FAMILIES } from "../../cli/check.ts";
 import { run } from "../../cli/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { Config } from "../../server/config.ts";
+import { FakeServer } from "../assistants/_fake_server.ts";
 import { denoArgs, run as runProcess } from "../_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -138,6 +139,35 @@ Deno.test("svc check names the embedder the environment chooses, or why it canno
   assert.match(wrong.stdout, /^Embedder: ✗ Unknown embedding model "word2vec"/m);
 });
 
+Deno.test("svc check and svc api refuse an embedding model its server does not serve", async () => {
+  await using dir = await tmpDir();
+  const path = await writeConfig(dir.path);
+  await using server = new FakeServer([
+    () => Response.json({ data: [{ id: "nomic-embed-text" }, { id: "mxbai-embed-large" }] }),
+  ]);
+  const env = {
+    SVC_EMBEDDING_MODEL: "openai/nomic-embed-txt",
+    SVC_EMBEDDING_DIMENSION: "768",
+    OPENAI_BASE_URL: `${server.url}/v1`,
+  };
+  const io = capture();
+  assert.equal(await run(["check", "-c", path], io, { env }), 1);
+  const problem = 'The embedding model "nomic-embed-txt" (SVC_EMBEDDING_MODEL) is not served by ' +
+    `the OpenAI-compatible endpoint ${server.url}/v1; it serves "nomic-embed-text", ` +
+    '"mxbai-embed-large"';
+  assert.ok(io.stdout.includes(`✗ ${problem}\n`), io.stdout);
+  assert.match(io.stdout, /^The embedder cannot run as configured$/m);
+  assert.equal(server.last.path, "/v1/models");
+  // svc api asks before it serves, and does not start.
+  const api = await runProcess(
+    Deno.execPath(),
+    denoArgs("run", "-A", "--config", DENO_JSON, MAIN, "api", "-c", path),
+    { cwd: dir.path, env: { ...env, SVC_CONFIG: "", NO_COLOR: "1" } },
+  );
+  assert.equal(api.code, 1);
+  assert.ok(api.stderr.includes(problem), api.stderr);
+});
+
 Deno.test("svc check lines up the columns of both tables", async () => {
   await using dir = await tmpDir();
   const io = capture();
@@ -191,7 +221,7 @@ Deno.test("svc check lists requirements for the selected components only", async
   assert.equal(await run(["check", "-c", await writeConfig(dir.path)], io, { env: {} }), 0);
   // The built-ins that are not selected have a row but no requirement lines.
   assert.doesNotMatch(io.stdout, /OPENAI_API_KEY/);
-  assert.equal(io.stdout.match(/needs nothing/g)?.length, 2);
+  assert.equal(io.stdout.match(/needs nothing/g)?.length, 3);
 });
 
 Deno.test("svc check without a configuration says to run svc init and exits 1", async () => {
@@ -236,4 +266,32 @@ Deno.test("main.ts check exits 1 naming an unknown class path of the configurati
   const result = await spawn(["check", "-c", path], dir.path);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /Unknown class path "svc\.assistants\.NoSuchAssistant"/);
+});
+
+Deno.test("svc check names the models a local Ollama server offers, or that none answers", async () => {
+  await using dir = await tmpDir();
+  const path = await writeConfig(dir.path);
+  await using server = new FakeServer([() =>
+    Response.json({
+      models: [
+        { name: "llama3.2:latest", details: { family: "llama" } },
+        { name: "nomic-embed-text:latest", details: { family: "nomic-bert" } },
+      ],
+    })]);
+  const io = capture();
+  assert.equal(await run(["check", "-c", path], io, { env: { OLLAMA_HOST: server.url } }), 0);
+  assert.ok(
+    io.stdout.includes(
+      `Local models: Ollama at "${server.url}"\n  offered as assistants: "Ollama/llama3.2"\n` +
+        '  embedding models: "nomic-embed-text"; to embed with one, set ' +
+        `SVC_EMBEDDING_MODEL=openai/nomic-embed-text and OPENAI_BASE_URL=${server.url}/v1\n`,
+    ),
+    io.stdout,
+  );
+  const none = capture();
+  await run(["check", "-c", path], none, { env: { OLLAMA_HOST: "127.0.0.1:9" } });
+  assert.match(
+    none.stdout,
+    /^Local models: no Ollama server answers at "http:\/\/127\.0\.0\.1:9"$/m,
+  );
 });

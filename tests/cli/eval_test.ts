@@ -116,6 +116,26 @@ Deno.test("svc eval prints a table of the metrics and each miss with what was fo
   );
 });
 
+Deno.test("svc eval passes over a storage that cannot run here and keeps the others' scores", async () => {
+  await using _root = await tmpLocalRoot();
+  // Chroma needs its server, which nothing starts here.
+  const { code, stdout, stderr } = await evalRun(
+    QUESTIONS,
+    "--source-storage",
+    "Chroma",
+    "--source-storage",
+    "LibSQL",
+    "--json",
+  );
+  assert.equal(code, 0, stderr);
+  const report = JSON.parse(stdout);
+  assert.deepEqual(report.runs.map((run: { name: string }) => run.name), ["LibSQL {}"]);
+  assert.equal(report.skipped.length, 1);
+  assert.equal(report.skipped[0].source_storage, "Chroma");
+  assert.match(report.skipped[0].reason, /^The component "Chroma" is not available: it needs /);
+  assert.match(stderr, /^Skipping Chroma: The component "Chroma" is not available/m);
+});
+
 Deno.test("svc eval names the line and column of a file that is not JSON", async () => {
   const { code, stderr } = await evalRun('[\n  {"question": "Who?",}\n]');
   assert.equal(code, 1);

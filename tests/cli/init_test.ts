@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { builtinClassPaths, FAMILIES } from "../../cli/check.ts";
 import { type Choice, initCommand, type InitCommandOptions, type Prompts } from "../../cli/init.ts";
 import { run } from "../../cli/mod.ts";
-import type { ComponentClass } from "../../components/core/component.ts";
+import { type ComponentClass, displayNameOf } from "../../components/core/component.ts";
+import { OPTIONAL_PACKAGES } from "../../components/packages.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { BUILTINS } from "../../components/registry.ts";
 import { Config } from "../../server/config.ts";
@@ -11,6 +12,8 @@ import { capture } from "./_io.ts";
 
 const DEMO_STORAGE = "svc.source_storages.SvcDemoSourceStorage";
 const DEMO_ASSISTANT = "svc.assistants.SvcDemoAssistant";
+const DEFAULT_STORAGES = ["svc.source_storages.LibSQL", DEMO_STORAGE];
+const DEFAULT_ASSISTANTS = ["svc.assistants.Extractive", DEMO_ASSISTANT];
 
 /** A question as the scripted prompts saw it. */
 interface Asked {
@@ -85,14 +88,14 @@ async function init(args: string[], options: InitCommandOptions) {
   return { code, ...io };
 }
 
-Deno.test("svc init --yes writes the demo configuration", async () => {
+Deno.test("svc init --yes writes the embedded defaults, LibSQL and Extractive first", async () => {
   await using dir = await tmpDir();
   const path = join(dir.path, "svc.toml");
   const io = capture();
   assert.equal(await run(["init", "--yes", "-o", path], io, { env: {} }), 0);
   const config = await Config.fromFile(path, { env: {} });
-  assert.deepEqual(config.sourceStorages, [DEMO_STORAGE]);
-  assert.deepEqual(config.assistants, [DEMO_ASSISTANT]);
+  assert.deepEqual(config.sourceStorages, DEFAULT_STORAGES);
+  assert.deepEqual(config.assistants, DEFAULT_ASSISTANTS);
   assert.equal(config.api.port, 31476);
   assert.match(io.stdout, /Wrote .*svc\.toml/);
   assert.match(io.stdout, /svc check -c .*svc\.toml/);
@@ -123,7 +126,7 @@ Deno.test("svc init --yes refuses an existing file without --force and overwrite
 
   const forced = capture();
   assert.equal(await run(["init", "--yes", "--force", "-o", path], forced, { env: {} }), 0);
-  assert.deepEqual((await Config.fromFile(path, { env: {} })).assistants, [DEMO_ASSISTANT]);
+  assert.deepEqual((await Config.fromFile(path, { env: {} })).assistants, DEFAULT_ASSISTANTS);
 });
 
 Deno.test("svc init without --yes and without a terminal asks for --yes", async () => {
@@ -140,20 +143,20 @@ Deno.test("svc init writes ./svc.toml of the working folder by default", async (
   const result = await init([], { prompts, cwd: dir.path });
   assert.equal(result.code, 0, result.stderr);
   const config = await Config.fromFile(join(dir.path, "svc.toml"), { env: {} });
-  assert.deepEqual(config.assistants, [DEMO_ASSISTANT]);
+  assert.deepEqual(config.assistants, DEFAULT_ASSISTANTS);
   assert.match(result.stdout, /Wrote svc\.toml\n/);
 });
 
-Deno.test("svc init, first choice: the demo components only", async () => {
+Deno.test("svc init, first choice: the embedded defaults", async () => {
   await using dir = await tmpDir();
-  const { prompts, asked } = scripted([[/set up/, "demo"]]);
-  const result = await init(["-o", "demo.toml"], { prompts, cwd: dir.path });
+  const { prompts, asked } = scripted([[/set up/, "defaults"]]);
+  const result = await init(["-o", "defaults.toml"], { prompts, cwd: dir.path });
   assert.equal(result.code, 0, result.stderr);
-  const config = await Config.fromFile(join(dir.path, "demo.toml"), { env: {} });
-  assert.deepEqual(config.sourceStorages, [DEMO_STORAGE]);
-  assert.deepEqual(config.assistants, [DEMO_ASSISTANT]);
+  const config = await Config.fromFile(join(dir.path, "defaults.toml"), { env: {} });
+  assert.deepEqual(config.sourceStorages, DEFAULT_STORAGES);
+  assert.deepEqual(config.assistants, DEFAULT_ASSISTANTS);
   assert.deepEqual(asked.map((q) => q.kind), ["select"]);
-  assert.equal(asked[0]!.default, "demo");
+  assert.equal(asked[0]!.default, "defaults");
 });
 
 Deno.test("svc init, second choice: lists every built-in, checks the available ones, names unmet requirements", async () => {
@@ -176,15 +179,21 @@ Deno.test("svc init, second choice: lists every built-in, checks the available o
   for (const [index, question] of checkboxes.entries()) {
     const choices = question.choices!;
     assert.deepEqual(choices.map((c) => c.value).sort(), everything(index).sort());
+    const unavailable: string[] = [];
     for (const choice of choices) {
       const component = BUILTINS[choice.value as string] as ComponentClass;
-      assert.equal(choice.checked, await component.isAvailable(), String(choice.value));
+      // Optional packages are not loaded to ask: the first load would download them.
+      const optional = component.requirements.some((requirement) =>
+        requirement.kind === "package" && Object.hasOwn(OPTIONAL_PACKAGES, requirement.name)
+      );
+      const available = await component.isAvailable();
+      assert.equal(choice.checked, !optional && available, String(choice.value));
+      if (optional) assert.match(choice.name, /\((loads npm packages|needs setup)\)$/);
+      // Chosen, it is checked whole, its packages loaded, and named if it cannot run.
+      if (!available) unavailable.push(displayNameOf(component));
     }
     assert.ok(choices.some((c) => c.checked && String(c.value).includes("SvcDemo")));
-    const unavailable = choices.filter((c) => !c.checked);
-    for (const choice of unavailable) {
-      assert.ok(result.stdout.includes(choice.name.replace(" (needs setup)", "")), choice.name);
-    }
+    for (const name of unavailable) assert.ok(result.stdout.includes(`  ${name}\n`), name);
     if (unavailable.length > 0) assert.match(result.stdout, /need more before they can run/);
   }
 });
@@ -254,7 +263,7 @@ Deno.test("svc init asks for another path when the file exists, until it names a
   assert.equal(await Deno.readTextFile(taken), "# mine\n");
   assert.deepEqual(
     (await Config.fromFile(join(dir.path, "other.toml"), { env: {} })).assistants,
-    [DEMO_ASSISTANT],
+    DEFAULT_ASSISTANTS,
   );
   const instead = asked.find((q) => /instead/.test(q.message))!;
   assert.equal(instead.default, "svc-2.toml");
@@ -268,7 +277,7 @@ Deno.test("svc init overwrites an existing file when the answer says so", async 
   const { prompts } = scripted([[/exists already/, true]]);
   const result = await init([], { prompts, cwd: dir.path });
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual((await Config.fromFile(path, { env: {} })).assistants, [DEMO_ASSISTANT]);
+  assert.deepEqual((await Config.fromFile(path, { env: {} })).assistants, DEFAULT_ASSISTANTS);
 });
 
 Deno.test("svc init stopped with Ctrl+C writes nothing", async () => {

@@ -7,10 +7,32 @@
 import assert from "node:assert/strict";
 import { type Ended, SECRETS, spawn, waitForUrl } from "../_process.ts";
 
-/** The environment of a user's shell: their home and Deno's cache, nothing of the test's. */
+/**
+ * What a user's machine needs to reach the npm registry: its proxy, the certificates of a proxy
+ * that inspects TLS, the registry's address and credentials. A child without them fails to
+ * download where its parent could.
+ */
+export const NETWORK_VARIABLES: readonly string[] = [
+  "DENO_AUTH_TOKENS",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "NPM_CONFIG_REGISTRY",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  ...["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"].flatMap((name) => [
+    name,
+    name.toLowerCase(),
+  ]),
+];
+
+/**
+ * The environment of a user's shell: their home, Deno's cache and what reaches the network,
+ * nothing of the test's.
+ */
 export function userEnvironment(): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "/" };
-  for (const key of ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
+  for (const key of ["PATH", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR", ...NETWORK_VARIABLES]) {
     const value = Deno.env.get(key);
     if (value !== undefined) env[key] = value;
   }

@@ -107,3 +107,63 @@ Deno.test("loadComponents() loads the configured document class, and refuses one
       error.message === '"./notes.ts#NotADocument" is not a subclass of Document',
   );
 });
+
+/** Runs `body` with environment variables set, and puts the old values back after. */
+async function withEnv(vars: Record<string, string>, body: () => Promise<void>): Promise<void> {
+  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, Deno.env.get(name)]));
+  for (const [name, value] of Object.entries(vars)) Deno.env.set(name, value);
+  try {
+    await body();
+  } finally {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) Deno.env.delete(name);
+      else Deno.env.set(name, value);
+    }
+  }
+}
+
+Deno.test("loadComponents() offers the text models of a local Ollama server after the configured assistants", async () => {
+  await using dir = await tmpDir();
+  const stop = new AbortController();
+  const ollama = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
+    (request) =>
+      new URL(request.url).pathname === "/api/tags"
+        ? Response.json({
+          models: [
+            { name: "llama3.2:latest", details: { family: "llama" } },
+            { name: "qwen2.5:7b", details: { family: "qwen2" } },
+            { name: "nomic-embed-text:latest", details: { family: "nomic-bert" } },
+          ],
+        })
+        : new Response("Ollama is running"),
+  );
+  const config = Config.from({
+    local_root: dir.path,
+    assistants: ["svc.assistants.Extractive", "svc.assistants.SvcDemoAssistant"],
+  }, { base: dir.path, env: {} });
+  try {
+    await withEnv({ OLLAMA_HOST: `127.0.0.1:${ollama.addr.port}` }, async () => {
+      const notices: string[] = [];
+      const { assistants } = await loadComponents(config, { notice: (n) => notices.push(n) });
+      assert.deepEqual(assistants.map((assistant) => assistant.displayName), [
+        "Extractive",
+        "Svc/DemoAssistant",
+        "Ollama/llama3.2",
+        "Ollama/qwen2.5:7b",
+      ]);
+      assert.deepEqual(notices, [
+        `Offering the models of Ollama at http://127.0.0.1:${ollama.addr.port} as assistants: ` +
+        '"Ollama/llama3.2", "Ollama/qwen2.5:7b"',
+      ]);
+      // Turned off, it offers none.
+      await withEnv({ SVC_OLLAMA_OFFER_MODELS: "false" }, async () => {
+        const off = await loadComponents(config);
+        assert.equal(off.assistants.length, 2);
+      });
+    });
+  } finally {
+    stop.abort();
+    await ollama.finished;
+  }
+});

@@ -50,8 +50,14 @@ Deno.test("Config has the documented defaults", () => {
   const config = Config.from({ local_root: "/srv/svc" }, { env: {} });
   assert.equal(config.authentication, "svc.deploy.SvcDemoAuthentication");
   assert.equal(config.document, "svc.core.LocalDocument");
-  assert.deepEqual(config.sourceStorages, ["svc.source_storages.SvcDemoSourceStorage"]);
-  assert.deepEqual(config.assistants, ["svc.assistants.SvcDemoAssistant"]);
+  assert.deepEqual(config.sourceStorages, [
+    "svc.source_storages.LibSQL",
+    "svc.source_storages.SvcDemoSourceStorage",
+  ]);
+  assert.deepEqual(config.assistants, [
+    "svc.assistants.Extractive",
+    "svc.assistants.SvcDemoAssistant",
+  ]);
   assert.deepEqual(config.api, {
     hostname: "127.0.0.1",
     port: 31476,

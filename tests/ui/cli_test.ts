@@ -78,6 +78,52 @@ Deno.test("svc ui uses an API that answers at api.url instead of starting one", 
   }
 });
 
+Deno.test("svc ui refuses an svc API of another configuration on api.url, naming both", async () => {
+  const previousRoot = localRoot();
+  await using dir = await tmpDir();
+  const [apiPort, uiPort] = [freePort(), freePort()];
+  const config = await writeConfig(dir.path, apiPort, uiPort);
+  // The same port, another local root: another configuration.
+  const other = await Config.fromFile(config, { env: { SVC_LOCAL_ROOT: `${dir.path}/other` } });
+  const stopApi = new AbortController();
+  const api = await serveApi(other, { log: () => {}, signal: stopApi.signal });
+  try {
+    const io = capture();
+    assert.equal(await run(["ui", "-c", config, "--no-browser"], io, { env: {} }), 1);
+    assert.match(
+      io.stderr,
+      new RegExp(`An svc API at ${api.url} serves another configuration than "${config}"`),
+    );
+    await assert.rejects(fetch(`http://127.0.0.1:${uiPort}/health`));
+  } finally {
+    stopApi.abort();
+    await api.finished;
+    localRoot(previousRoot);
+  }
+});
+
+Deno.test("svc ui refuses a server on api.url that is not svc", async () => {
+  await using dir = await tmpDir();
+  const stop = new AbortController();
+  const other = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
+    () => Response.json({ status: "ok" }),
+  );
+  const uiPort = freePort();
+  const config = await writeConfig(dir.path, other.addr.port, uiPort);
+  try {
+    const io = capture();
+    assert.equal(await run(["ui", "-c", config, "--no-browser"], io, { env: {} }), 1);
+    assert.match(
+      io.stderr,
+      new RegExp(`Something that is not svc answers at http://127.0.0.1:${other.addr.port}`),
+    );
+  } finally {
+    stop.abort();
+    await other.finished;
+  }
+});
+
 Deno.test("svc ui --no-start-api serves the UI alone and says the API does not answer", async () => {
   await using dir = await tmpDir();
   const [apiPort, uiPort] = [freePort(), freePort()];

@@ -12,6 +12,12 @@ Deno.test("formatLocation() names one page, several pages, and leaves the rest a
   assert.equal(formatLocation("  "), "");
 });
 
+Deno.test("formatLocation() names the slides of a presentation", () => {
+  assert.equal(formatLocation("4", "deck.pptx"), "slide 4");
+  assert.equal(formatLocation("1-3, 5", "Deck.PPTX"), "slides 1-3, 5");
+  assert.equal(formatLocation("4", "report.pdf"), "page 4");
+});
+
 Deno.test("locationPages() reads out the pages of runs and single pages, in order, each once", () => {
   assert.deepEqual(locationPages("1-3, 5"), [1, 2, 3, 5]);
   assert.deepEqual(locationPages("7, 8, 10–11"), [7, 8, 10, 11]);

@@ -271,8 +271,13 @@ Deno.test("sourceList() numbers each document once, with its pages in order", ()
       source("a", "report.pdf", "1-2"),
       source("a", "report.pdf", "3"),
       source("c", "slides.pptx", "4"),
+      source("d", "manual.pdf", "page 9"),
+      source("d", "manual.pdf", "7"),
+      source("e", "guide.md", "§ Options"),
+      source("e", "guide.md", "§ Options"),
     ]),
-    "\n\nSources:\n1. report.pdf, pages 3, 1-2\n2. notes.md\n3. slides.pptx, page 4",
+    "\n\nSources:\n1. report.pdf, pages 1-3\n2. notes.md\n3. slides.pptx, slide 4\n" +
+      "4. manual.pdf, pages 7, 9\n5. guide.md, § Options",
   );
 });
 
