@@ -146,8 +146,15 @@ Deno.test("the image's configuration binds both servers to 0.0.0.0 and is reache
   assert.deepEqual(config.api.origins, [`http://localhost:${config.ui.port}`]);
   assert.deepEqual(config.ui.origins, [`http://localhost:${config.ui.port}`]);
   assert.equal(config.api.databaseUrl, `sqlite:///${config.localRoot}/svc.db`);
-  assert.deepEqual(config.sourceStorages, ["svc.source_storages.SvcDemoSourceStorage"]);
-  assert.deepEqual(config.assistants, ["svc.assistants.SvcDemoAssistant"]);
+  // The embedded defaults: an image answers from the users' documents with no key or server.
+  assert.deepEqual(config.sourceStorages, [
+    "svc.source_storages.LibSQL",
+    "svc.source_storages.SvcDemoSourceStorage",
+  ]);
+  assert.deepEqual(config.assistants, [
+    "svc.assistants.Extractive",
+    "svc.assistants.SvcDemoAssistant",
+  ]);
 });
 
 Deno.test("the image's configuration signs in with password accounts, which svc serves on 0.0.0.0", async () => {
