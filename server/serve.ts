@@ -8,6 +8,7 @@ import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
+import { readerSettings } from "../components/core/reader_settings.ts";
 import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
@@ -70,8 +71,10 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
   const limits = requestLimits();
   const userQuotas = quotas();
-  // Read when a PDF is, and checked here, so that a mistyped value stops svc rather than each read.
+  // Read when a document is, and checked here, so that a mistyped value stops svc rather than
+  // each read.
   pdfWorkers();
+  readerSettings();
   const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);

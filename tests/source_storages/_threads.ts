@@ -4,6 +4,7 @@
  * has a job, which a clock cannot tell on a busy machine.
  * @module
  */
+import { Worker as NodeWorker } from "node:worker_threads";
 
 /** The arguments of each call recorded, in order. */
 export interface RecordedCalls extends Disposable {
@@ -73,6 +74,40 @@ export function watchWorkers(): WorkerWatch {
       for (const next of waiting) next.resolve();
       waiting = [];
     }
+  };
+  return watch;
+}
+
+/**
+ * Counts, until disposed, the messages posted to the threads of `node:worker_threads` (svc's
+ * reader threads), and their replies; the same as {@linkcode watchWorkers} for Web Workers.
+ */
+export function watchThreads(): WorkerWatch {
+  const prototype = NodeWorker.prototype;
+  const original = prototype.postMessage;
+  const watched = new WeakSet<NodeWorker>();
+  let waiting: PromiseWithResolvers<void>[] = [];
+  const watch = {
+    posted: 0,
+    replies: 0,
+    nextPost() {
+      const next = Promise.withResolvers<void>();
+      waiting.push(next);
+      return next.promise;
+    },
+    [Symbol.dispose]() {
+      prototype.postMessage = original;
+    },
+  };
+  prototype.postMessage = function (this: NodeWorker, ...args: Parameters<typeof original>) {
+    if (!watched.has(this)) {
+      watched.add(this);
+      this.on("message", () => watch.replies++);
+    }
+    original.apply(this, args);
+    watch.posted++;
+    for (const next of waiting) next.resolve();
+    waiting = [];
   };
   return watch;
 }
