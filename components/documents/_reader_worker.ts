@@ -34,9 +34,9 @@ function watchHeap(): void {
 
 watchHeap();
 
-port.on("message", async ({ id, bytes, content }: ReadRequest) => {
+port.on("message", async ({ id, buffer, content }: ReadRequest) => {
   try {
-    reply({ id, pages: await parsePages(bytes, content) });
+    reply({ id, pages: await parsePages(new Uint8Array(buffer), content) });
   } catch (error) {
     const status = error instanceof SvcError ? error.status : 500;
     const message = error instanceof Error ? error.message : String(error);

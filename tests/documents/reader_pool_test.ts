@@ -3,6 +3,7 @@ import { parsePages } from "../../components/documents/parse.ts";
 import { ReaderPool } from "../../components/documents/reader_pool.ts";
 import { fixture, refusal, zipOf } from "./_helpers.ts";
 import { labelledPdf } from "./_pdf_text.ts";
+import { watchThreads } from "../source_storages/_threads.ts";
 
 const content = (name: string) => ({
   name,
@@ -34,6 +35,24 @@ Deno.test("`ReaderPool` reads in a thread what parsePages() reads here, one thre
     refusal('Cannot read "notes.docx": the file is not a ZIP archive (a .docx file is one)'),
   );
   assert.equal(pool.size, 1, "a refusal keeps its thread");
+});
+
+Deno.test("`ReaderPool` sends a thread the document's bytes alone, and leaves the caller's as they were", async () => {
+  await using pool = new ReaderPool({ threads: 1, heapMb: 512, timeoutSeconds: 60 });
+  // The document's bytes in the middle of a much larger buffer, as a view of it.
+  const text = new TextEncoder().encode("# Notes\n");
+  const large = new Uint8Array(16 * 2 ** 20);
+  large.set(text, 2 ** 20);
+  const bytes = large.subarray(2 ** 20, 2 ** 20 + text.length);
+  using threads = watchThreads();
+  assert.deepEqual(await pool.read(bytes, content("notes.md")), [{
+    text: "# Notes\n",
+    number: null,
+  }]);
+  const [request] = threads.messages as { buffer: ArrayBuffer }[];
+  assert.ok(request?.buffer instanceof ArrayBuffer);
+  assert.equal(request.buffer.byteLength, text.length);
+  assert.deepEqual(bytes, text);
 });
 
 Deno.test("`ReaderPool` refuses a document whose thread passes its heap cap, and reads one read beside it", async () => {

@@ -78,11 +78,17 @@ export function watchWorkers(): WorkerWatch {
   return watch;
 }
 
+/** Copies of the messages posted to the watched threads, besides what {@linkcode WorkerWatch} counts. */
+export interface ThreadWatch extends WorkerWatch {
+  readonly messages: unknown[];
+}
+
 /**
  * Counts, until disposed, the messages posted to the threads of `node:worker_threads` (svc's
- * reader threads), and their replies; the same as {@linkcode watchWorkers} for Web Workers.
+ * reader threads), keeping them, and their replies; the same as {@linkcode watchWorkers} for Web
+ * Workers.
  */
-export function watchThreads(): WorkerWatch {
+export function watchThreads(): ThreadWatch {
   const prototype = NodeWorker.prototype;
   const original = prototype.postMessage;
   const watched = new WeakSet<NodeWorker>();
@@ -90,6 +96,7 @@ export function watchThreads(): WorkerWatch {
   const watch = {
     posted: 0,
     replies: 0,
+    messages: [] as unknown[],
     nextPost() {
       const next = Promise.withResolvers<void>();
       waiting.push(next);
@@ -104,6 +111,8 @@ export function watchThreads(): WorkerWatch {
       watched.add(this);
       this.on("message", () => watch.replies++);
     }
+    // A copy, as it was before its buffers were moved.
+    watch.messages.push(structuredClone(args[0]));
     original.apply(this, args);
     watch.posted++;
     for (const next of waiting) next.resolve();
