@@ -43,7 +43,10 @@ export const MAX_DOCX_ELEMENTS = 1_000_000;
 /** The most paragraphs of one part: some ten times a 500-page book's. */
 export const MAX_DOCX_PARAGRAPHS = 200_000;
 
-/** The most runs (stretches of text of one formatting) of one part: some ten times a 500-page book's. */
+/**
+ * The most runs (stretches of text of one formatting) of one part: several times a 500-page
+ * book's.
+ */
 export const MAX_DOCX_RUNS = 500_000;
 
 const PART_LIMITS = {
