@@ -15,7 +15,7 @@ const REPOSITORY = new URL("../", import.meta.url).pathname;
 /**
  * The arguments of `deno` that read a PDF with `readPdfPages()` on `workers` workers in a process
  * of its own (`_read_pdf.ts`), which prints the page count and its peak memory as JSON: started
- * as `deno task svc` starts svc, with its V8 flags, as the indexing worker reads in svc.
+ * as `deno task svc` starts svc, with its V8 flags, as a reader thread reads in svc.
  */
 export function readPdfArgs(path: string, workers: number): string[] {
   return [...svcTaskArgs(), `${REPOSITORY}bench/_read_pdf.ts`, path, String(workers)];

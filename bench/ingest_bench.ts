@@ -2,7 +2,7 @@
  * Ingest through the REST API: `POST /chats/{id}/prepare` of a chat over the long PDF
  * (`_long_pdf.ts`, 330 pages) on a running `svc api` with the LibSQL storage and the offline
  * embedder, against poppler's `pdftotext` reading the same file in the same run, and svc's reading
- * alone (`_read_pdf.ts`, a process of its own, as the indexing worker reads) to tell the parsing
+ * alone (`_read_pdf.ts`, a process of its own, as a reader thread reads) to tell the parsing
  * apart from the rest. Each prepare is by a user of its own, so that no index is reused. While it
  * runs, the server's resident memory is sampled from `/proc` and `/health` is asked every 10 ms.
  * Before each prepare and after it (its chat deleted), the server is left 12 s to settle while
@@ -121,7 +121,7 @@ async function ingest(): Promise<Ingest> {
   return { ms, idleMiB, peakMiB, afterMiB, healthP99: percentile(latencies, 0.99) };
 }
 
-/** Reads the PDF as the indexing worker does, in a process of its own: its wall time, in ms. */
+/** Reads the PDF as a reader thread does, in a process of its own: its wall time, in ms. */
 async function svcReading(): Promise<number> {
   const started = performance.now();
   const output = await new Deno.Command(Deno.execPath(), {

@@ -175,9 +175,9 @@ Rag.defaultResolver = CLASS_PATHS;
 Document.pageReader = async (document) => (await loadReaders()).readPages(document);
 
 /**
- * The document readers, loaded when a document is first read, by a name Deno
- * does not read ahead: their modules (PDF.js, zip's with Node's zlib) cost a
- * start some 10 MiB and 70 ms of processor time to load.
+ * The reading of documents, loaded when a document is first read, by a name
+ * Deno does not read ahead: a start needs none of it. The readers themselves
+ * (PDF.js, zip's with Node's zlib) load in the reader threads, never here.
  */
 export function loadReaders(): Promise<typeof import("./documents/mod.ts")> {
   return import(READERS_MODULE);

@@ -76,6 +76,7 @@ export const INCLUDES: readonly string[] = [
   "server/auth/_password_worker.ts",
   "components/indexing/_worker.ts",
   "components/documents/_pdf_worker.ts",
+  "components/documents/_reader_worker.ts",
   "components/source_storages/_code_scan_worker.ts",
 ];
 

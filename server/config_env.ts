@@ -77,6 +77,9 @@ export const ENV_VARIABLES: readonly string[] = [
   "SVC_SHARE_INDEXES",
   // the document readers
   "SVC_PDF_WORKERS",
+  "SVC_READERS",
+  "SVC_READER_HEAP_MB",
+  "SVC_READER_TIMEOUT",
   // the tests and benchmarks, which may share a shell with svc
   "SVC_REQUIRE_BROWSER",
   "SVC_CHROMIUM",

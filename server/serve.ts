@@ -10,6 +10,7 @@ import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
 import { addEnvironmentSecrets, secrets } from "../components/core/secrets.ts";
+import { readerSettings } from "../components/core/reader_settings.ts";
 import { createApi } from "./api/app.ts";
 import { jsonLog, type Log, logLine } from "./log.ts";
 import { UPLOAD_PREFIX } from "./api/upload.ts";
@@ -87,10 +88,12 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const timeout = options.shutdownTimeout ?? shutdownTimeout();
   const limits = requestLimits();
   const userQuotas = quotas();
-  // Read when a PDF is, and checked here, so that a mistyped value stops svc rather than each read.
+  // Read when a document is, and checked here, so that a mistyped value stops svc rather than
+  // each read.
   pdfWorkers();
   const passwords = passwordPool();
   await checkEmbedder();
+  readerSettings();
   const proxies = trustedProxies();
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);

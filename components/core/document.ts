@@ -51,9 +51,9 @@ export abstract class Document {
 
   /**
    * Whether the class reads its pages itself, in its own `extractPages()`;
-   * else svc's handler of the format reads them from the bytes, wherever svc
-   * likes (the indexing worker reads them off the main thread). A class that
-   * overrides `extractPages()` sets this to `true`.
+   * else svc's handler of the format reads them from the bytes, in a reader
+   * thread whose memory and time are capped. A class that overrides
+   * `extractPages()` sets this to `true`.
    */
   static readsOwnPages: boolean = false;
 

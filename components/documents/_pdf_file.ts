@@ -6,8 +6,16 @@
  * @module
  */
 import { constants, inflateSync } from "node:zlib";
+import {
+  formatCount,
+  MAX_PAGE_REPEATS,
+  MAX_PAGE_TREE_ENTRIES,
+  MAX_PDF_DECODED_BYTES,
+  MAX_PDF_PAGES,
+  PdfLimitError,
+} from "./_pdf_limits.ts";
 import { MAX_PDF_STREAM_RATIO } from "./_pdf_streams.ts";
-import { MAX_INFLATED_BYTES, RATIO_CHECKED_FROM } from "./zip.ts";
+import { RATIO_CHECKED_FROM } from "./zip.ts";
 import {
   Command,
   type Dict,
@@ -49,7 +57,7 @@ export class PdfFile {
   readonly #objectStreams = new Map<number, { data: Uint8Array; offsets: Map<number, number> }>();
   readonly trailer: Dict;
   /** What may still be inflated: as much as `checkPdfStreams` allows the whole file. */
-  #inflatable = MAX_INFLATED_BYTES;
+  #inflatable = MAX_PDF_DECODED_BYTES;
 
   constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
@@ -326,17 +334,23 @@ export class PdfFile {
     return out;
   }
 
-  /** The pages in order, each with the resources and boxes it inherits. */
+  /**
+   * The pages in order, each with the resources and boxes it inherits. A page listed more than
+   * once is read by pdfjs ({@linkcode Unsupported}); a tree past `MAX_PAGE_TREE_ENTRIES`,
+   * `MAX_PDF_PAGES` or `MAX_PAGE_REPEATS` is refused ({@linkcode PdfLimitError}) as soon as it is.
+   */
   pages(): FilePage[] {
     const root = this.get(this.trailer, "Root");
     need(root instanceof Map, "no catalog");
     const top = this.get(root, "Pages");
     need(top instanceof Map, "no page tree");
     const pages: FilePage[] = [];
-    const visited = new Set<Dict>();
+    // The nodes being walked, whose return would be a loop, and how often each page was listed.
+    const walking = new Set<Dict>();
+    const listed = new Map<Dict, number>();
+    let entries = 0;
     const walk = (node: Dict, inherited: Map<string, PdfObject | undefined>) => {
-      need(!visited.has(node), "a page tree loop");
-      visited.add(node);
+      need(!walking.has(node), "a page tree loop");
       const here = new Map(inherited);
       for (const key of ["Resources", "MediaBox", "CropBox"]) {
         if (node.has(key)) here.set(key, this.get(node, key));
@@ -344,6 +358,16 @@ export class PdfFile {
       const type = this.get(node, "Type");
       const kids = this.get(node, "Kids");
       if (type === Name.of("Page") || (type === undefined && !Array.isArray(kids))) {
+        const times = (listed.get(node) ?? 0) + 1;
+        listed.set(node, times);
+        if (times > MAX_PAGE_REPEATS) {
+          throw new PdfLimitError(
+            `its page tree lists one page more than ${formatCount(MAX_PAGE_REPEATS)} times`,
+          );
+        }
+        if (pages.length === MAX_PDF_PAGES) {
+          throw new PdfLimitError(`it has more than ${formatCount(MAX_PDF_PAGES)} pages`);
+        }
         const resources = here.get("Resources");
         pages.push({
           dict: node,
@@ -353,14 +377,22 @@ export class PdfFile {
         return;
       }
       need(Array.isArray(kids), "a page tree node without kids");
+      walking.add(node);
       for (const kid of kids) {
+        if (++entries > MAX_PAGE_TREE_ENTRIES) {
+          throw new PdfLimitError(
+            `its page tree has more than ${formatCount(MAX_PAGE_TREE_ENTRIES)} entries`,
+          );
+        }
         const child = this.resolve(kid);
         need(child instanceof Map, "a page tree kid that is not a dictionary");
         walk(child, here);
       }
+      walking.delete(node);
     };
     walk(top, new Map());
     need(this.get(top, "Count") === pages.length, "a page count that is not the pages'");
+    need(listed.size === pages.length, "a page listed more than once");
     return pages;
   }
 }

@@ -4,6 +4,7 @@
  * the direct reader takes a fraction of pdfjs's time and memory.
  * @module
  */
+import { PdfLimitError } from "./_pdf_limits.ts";
 import { DirectPdf } from "./_pdf_text.ts";
 import { type OpenPdf, openPdfjs } from "./_pdfjs.ts";
 
@@ -23,7 +24,8 @@ export interface OpenPdfOptions {
  * Opens a PDF to read its pages one by one: directly when the direct reader reads its structure,
  * else with pdfjs (whose errors a file that neither reads ends with). A page the direct reader
  * does not read (a font whose text needs its program, say) is read by pdfjs, opened for the first
- * such page and kept until the document is closed.
+ * such page and kept until the document is closed. A file or page past a limit of
+ * `_pdf_limits.ts` is refused by the reader that counted it: its {@linkcode PdfLimitError}.
  */
 export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<OpenPdf> {
   const openWithPdfjs = async () => {
@@ -33,8 +35,9 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
   let direct: DirectPdf;
   try {
     direct = new DirectPdf(bytes);
-  } catch {
-    // Whatever the direct reader cannot read, pdfjs reads or refuses with its own error.
+  } catch (error) {
+    if (error instanceof PdfLimitError) throw error;
+    // Whatever else the direct reader cannot read, pdfjs reads or refuses with its own error.
     return await openWithPdfjs();
   }
   let pdfjs: Promise<OpenPdf> | undefined;
@@ -48,7 +51,8 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
     async page(number) {
       try {
         return direct.page(number);
-      } catch {
+      } catch (error) {
+        if (error instanceof PdfLimitError) throw error;
         pdfjs ??= openWithPdfjs();
         return await (await pdfjs).page(number);
       }

@@ -1,14 +1,16 @@
 /**
- * A guard for the Flate streams of a PDF, run before pdfjs reads the file: pdfjs inflates a
- * content stream whole and interprets every operator in it on the calling thread, so a stream of
- * a few kilobytes that inflates to megabytes of text operators takes seconds to minutes, and holds
- * the event loop all that time.
+ * A guard for the Flate streams and the page tree of a PDF, run before pdfjs reads the file: pdfjs
+ * inflates a content stream whole and interprets every operator in it, so a stream of a few
+ * kilobytes that inflates to megabytes of text operators takes seconds to minutes, and it walks
+ * the page tree from its root for every page it reads.
  * @module
  */
 import { Buffer } from "node:buffer";
 import { constants, createInflate, inflateSync } from "node:zlib";
 import { unreadable } from "../core/errors.ts";
-import { MAX_INFLATED_BYTES, RATIO_CHECKED_FROM } from "./zip.ts";
+import { MAX_PDF_DECODED_BYTES, PdfLimitError } from "./_pdf_limits.ts";
+import { StructureScan } from "./_pdf_structure_scan.ts";
+import { RATIO_CHECKED_FROM } from "./zip.ts";
 
 /**
  * The highest compression ratio of a stream that inflates to more than
@@ -22,17 +24,44 @@ const DICTIONARY_WINDOW = 4096;
 
 /**
  * Refuses a PDF whose Flate streams (images aside, which reading text never decodes) would
- * inflate to more than {@linkcode MAX_INFLATED_BYTES} together, or one of which, inflating to
- * more than 1 MiB, is compressed more than {@linkcode MAX_PDF_STREAM_RATIO} to 1. Every stream is
- * inflated with its allowance as the output limit, so the check itself stays within the bound.
- * A damaged stream counts with what inflates before the damage, which pdfjs reads too; streams
- * of other filters are left to pdfjs.
+ * inflate to more than `MAX_PDF_DECODED_BYTES` together, or one of which, inflating to more than
+ * 1 MiB, is compressed more than {@linkcode MAX_PDF_STREAM_RATIO} to 1. Every stream is inflated
+ * with its allowance as the output limit, so the check itself stays within the bound. A damaged
+ * stream counts with what inflates before the damage, which pdfjs reads too; streams of other
+ * filters are left to pdfjs. It also refuses a file past the limits of `_pdf_limits.ts` on its
+ * page tree and its pages' content streams, as the `/Kids` and `/Contents` entries of the file and
+ * of its object streams count them (`StructureScan`).
  *
  * @throws {SvcError} 422 naming the document and the problem
  */
 export async function checkPdfStreams(bytes: Uint8Array, name: string): Promise<void> {
+  const structure = new StructureScan();
+  const sizes = new Map<number, number>();
+  try {
+    structure.scan(bytes);
+    await checkStreams(bytes, name, (object, dictionary, data) => {
+      if (object !== undefined) sizes.set(object, data.length);
+      if (/\/Type\s*\/ObjStm\b/.test(dictionary)) structure.scan(data);
+    });
+    structure.checkContentBytes(sizes);
+  } catch (error) {
+    if (error instanceof PdfLimitError) throw unreadable(name, error.message, error);
+    throw error;
+  }
+}
+
+/**
+ * The streams' part of {@linkcode checkPdfStreams}: each stream that reading text may decode is
+ * given to `seen` with its object number (when its header is found), its dictionary, and its data,
+ * inflated where it is Flate, else as stored.
+ */
+async function checkStreams(
+  bytes: Uint8Array,
+  name: string,
+  seen: (object: number | undefined, dictionary: string, data: Uint8Array) => void,
+): Promise<void> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let remaining = MAX_INFLATED_BYTES;
+  let remaining = MAX_PDF_DECODED_BYTES;
   let from = 0;
   let previousEnd = 0;
   while (true) {
@@ -58,8 +87,13 @@ export async function checkPdfStreams(bytes: Uint8Array, name: string): Promise<
     const endstream = buffer.indexOf("endstream", start, "latin1");
     const end = endstream < 0 ? buffer.length : endstream;
     previousEnd = from = end;
+    const object = header ? Number(header[1]) : undefined;
+    if (/\/Subtype\s*\/Image\b/.test(dictionary)) continue;
     const flates = flateLayers(dictionary);
-    if (flates === 0 || /\/Subtype\s*\/Image\b/.test(dictionary)) continue;
+    if (flates === 0) {
+      seen(object, dictionary, buffer.subarray(start, end));
+      continue;
+    }
 
     const allowance = Math.min(
       remaining,
@@ -73,13 +107,14 @@ export async function checkPdfStreams(bytes: Uint8Array, name: string): Promise<
       if (allowance === remaining) {
         throw unreadable(
           name,
-          `the file would inflate to more than ${MAX_INFLATED_BYTES / 2 ** 20} MiB`,
+          `the file would inflate to more than ${MAX_PDF_DECODED_BYTES / 2 ** 20} MiB`,
         );
       }
       const stream = header ? `the stream of object ${header[1]}` : "a stream";
       throw unreadable(name, `${stream} is compressed more than ${MAX_PDF_STREAM_RATIO} to 1`);
     }
     remaining -= data.length;
+    seen(object, dictionary, data);
   }
 }
 

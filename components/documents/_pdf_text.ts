@@ -16,6 +16,13 @@ import { type FilePage, PdfFile } from "./_pdf_file.ts";
 import { readFont, type TextFont } from "./_pdf_fonts.ts";
 import { copy, IDENTITY, TextItems, TextState, transform } from "./_pdf_text_items.ts";
 import {
+  formatCount,
+  MAX_CONTENT_STREAMS,
+  MAX_PAGE_CONTENT_BYTES,
+  MAX_PAGE_CONTENT_STREAMS,
+  PdfLimitError,
+} from "./_pdf_limits.ts";
+import {
   Command,
   type Dict,
   EOF,
@@ -35,6 +42,8 @@ export class DirectPdf {
   readonly #file: PdfFile;
   readonly #pages: FilePage[];
   readonly #fonts = new Map<PdfObject, TextFont>();
+  /** The content streams of the pages read so far. */
+  #contentStreams = 0;
 
   /** Opens the document; throws {@linkcode Unsupported} for a file it does not read. */
   constructor(bytes: Uint8Array) {
@@ -46,7 +55,11 @@ export class DirectPdf {
     return this.#pages.length;
   }
 
-  /** The text items of a page, numbered from 1; throws {@linkcode Unsupported} for one it does not read. */
+  /**
+   * The text items of a page, numbered from 1; throws {@linkcode Unsupported} for one it does not
+   * read, and {@linkcode PdfLimitError} for one past `MAX_PAGE_CONTENT_STREAMS` or
+   * `MAX_PAGE_CONTENT_BYTES`, or the page that passes `MAX_CONTENT_STREAMS`.
+   */
   page(number: number): PdfTextItem[] {
     const page = this.#pages[number - 1];
     need(page, "a page past the end");
@@ -55,11 +68,30 @@ export class DirectPdf {
     const streams = Array.isArray(contents)
       ? contents.map((c) => this.#file.resolve(c))
       : [contents];
+    if (streams.length > MAX_PAGE_CONTENT_STREAMS) {
+      throw new PdfLimitError(
+        `a page has more than ${formatCount(MAX_PAGE_CONTENT_STREAMS)} content streams`,
+      );
+    }
+    this.#contentStreams += streams.length;
+    if (this.#contentStreams > MAX_CONTENT_STREAMS) {
+      throw new PdfLimitError(
+        `it has more than ${formatCount(MAX_CONTENT_STREAMS)} content streams`,
+      );
+    }
     const parts: Uint8Array[] = [];
+    let bytes = 0;
     for (const stream of streams) {
       if (stream === undefined || stream === null) continue;
       need(stream instanceof Stream, "a content stream that is not a stream");
-      parts.push(this.#file.decode(stream));
+      const part = this.#file.decode(stream);
+      bytes += part.length;
+      if (bytes > MAX_PAGE_CONTENT_BYTES) {
+        throw new PdfLimitError(
+          `a page's content inflates to more than ${MAX_PAGE_CONTENT_BYTES / 2 ** 20} MiB`,
+        );
+      }
+      parts.push(part);
     }
     // pdfjs reads several content streams as one, a line feed after each.
     const data = parts.length === 1 ? parts[0]! : joined(parts);

@@ -10,6 +10,7 @@
  */
 import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
 import type { PdfTextItem } from "./_pdf_layout.ts";
+import { formatCount, MAX_PDF_PAGES, PdfLimitError } from "./_pdf_limits.ts";
 
 type Pdfjs = typeof import("pdfjs-dist/build/pdf.mjs");
 
@@ -160,9 +161,10 @@ export const REOPEN_PAGES = 512;
 
 /**
  * Opens a PDF with pdfjs on the calling thread, to read its pages one by one. Throws pdfjs's
- * errors, and an error of its own when pdfjs counts no whole number of pages; once opened, it
- * holds what pdfjs parsed (fonts, the cross-reference table, the pages read) until closed, or
- * until `reopenEvery` pages were read, when it opens the document anew.
+ * errors, an error of its own when pdfjs counts no whole number of pages, and a `PdfLimitError`
+ * when it counts more than `MAX_PDF_PAGES`; once opened, it holds what pdfjs parsed (fonts, the
+ * cross-reference table, the pages read) until closed, or until `reopenEvery` pages were read,
+ * when it opens the document anew.
  */
 export async function openPdfjs(
   bytes: Uint8Array,
@@ -208,6 +210,9 @@ async function openDocument(bytes: Uint8Array): Promise<OpenPdf> {
     // A damaged page tree can make pdfjs count -1 pages.
     if (!Number.isSafeInteger(document.numPages) || document.numPages < 0) {
       throw new Error(`pdfjs counted ${document.numPages} pages`);
+    }
+    if (document.numPages > MAX_PDF_PAGES) {
+      throw new PdfLimitError(`it has more than ${formatCount(MAX_PDF_PAGES)} pages`);
     }
     return {
       pageCount: document.numPages,

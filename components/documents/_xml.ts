@@ -5,6 +5,16 @@
  */
 import { isSpace, type Work } from "../core/text_scan.ts";
 
+/** The text of an XML part: UTF-8, or UTF-16 when it starts with that byte order mark. */
+export function decodeXml(bytes: Uint8Array): string {
+  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe
+    ? "utf-16le"
+    : bytes[0] === 0xfe && bytes[1] === 0xff
+    ? "utf-16be"
+    : "utf-8";
+  return new TextDecoder(encoding).decode(bytes);
+}
+
 /** A start tag, an end tag, or the decoded text between tags. */
 export type XmlToken =
   | { kind: "open"; name: string; attributes: string; selfClosing: boolean }
@@ -206,25 +216,75 @@ export function decodeEntities(text: string): string {
   );
 }
 
-/** The deepest nesting of elements {@linkcode xmlShapeProblem} accepts. */
+/** The deepest nesting of elements {@linkcode xmlShape} accepts. */
 export const MAX_XML_DEPTH = 1_000;
 
+/** The counts {@linkcode xmlShape} refuses past, besides {@linkcode MAX_XML_DEPTH}. */
+export interface XmlLimits {
+  /** The most elements, self-closing ones included. */
+  elements?: number;
+  /**
+   * The most elements of some local names, each with what a message calls them:
+   * `{ p: [100_000, "paragraphs"] }`.
+   */
+  named?: Readonly<Record<string, readonly [max: number, noun: string]>>;
+}
+
+/** What {@linkcode xmlShape} found: the first problem, if any, and the elements it counted. */
+export interface XmlShape {
+  problem?: string;
+  /** The elements counted, up to where a problem stopped the count. */
+  elements: number;
+}
+
 /**
- * What is wrong with the shape of an XML document, if anything: a start tag without its end tag
- * (or the other way round), or elements nested deeper than {@linkcode MAX_XML_DEPTH}. Checked in
- * one pass before a library parses the XML, since some parse unclosed elements in quadratic time
- * and recurse once per level of nesting.
+ * The shape of an XML document, checked in one pass before a library parses it: a start tag
+ * without its end tag (or the other way round), elements nested deeper than
+ * {@linkcode MAX_XML_DEPTH}, or more elements than the limits allow, since some libraries parse
+ * unclosed elements in quadratic time, recurse once per level of nesting, and build a tree whose
+ * memory grows with every element. It stops at the first problem.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { xmlShape } from "./_xml.ts";
+ * assert.deepEqual(xmlShape("<a><b/><b/></a>"), { elements: 3 });
+ * assert.deepEqual(xmlShape("<a><b/><b/></a>", { named: { b: [1, "bees"] } }), {
+ *   problem: "has more than 1 bees",
+ *   elements: 3,
+ * });
+ * ```
  */
-export function xmlShapeProblem(xml: string, work?: Work): string | undefined {
+export function xmlShape(xml: string, limits: XmlLimits = {}, work?: Work): XmlShape {
+  const { elements: maxElements = Infinity, named = {} } = limits;
+  const counts = new Map<string, number>();
   const open: string[] = [];
+  let elements = 0;
   for (const token of xmlTokens(xml, work)) {
-    if (token.kind === "text" || (token.kind === "open" && token.selfClosing)) continue;
+    if (token.kind === "text") continue;
     if (token.kind === "open") {
+      if (++elements > maxElements) {
+        return { problem: `has more than ${count(maxElements)} elements`, elements };
+      }
+      const local = localName(token.name);
+      const limit = named[local];
+      if (limit) {
+        const seen = (counts.get(local) ?? 0) + 1;
+        counts.set(local, seen);
+        if (seen > limit[0]) {
+          return { problem: `has more than ${count(limit[0])} ${limit[1]}`, elements };
+        }
+      }
+      if (token.selfClosing) continue;
       open.push(token.name);
       if (open.length > MAX_XML_DEPTH) {
-        return `nests elements more than ${MAX_XML_DEPTH.toLocaleString("en-US")} deep`;
+        return { problem: `nests elements more than ${count(MAX_XML_DEPTH)} deep`, elements };
       }
-    } else if (open.pop() !== token.name) return "is not well-formed XML";
+    } else if (open.pop() !== token.name) return { problem: "is not well-formed XML", elements };
   }
-  return open.length ? "is not well-formed XML" : undefined;
+  return open.length ? { problem: "is not well-formed XML", elements } : { elements };
+}
+
+function count(value: number): string {
+  return value.toLocaleString("en-US");
 }

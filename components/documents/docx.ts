@@ -5,7 +5,7 @@
 import { Buffer } from "node:buffer";
 import { quote, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { localName, xmlShapeProblem, xmlTokens } from "./_xml.ts";
+import { decodeXml, localName, xmlShape, xmlTokens } from "./_xml.ts";
 import { tightLines } from "../core/text_scan.ts";
 import type { DocumentHandler } from "./handler.ts";
 import { checkZip } from "./zip.ts";
@@ -17,6 +17,10 @@ import { checkZip } from "./zip.ts";
  *
  * One page, not one per paragraph: chunking, not the handler, decides what goes together, and a
  * paragraph per page would cut tables and lists apart.
+ *
+ * mammoth builds a tree of every element of the parts it reads, so each XML part is counted first,
+ * as it is checked to be well-formed, and a file past {@linkcode MAX_DOCX_ELEMENTS},
+ * {@linkcode MAX_DOCX_PARAGRAPHS} or {@linkcode MAX_DOCX_RUNS} is refused before mammoth sees it.
  *
  * @example
  * ```ts
@@ -31,17 +35,45 @@ export const docxHandler: DocumentHandler = {
   extractPages: extractDocxPages,
 };
 
+/**
+ * The most XML elements of one part, and of all parts together: a 500-page Word book has about a
+ * quarter of that in its text, and mammoth's tree of this many still fits a reader's memory.
+ */
+export const MAX_DOCX_ELEMENTS = 1_000_000;
+
+/** The most paragraphs of one part: some ten times a 500-page book's. */
+export const MAX_DOCX_PARAGRAPHS = 200_000;
+
+/**
+ * The most runs (stretches of text of one formatting) of one part: several times a 500-page
+ * book's.
+ */
+export const MAX_DOCX_RUNS = 500_000;
+
+const PART_LIMITS = {
+  elements: MAX_DOCX_ELEMENTS,
+  named: { p: [MAX_DOCX_PARAGRAPHS, "paragraphs"], r: [MAX_DOCX_RUNS, "runs"] },
+} as const;
+
 type Mammoth = typeof import("mammoth");
 
 let mammoth: Promise<Mammoth> | undefined;
 
 async function extractDocxPages(bytes: Uint8Array, name: string): Promise<Page[]> {
+  let elements = 0;
   const entries = checkZip(bytes, name, {
     suffix: ".docx",
     inspect(entry, content) {
       if (!/\.(xml|rels)$/i.test(entry.name)) return;
-      const problem = xmlShapeProblem(decodeXml(content));
-      if (problem) throw unreadable(name, `the part ${quote(entry.name)} ${problem}`);
+      const shape = xmlShape(decodeXml(content), PART_LIMITS);
+      if (shape.problem) throw unreadable(name, `the part ${quote(entry.name)} ${shape.problem}`);
+      elements += shape.elements;
+      if (elements > MAX_DOCX_ELEMENTS) {
+        throw unreadable(
+          name,
+          `its XML parts have more than ${MAX_DOCX_ELEMENTS.toLocaleString("en-US")} elements`,
+        );
+      }
     },
   });
   if (!entries.some((entry) => entry.name === "word/document.xml")) {
@@ -58,16 +90,6 @@ async function extractDocxPages(bytes: Uint8Array, name: string): Promise<Page[]
     throw unreadable(name, "the file is not a valid Word document", error);
   }
   return [{ text: htmlText(html), number: null }];
-}
-
-/** The text of an XML part: UTF-8, or UTF-16 when it starts with that byte order mark. */
-function decodeXml(bytes: Uint8Array): string {
-  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe
-    ? "utf-16le"
-    : bytes[0] === 0xfe && bytes[1] === 0xff
-    ? "utf-16be"
-    : "utf-8";
-  return new TextDecoder(encoding).decode(bytes);
 }
 
 /**

@@ -1,17 +1,10 @@
 /**
- * The document formats svc reads, one handler per format, found by the
- * format a document names (its suffix, regardless of case), and the reading
- * of a document's pages with them.
+ * The reading of a document's pages, in reader threads, each format by its
+ * handler (`parse.ts`, which the threads load; the thread that serves
+ * requests never does).
  * @module
  */
 export type { DocumentHandler } from "./handler.ts";
-export {
-  contentOf,
-  extractPages,
-  handlerOf,
-  pagesOfBytes,
-  readPages,
-  readsOwnPages,
-  streamPagesOfBytes,
-} from "./pages.ts";
+export { contentOf, extractPages, pagesOfBytes, readPages, readsOwnPages } from "./pages.ts";
 export type { ContentOf } from "./pages.ts";
+export { ReaderPool, readerPool } from "./reader_pool.ts";

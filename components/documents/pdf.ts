@@ -22,8 +22,9 @@ import type { DocumentHandler } from "./handler.ts";
  * ("the file is not a PDF"), lacks `%%EOF` in its last 1024 bytes ("the file is truncated"), needs a
  * password ("the file is encrypted"), has a stream that inflates too far (see
  * `checkPdfStreams`, run before pdfjs reads a file or a page of it; the direct reader inflates
- * within the same bounds, and leaves a stream past them to pdfjs), or pdfjs cannot read its
- * structure ("the file is not a valid PDF").
+ * within the same bounds, and leaves a stream past them to pdfjs), passes a limit of
+ * `_pdf_limits.ts` on its pages, page tree or content streams (counted by whichever reader reads
+ * it), or pdfjs cannot read its structure ("the file is not a valid PDF").
  *
  * @example
  * ```ts
@@ -134,6 +135,10 @@ function readError(name: string, error: unknown, signal: AbortSignal | undefined
   if (signal?.aborted) return signal.reason;
   // The guard's refusal (`checkPdfStreams`), which names the document already.
   if (error instanceof SvcError) return error;
+  // A limit's refusal, from this thread or from a worker's, whose errors keep only their names.
+  if (error instanceof Error && error.name === "PdfLimitError") {
+    return unreadable(name, error.message, error);
+  }
   if (error instanceof PdfWorkerError) {
     return new SvcError(`Cannot read ${quote(name)}: ${error.message}`, { cause: error });
   }

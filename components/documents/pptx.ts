@@ -1,13 +1,13 @@
 /**
- * PowerPoint presentations, read with jszip after the ZIP guard.
+ * PowerPoint presentations, read after the ZIP guard from the parts it checked.
  * @module
  */
 import { posix } from "node:path";
-import { quote, unreadable } from "../core/errors.ts";
+import { quote, type SvcError, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { attribute, localName, xmlTokens } from "./_xml.ts";
+import { attribute, decodeXml, localName, xmlTokens } from "./_xml.ts";
 import type { DocumentHandler } from "./handler.ts";
-import { checkZip } from "./zip.ts";
+import { checkZip, readEntry, type ZipEntry } from "./zip.ts";
 
 /**
  * Reads `.pptx` files into one page per slide, numbered from 1 in presentation order. A slide's
@@ -15,6 +15,11 @@ import { checkZip } from "./zip.ts";
  * paragraph, and one line per table row with its cells separated by `" | "`; its title (the
  * title placeholder's text) is a paragraph of its own, a blank line after it. An empty slide gives
  * a page with the text `""`.
+ *
+ * A presentation of more than {@linkcode MAX_SLIDES} slides, or whose slides' XML passes
+ * {@linkcode MAX_SLIDE_BYTES} or {@linkcode MAX_SLIDE_ELEMENTS} (each) or
+ * {@linkcode MAX_SLIDES_BYTES} or {@linkcode MAX_SLIDES_ELEMENTS} (together), is refused: the sizes
+ * before a slide is inflated, the elements as it is read.
  *
  * @example
  * ```ts
@@ -27,49 +32,106 @@ import { checkZip } from "./zip.ts";
 export const pptxHandler: DocumentHandler = {
   suffixes: [".pptx"],
   slides: true,
-  extractPages: extractPptxPages,
+  extractPages: (bytes, name) => {
+    try {
+      return Promise.resolve(readPptxPages(bytes, name));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  },
 };
 
-type JSZip = typeof import("jszip");
+/** The most slides of a presentation: far more than any deck shown in one sitting has. */
+export const MAX_SLIDES = 5_000;
 
-let jszip: Promise<JSZip> | undefined;
+/** The most bytes of one slide's XML: a slide of a large table holds a few hundred kilobytes. */
+export const MAX_SLIDE_BYTES = 16 * 2 ** 20;
 
-/** Loads jszip on first use, so that start-up does not pay for it. */
-function loadJSZip(): Promise<JSZip> {
-  jszip ??= import("jszip").then((module) => module.default);
-  return jszip;
-}
+/** The most bytes of all slides' XML together: some ten times a heavy 300-slide deck's. */
+export const MAX_SLIDES_BYTES = 128 * 2 ** 20;
 
-async function extractPptxPages(bytes: Uint8Array, name: string): Promise<Page[]> {
-  const entries = checkZip(bytes, name, { suffix: ".pptx" });
-  if (!entries.some((entry) => entry.name === "ppt/presentation.xml")) {
+/** The most XML elements of one slide: some fifty times a slide of a large table. */
+export const MAX_SLIDE_ELEMENTS = 200_000;
+
+/** The most XML elements of all slides together: some ten times a heavy 300-slide deck's. */
+export const MAX_SLIDES_ELEMENTS = 2_000_000;
+
+function readPptxPages(bytes: Uint8Array, name: string): Page[] {
+  const entries = new Map(
+    checkZip(bytes, name, { suffix: ".pptx" }).map((entry) => [entry.name, entry]),
+  );
+  if (!entries.has("ppt/presentation.xml")) {
     throw unreadable(name, "the file is not a PowerPoint presentation");
   }
-  const JSZip = await loadJSZip();
-  let zip: InstanceType<JSZip>;
-  try {
-    zip = await JSZip.loadAsync(bytes);
-  } catch (error) {
-    throw unreadable(name, "the file is not a valid PowerPoint presentation", error);
-  }
-  const read = async (path: string) => {
-    const file = zip.file(path);
-    if (!file) throw unreadable(name, `the part ${quote(path)} is missing`);
-    return await file.async("string");
+  const part = (path: string) => {
+    const entry = entries.get(path);
+    if (!entry) throw unreadable(name, `the part ${quote(path)} is missing`);
+    return entry;
   };
+  const read = (entry: ZipEntry) => decodeXml(readEntry(bytes, entry, name));
   const paths = slidePaths(
-    await read("ppt/presentation.xml"),
-    await read("ppt/_rels/presentation.xml.rels"),
+    read(part("ppt/presentation.xml")),
+    read(part("ppt/_rels/presentation.xml.rels")),
+    name,
   );
-  const pages: Page[] = [];
-  for (const [index, path] of paths.entries()) {
-    pages.push({ text: slideText(await read(path)), number: index + 1 });
+  const slides = paths.map(part);
+  let total = 0;
+  for (const slide of slides) {
+    if (slide.uncompressedSize > MAX_SLIDE_BYTES) {
+      throw unreadable(
+        name,
+        `the part ${quote(slide.name)} is larger than ${mebibytes(MAX_SLIDE_BYTES)}`,
+      );
+    }
+    total += slide.uncompressedSize;
+    if (total > MAX_SLIDES_BYTES) {
+      throw unreadable(name, `its slides are larger than ${mebibytes(MAX_SLIDES_BYTES)} together`);
+    }
   }
-  return pages;
+  const counts = new ElementCounts(name);
+  return slides.map((slide, index) => {
+    counts.startSlide(slide.name);
+    return { text: slideText(read(slide), counts), number: index + 1 };
+  });
+}
+
+/** Counts the elements of the slides as they are read, each slide's and all of them. */
+class ElementCounts {
+  readonly #name: string;
+  #slide = "";
+  #inSlide = 0;
+  #inAll = 0;
+
+  constructor(name: string) {
+    this.#name = name;
+  }
+
+  startSlide(path: string): void {
+    this.#slide = path;
+    this.#inSlide = 0;
+  }
+
+  /** @throws {SvcError} 422 once an element passes a limit */
+  count(): void {
+    if (++this.#inSlide > MAX_SLIDE_ELEMENTS) {
+      throw this.#refuse(`the part ${quote(this.#slide)} has more than`, MAX_SLIDE_ELEMENTS);
+    }
+    if (++this.#inAll > MAX_SLIDES_ELEMENTS) {
+      throw this.#refuse("its slides have more than", MAX_SLIDES_ELEMENTS, " together");
+    }
+  }
+
+  #refuse(what: string, limit: number, end = ""): SvcError {
+    return unreadable(this.#name, `${what} ${limit.toLocaleString("en-US")} elements${end}`);
+  }
+}
+
+function mebibytes(bytes: number): string {
+  return `${bytes / 2 ** 20} MiB`;
 }
 
 /** The paths of the slide parts in presentation order: `p:sldIdLst`, each `r:id` through the rels. */
-function slidePaths(presentation: string, relationships: string): string[] {
+function slidePaths(presentation: string, relationships: string, name: string): string[] {
   const targets = new Map<string, string>();
   for (const token of xmlTokens(relationships)) {
     if (token.kind !== "open" || localName(token.name) !== "Relationship") continue;
@@ -91,13 +153,16 @@ function slidePaths(presentation: string, relationships: string): string[] {
       const id = attribute(token.attributes, "r:id");
       const path = id && targets.get(id);
       if (path) paths.add(path);
+      if (paths.size > MAX_SLIDES) {
+        throw unreadable(name, `it has more than ${MAX_SLIDES.toLocaleString("en-US")} slides`);
+      }
     }
   }
   return [...paths];
 }
 
 /** The text of a slide: paragraphs as lines, table rows as lines of cells joined by " | ". */
-function slideText(xml: string): string {
+function slideText(xml: string, counts: ElementCounts): string {
   const lines: string[] = [];
   let line = "";
   let inText = false;
@@ -113,6 +178,7 @@ function slideText(xml: string): string {
     }
     const tag = localName(token.name);
     const open = token.kind === "open";
+    if (open) counts.count();
     if (tag === "Fallback" && !(open && token.selfClosing)) fallbackDepth += open ? 1 : -1;
     // The title is a paragraph of its own (blank lines around it), read as the slide's heading.
     if (token.kind === "open" && tag === "ph" && !fallbackDepth) {

@@ -1,11 +1,12 @@
 /**
  * Indexing, in one place: a document's content becomes chunks that remember
  * their pages, and one vector per chunk ({@linkcode chunkAndEmbed}, the
- * pipeline, whose heavy work runs in the indexing worker `_worker.ts`), and
+ * pipeline, whose heavy work runs off the main thread: parsing in a reader
+ * thread, chunking and embedding in the indexing worker `_worker.ts`), and
  * the contract of where the chunking source storages keep such indexes
  * ({@linkcode IndexBackend}, each index named by {@linkcode indexInfo}).
  *
- * What runs in the worker is chosen by what a document and an embedder
+ * What runs off the main thread is chosen by what a document and an embedder
  * declare: a document class that reads its own pages
  * (`Document.readsOwnPages`) is read where it is, and an embedder is made
  * again in the worker when it gives a recipe (`Embedder.workerRecipe`).

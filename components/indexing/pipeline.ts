@@ -1,7 +1,8 @@
 /**
- * Turning a document into chunks and vectors off the main thread: parsing,
- * chunking and the embedders that can (those that declare a
- * `workerRecipe`) run in the indexing worker (`_worker.ts`), so that a server
+ * Turning a document into chunks and vectors off the main thread: parsing runs
+ * in a reader thread (`documents/reader_pool.ts`), whose memory and time are
+ * capped, and chunking and the embedders that can (those that declare a
+ * `workerRecipe`) in the indexing worker (`_worker.ts`), so that a server
  * keeps answering while it indexes. The worker starts on the first job and
  * stops when no job is left and no one holds it, so it never keeps a process
  * alive.
@@ -14,7 +15,7 @@ import type { Chunk } from "../chunking.ts";
 import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
-import { type ContentOf, contentOf, readsOwnPages } from "../documents/pages.ts";
+import { contentOf, pagesOfBytes, readsOwnPages } from "../documents/pages.ts";
 import type { Embedder, WorkerRecipe } from "../embeddings/embedder.ts";
 
 /** Options of {@linkcode chunkAndEmbed}. */
@@ -54,11 +55,11 @@ export interface EmbeddedChunks {
 }
 
 /**
- * Parses a document, cuts it into chunks and embeds them. Parsing runs in the
- * indexing worker unless the document's class reads its pages itself
- * (`Document.readsOwnPages`), which only the class knows how to do here; the
- * embedder runs there when it declares how (`Embedder.workerRecipe`), and
- * here otherwise.
+ * Parses a document, cuts it into chunks and embeds them. Parsing runs in a
+ * reader thread unless the document's class reads its pages itself
+ * (`Document.readsOwnPages`), which only the class knows how to do here;
+ * chunking in the indexing worker, and the embedder there too when it
+ * declares how (`Embedder.workerRecipe`), and here otherwise.
  *
  * @throws {SvcError} 422 for a document that cannot be read, as
  * `Document.extractPages()` does, or that makes more than `maxChunks`
@@ -69,12 +70,14 @@ export async function chunkAndEmbed(
   options: ChunkAndEmbedOptions,
 ): Promise<EmbeddedChunks> {
   const { embedder, signal } = options;
-  const ownPages = readsOwnPages(document);
-  const pages = ownPages ? await document.extractPages() : undefined;
-  const bytes = ownPages ? undefined : options.bytes ?? await document.read();
+  const pages = readsOwnPages(document)
+    ? await document.extractPages()
+    : await pagesOfBytes(options.bytes ?? await document.read(), contentOf(document), { signal });
+  signal?.throwIfAborted();
+  options.onProgress?.({ pages: pages.length });
   const reply = await runJob({
-    ...contentOf(document),
-    bytes,
+    name: document.name,
+    format: document.format,
     pages,
     chunkSize: options.chunkSize,
     chunkOverlap: options.chunkOverlap,
@@ -103,12 +106,14 @@ export async function chunkAndEmbed(
   return { chunks: reply.chunks, vectors };
 }
 
-/** What a job of the indexing worker gets: a document's content or pages, and what to make of them. */
-export interface IndexJob extends ContentOf {
+/** What a job of the indexing worker gets: a document's pages, and what to make of them. */
+export interface IndexJob {
   id: number;
-  /** The document's content, to parse in the worker; or else `pages`. */
-  bytes?: Uint8Array;
-  pages?: Page[];
+  /** The document's name, for error messages. */
+  name: string;
+  /** Its format, as `Document.format` names it, which says whether its pages are slides. */
+  format: string;
+  pages: Page[];
   chunkSize: number;
   chunkOverlap: number;
   /** The most chunks the document may make; no limit when left out. */

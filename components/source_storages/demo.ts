@@ -91,9 +91,9 @@ async function stableId(key: string): Promise<string> {
 const READERS = "../documents/mod.ts";
 
 /**
- * The pages of a document. The readers (zip's with Node's zlib among them) load with the first
- * document rather than with the module, which `svc api` loads at start as its default storage,
- * and by a name Deno does not read ahead, so that their modules are not even prepared before.
+ * The pages of a document, parsed in a reader thread. The reading loads with the first document
+ * rather than with the module, which `svc api` loads at start as its default storage, and by a
+ * name Deno does not read ahead, so that its modules are not even prepared before.
  */
 async function pagesOf(document: Document) {
   const { extractPages }: typeof import("../documents/mod.ts") = await import(READERS);

@@ -83,6 +83,30 @@ Deno.test("svc api refuses to start with SVC_PDF_WORKERS that is not a positive 
   assert.match(stderr, /SVC_PDF_WORKERS must be a positive whole number, not "all"/);
 });
 
+Deno.test("svc api refuses to start with a reader setting that is not a positive number", async () => {
+  await using dir = await tmpDir();
+  const config = `${dir.path}/svc.toml`;
+  await Deno.writeTextFile(config, `local_root = "${dir.path}"\n`);
+  const settings: [string, string, RegExp][] = [
+    ["SVC_READERS", "0", /SVC_READERS must be a positive whole number, not "0"/],
+    ["SVC_READER_HEAP_MB", "1.5", /SVC_READER_HEAP_MB must be a positive whole number, not "1.5"/],
+    [
+      "SVC_READER_TIMEOUT",
+      "soon",
+      /SVC_READER_TIMEOUT must be a positive number of seconds, not "soon"/,
+    ],
+  ];
+  for (const [name, value, message] of settings) {
+    const { code, stderr } = await run(
+      Deno.execPath(),
+      denoArgs("run", "-A", MAIN, "api", "-c", config),
+      { env: { [name]: value } },
+    );
+    assert.equal(code, 1, name);
+    assert.match(stderr, message);
+  }
+});
+
 Deno.test("svc api without a configuration says how to make one", async () => {
   await using dir = await tmpDir();
   const { code, stderr } = await run(Deno.execPath(), denoArgs("run", "-A", MAIN, "api"), {

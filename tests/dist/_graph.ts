@@ -74,7 +74,8 @@ export async function programGraph(): Promise<ProgramGraph> {
  * Every use of `import.meta` in the program's files other than
  * `import.meta.main`: each must be `new URL("./literal", import.meta.url)`.
  * Returns the files those URLs point at, with whether a `new Worker` starts
- * it, and the uses of any other shape.
+ * it (given the URL, or the URL through one call), and the uses of any other
+ * shape.
  */
 export async function filesBesideModules(
   files: readonly string[],
@@ -86,7 +87,9 @@ export async function filesBesideModules(
     const text = await Deno.readTextFile(`${ROOT}${from}`);
     // Comments hold examples, not code that runs.
     const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-    const url = /(new Worker\(\s*)?new URL\(\s*(["'`])([^"'`]+)\2,\s*import\.meta\.url\s*\)/g;
+    // A worker's URL may pass through one call first (`new Worker(startable(new URL(...)))`).
+    const url =
+      /(new Worker\(\s*(?:\w+\(\s*)?)?new URL\(\s*(["'`])([^"'`]+)\2,\s*import\.meta\.url\s*\)/g;
     for (const match of code.matchAll(url)) {
       const path = new URL(match[3]!, `file://${ROOT}${from}`).pathname;
       targets.push({ from, file: relative(ROOT, path), worker: match[1] !== undefined });

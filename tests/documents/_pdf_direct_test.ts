@@ -6,6 +6,7 @@ import { Lexer, PdfString, Unsupported } from "../../components/documents/_pdf_s
 import { DirectPdf } from "../../components/documents/_pdf_text.ts";
 import { openPdfjs } from "../../components/documents/_pdfjs.ts";
 import { fixture } from "./_helpers.ts";
+import { pdfOf } from "./_pdf_make.ts";
 import { labelledPdf } from "./_pdf_text.ts";
 
 /** Every field of every item, as pdfjs gives them. */
@@ -36,21 +37,6 @@ for (const name of ["usrguide.pdf", "grfguide.pdf", "clsguide.pdf"]) {
       assert.deepEqual(fields(direct.page(i + 1)), fields(items), `page ${i + 1}`);
     });
   });
-}
-
-/** A PDF of the given objects (numbered from 1) with a cross-reference table. */
-function pdfOf(objects: string[]): Uint8Array {
-  let text = "%PDF-1.4\n";
-  const offsets: number[] = [];
-  objects.forEach((object, i) => {
-    offsets.push(text.length);
-    text += `${i + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = text.length;
-  text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) text += `${String(offset).padStart(10, "0")} 00000 n \n`;
-  text += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(text);
 }
 
 function stream(content: string): string {

@@ -3,7 +3,7 @@ import {
   attribute,
   decodeEntities,
   MAX_XML_DEPTH,
-  xmlShapeProblem,
+  xmlShape,
   type XmlToken,
   xmlTokens,
 } from "../../components/documents/_xml.ts";
@@ -11,32 +11,59 @@ import {
 const nested = (depth: number, closed = true) =>
   "<a>".repeat(depth) + "text" + (closed ? "</a>".repeat(depth) : "");
 
-Deno.test("`xmlShapeProblem()` accepts well-formed XML with declarations, comments and CDATA", () => {
+Deno.test("`xmlShape()` accepts well-formed XML with declarations, comments and CDATA", () => {
   const xml = '<?xml version="1.0"?><!DOCTYPE w [<!ENTITY x "y">]><w:document a="1>2">' +
     '<!-- <unclosed> --><w:p><w:br/><w:t xml:space="preserve"><![CDATA[<b>]]></w:t></w:p>' +
     '<w:p href="x/"></w:p></w:document>';
-  assert.equal(xmlShapeProblem(xml), undefined);
-  assert.equal(xmlShapeProblem(nested(MAX_XML_DEPTH)), undefined);
+  assert.deepEqual(xmlShape(xml), { elements: 5 });
+  assert.deepEqual(xmlShape(nested(MAX_XML_DEPTH)), { elements: MAX_XML_DEPTH });
 });
 
-Deno.test("`xmlShapeProblem()` finds unclosed, stray and crossed tags", () => {
+Deno.test("`xmlShape()` finds unclosed, stray and crossed tags", () => {
   for (const xml of [nested(3, false), "<a></b>", "</a>", "<a><b></a></b>"]) {
-    assert.equal(xmlShapeProblem(xml), "is not well-formed XML", xml);
+    assert.equal(xmlShape(xml).problem, "is not well-formed XML", xml);
   }
 });
 
-Deno.test("`xmlShapeProblem()` refuses nesting deeper than 1,000 without reading further", () => {
+Deno.test("`xmlShape()` refuses nesting deeper than 1,000 without reading further", () => {
   assert.equal(MAX_XML_DEPTH, 1_000);
   const tooDeep = "nests elements more than 1,000 deep";
-  assert.equal(xmlShapeProblem(nested(MAX_XML_DEPTH + 1)), tooDeep);
+  assert.equal(xmlShape(nested(MAX_XML_DEPTH + 1)).problem, tooDeep);
   // 100,000 unclosed levels: the shape that made xmldom take minutes. Counted, not timed: it
   // reads as much as of a document one level too deep.
   const reference = { steps: 0 };
-  xmlShapeProblem(nested(MAX_XML_DEPTH + 1, false), reference);
+  xmlShape(nested(MAX_XML_DEPTH + 1, false), {}, reference);
   const sought = { steps: 0 };
-  assert.equal(xmlShapeProblem(nested(100_000, false), sought), tooDeep);
+  assert.equal(xmlShape(nested(100_000, false), {}, sought).problem, tooDeep);
   assert.ok(reference.steps > MAX_XML_DEPTH, `${reference.steps}`);
   assert.equal(sought.steps, reference.steps);
+});
+
+Deno.test("`xmlShape()` counts elements and named ones, and stops at the first past its limit", () => {
+  const paragraphs = (count: number) =>
+    `<w:body>${"<w:p><w:r><w:t>a</w:t></w:r><w:r/></w:p>".repeat(count)}</w:body>`;
+  const limits = { elements: 50, named: { p: [5, "paragraphs"], r: [8, "runs"] } } as const;
+  assert.deepEqual(xmlShape(paragraphs(4), limits), { elements: 17 });
+  // The fifth paragraph's first run is the ninth: refused there, the rest not read.
+  assert.deepEqual(xmlShape(paragraphs(1_000), limits), {
+    problem: "has more than 8 runs",
+    elements: 1 + 4 * 4 + 2,
+  });
+  assert.deepEqual(xmlShape(paragraphs(1_000), { elements: 10 }), {
+    problem: "has more than 10 elements",
+    elements: 11,
+  });
+  // Counted by local name, whatever the prefix, and self-closing elements too.
+  assert.equal(
+    xmlShape("<x:p/><p/><a:p></a:p>", { named: { p: [2, "paragraphs"] } }).problem,
+    "has more than 2 paragraphs",
+  );
+  // It stops reading there: no more work than for a document that ends there.
+  const reference = { steps: 0 };
+  xmlShape(paragraphs(5), limits, reference);
+  const sought = { steps: 0 };
+  xmlShape(paragraphs(100_000), limits, sought);
+  assert.ok(sought.steps <= reference.steps, `${sought.steps} steps, ${reference.steps} for five`);
 });
 
 /** The tokens as the regular expression the tokenizer replaced found them. */

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import JSZip from "jszip";
-import { docxHandler } from "../../components/documents/docx.ts";
+import {
+  docxHandler,
+  MAX_DOCX_ELEMENTS,
+  MAX_DOCX_PARAGRAPHS,
+  MAX_DOCX_RUNS,
+} from "../../components/documents/docx.ts";
 import { fixture, refusal } from "./_helpers.ts";
 
 function zip(files: Record<string, string>): Promise<Uint8Array> {
@@ -98,5 +103,68 @@ Deno.test("`docxHandler` refuses a zip bomb before inflating it", async () => {
   await assert.rejects(
     docxHandler.extractPages(bytes, "bomb.docx"),
     refusal('Cannot read "bomb.docx": the file would inflate to more than 256 MiB'),
+  );
+});
+
+/** notes.docx with `word/document.xml` (and any other part) as given. */
+async function withParts(parts: Record<string, string>): Promise<Uint8Array> {
+  const archive = await JSZip.loadAsync(await fixture("notes.docx"));
+  for (const [path, xml] of Object.entries(parts)) archive.file(path, xml);
+  return archive.generateAsync({ type: "uint8array", compression: "DEFLATE" });
+}
+
+/** A `word/document.xml` whose body is `body`. */
+const documentXml = (body: string) =>
+  '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/' +
+  `wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`;
+
+Deno.test("`docxHandler` refuses a part of more paragraphs, runs or elements than its limits", async () => {
+  assert.deepEqual([MAX_DOCX_PARAGRAPHS, MAX_DOCX_RUNS, MAX_DOCX_ELEMENTS], [
+    200_000,
+    500_000,
+    1_000_000,
+  ]);
+  const cases: [string, string][] = [
+    ["<w:p/>".repeat(MAX_DOCX_PARAGRAPHS + 1), "paragraphs"],
+    [`<w:p>${"<w:r/>".repeat(MAX_DOCX_RUNS + 1)}</w:p>`, "runs"],
+    [`<w:p><w:r><w:rPr>${"<w:b/>".repeat(MAX_DOCX_ELEMENTS)}</w:rPr></w:r></w:p>`, "elements"],
+  ];
+  for (const [body, what] of cases) {
+    const bytes = await withParts({ "word/document.xml": documentXml(body) });
+    await assert.rejects(
+      docxHandler.extractPages(bytes, "big.docx"),
+      refusal(
+        `Cannot read "big.docx": the part "word/document.xml" has more than ${
+          {
+            paragraphs: "200,000 paragraphs",
+            runs: "500,000 runs",
+            elements: "1,000,000 elements",
+          }[
+            what
+          ]
+        }`,
+      ),
+    );
+  }
+  // One short of each limit still reads.
+  const most = `${"<w:p/>".repeat(MAX_DOCX_PARAGRAPHS - 1)}<w:p>${
+    "<w:r><w:t>x</w:t></w:r>".repeat(100)
+  }</w:p>`;
+  const [page] = await docxHandler.extractPages(
+    await withParts({ "word/document.xml": documentXml(most) }),
+    "long.docx",
+  );
+  assert.equal(page?.text, "x".repeat(100));
+});
+
+Deno.test("`docxHandler` refuses a file whose parts have more elements than the limit together", async () => {
+  const half = `<w:p><w:r><w:rPr>${"<w:b/>".repeat(MAX_DOCX_ELEMENTS / 2)}</w:rPr></w:r></w:p>`;
+  const bytes = await withParts({
+    "word/document.xml": documentXml(half),
+    "word/footnotes.xml": documentXml(half),
+  });
+  await assert.rejects(
+    docxHandler.extractPages(bytes, "split.docx"),
+    refusal('Cannot read "split.docx": its XML parts have more than 1,000,000 elements'),
   );
 });

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
-import { Document, supportedSuffixes } from "../../components/core/document.ts";
+import { Document } from "../../components/core/document.ts";
 import type { Page } from "../../components/core/page.ts";
-import { docxHandler } from "../../components/documents/docx.ts";
-import {
-  extractPages,
-  handlerOf,
-  readPages,
-  streamPagesOfBytes,
-} from "../../components/documents/pages.ts";
-import { pdfHandler } from "../../components/documents/pdf.ts";
-import { pptxHandler } from "../../components/documents/pptx.ts";
-import { textHandler } from "../../components/documents/text.ts";
-import { refusal } from "./_helpers.ts";
+import { extractPages, pagesOfBytes, readPages } from "../../components/documents/pages.ts";
+import { parsePages } from "../../components/documents/parse.ts";
+import { readerPool } from "../../components/documents/reader_pool.ts";
+import { fixture, refusal } from "./_helpers.ts";
 
 /** A document of the given bytes. */
 class Bytes extends Document {
@@ -27,15 +20,6 @@ class Bytes extends Document {
 }
 
 const text = (value: string) => new TextEncoder().encode(value);
-
-Deno.test("every suffix a document may have is read by one handler, and every handler's suffix is one", () => {
-  const handlers = [textHandler, pdfHandler, docxHandler, pptxHandler];
-  for (const suffix of supportedSuffixes()) {
-    assert.ok(handlerOf(suffix).suffixes.includes(suffix), suffix);
-  }
-  assert.deepEqual(handlers.flatMap((handler) => handler.suffixes).sort(), supportedSuffixes());
-  assert.throws(() => handlerOf(".exe"), { status: 500 });
-});
 
 Deno.test("readPages() gives the bytes to the handler the document's format names, whatever the case", async () => {
   assert.deepEqual(await readPages(new Bytes("Notes.MD", text("# Notes\n"))), [
@@ -88,29 +72,27 @@ Deno.test("a document refuses a name whose suffix svc cannot read, when it is ma
   assert.equal(new Bytes("Slides.PPTX", text("")).format, ".pptx");
 });
 
-Deno.test("streamPagesOfBytes() refuses an empty document and one over the size limit, naming it", async () => {
-  const content = { name: "notes.md", format: ".md", maxSize: 4 };
+Deno.test("pagesOfBytes() reads in a reader thread what the handler reads, and its refusals", async () => {
+  const pdf = await fixture("report.pdf");
+  const content = { name: "report.pdf", format: ".pdf", maxSize: 2 ** 20 };
+  assert.deepEqual(await pagesOfBytes(pdf, content), await parsePages(pdf, content));
   await assert.rejects(
-    streamPagesOfBytes(new Uint8Array(), content).next(),
-    refusal('Cannot read "notes.md": the file is empty'),
-  );
-  await assert.rejects(
-    streamPagesOfBytes(text("# Too long"), content).next(),
-    refusal('Cannot read "notes.md": the file is larger than 4 bytes'),
+    pagesOfBytes(text("%PDF-1.7\nnot a PDF\n%%EOF\n"), content),
+    refusal('Cannot read "report.pdf": the file is not a valid PDF'),
   );
 });
 
-Deno.test("streamPagesOfBytes() gives a PDF's pages one by one and another format's all at once", async () => {
-  const pdf = await Deno.readFile(new URL("../fixtures/report.pdf", import.meta.url));
-  const content = { name: "report.pdf", format: ".pdf", maxSize: 2 ** 20 };
-  const streamed = await Array.fromAsync(streamPagesOfBytes(pdf, content));
-  assert.deepEqual(streamed, await pdfHandler.extractPages(pdf, "report.pdf"));
-  const notes = { name: "notes.md", format: ".md", maxSize: 1024 };
-  assert.deepEqual(await Array.fromAsync(streamPagesOfBytes(text("# Notes"), notes)), [
-    { text: "# Notes", number: null },
-  ]);
+Deno.test("pagesOfBytes() refuses an empty document and one over the size limit before a thread reads it", async () => {
+  const pool = readerPool();
+  const threads = pool.size;
+  const content = { name: "notes.md", format: ".md", maxSize: 4 };
   await assert.rejects(
-    streamPagesOfBytes(text("%PDF-1.7\nnot a PDF\n%%EOF\n"), content).next(),
-    refusal('Cannot read "report.pdf": the file is not a valid PDF'),
+    pagesOfBytes(new Uint8Array(), content),
+    refusal('Cannot read "notes.md": the file is empty'),
   );
+  await assert.rejects(
+    pagesOfBytes(text("# Too long"), content),
+    refusal('Cannot read "notes.md": the file is larger than 4 bytes'),
+  );
+  assert.equal(pool.size, threads);
 });

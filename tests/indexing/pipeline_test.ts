@@ -9,7 +9,7 @@ import { readPdfPages } from "../../components/documents/pdf.ts";
 import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
-import { watchWorkers } from "../source_storages/_threads.ts";
+import { watchThreads, watchWorkers } from "../source_storages/_threads.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
 
@@ -75,18 +75,19 @@ Deno.test("chunkAndEmbed() starts a chunk at each slide of a presentation", asyn
 Deno.test("chunkAndEmbed() of a long PDF aborted while it is read rejects, and the next one reads", async () => {
   const path = new URL("../fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
   const embedder = new HashEmbedder({ dimension: 64 });
-  using workers = watchWorkers();
+  using threads = watchThreads();
   const controller = new AbortController();
-  const posted = workers.nextPost();
+  const posted = threads.nextPost();
   const work = chunkAndEmbed(LocalDocument.fromPath(path), {
     ...settings,
     embedder,
     signal: controller.signal,
   });
+  // A reader thread has the document now, and its answer cannot be read before a turn of the loop.
   await posted;
   controller.abort(new Error("no longer wanted while it is read"));
   await assert.rejects(work, /no longer wanted while it is read/);
-  assert.equal(workers.replies, 0);
+  assert.equal(threads.replies, 0);
   const { chunks } = await chunkAndEmbed(LocalDocument.fromPath(path), { ...settings, embedder });
   assert.ok(chunks.length > 0);
 });

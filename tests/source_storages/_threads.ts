@@ -4,6 +4,7 @@
  * has a job, which a clock cannot tell on a busy machine.
  * @module
  */
+import { Worker as NodeWorker } from "node:worker_threads";
 
 /** The arguments of each call recorded, in order. */
 export interface RecordedCalls extends Disposable {
@@ -73,6 +74,49 @@ export function watchWorkers(): WorkerWatch {
       for (const next of waiting) next.resolve();
       waiting = [];
     }
+  };
+  return watch;
+}
+
+/** Copies of the messages posted to the watched threads, besides what {@linkcode WorkerWatch} counts. */
+export interface ThreadWatch extends WorkerWatch {
+  readonly messages: unknown[];
+}
+
+/**
+ * Counts, until disposed, the messages posted to the threads of `node:worker_threads` (svc's
+ * reader threads), keeping them, and their replies; the same as {@linkcode watchWorkers} for Web
+ * Workers.
+ */
+export function watchThreads(): ThreadWatch {
+  const prototype = NodeWorker.prototype;
+  const original = prototype.postMessage;
+  const watched = new WeakSet<NodeWorker>();
+  let waiting: PromiseWithResolvers<void>[] = [];
+  const watch = {
+    posted: 0,
+    replies: 0,
+    messages: [] as unknown[],
+    nextPost() {
+      const next = Promise.withResolvers<void>();
+      waiting.push(next);
+      return next.promise;
+    },
+    [Symbol.dispose]() {
+      prototype.postMessage = original;
+    },
+  };
+  prototype.postMessage = function (this: NodeWorker, ...args: Parameters<typeof original>) {
+    if (!watched.has(this)) {
+      watched.add(this);
+      this.on("message", () => watch.replies++);
+    }
+    // A copy, as it was before its buffers were moved.
+    watch.messages.push(structuredClone(args[0]));
+    original.apply(this, args);
+    watch.posted++;
+    for (const next of waiting) next.resolve();
+    waiting = [];
   };
   return watch;
 }
