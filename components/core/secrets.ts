@@ -8,13 +8,16 @@
  * @module
  */
 import { redactCredentials } from "./credentials.ts";
-import { redactUrls, secretParts } from "./redact_url.ts";
+import { redactUrls } from "./redact_url.ts";
 
 /** Shorter values are no secret worth the name, and hiding them would garble the text. */
 const MIN_SECRET_LENGTH = 4;
 
 /** Variables whose value is a secret by their name: `OPENAI_API_KEY`, `SVC_API_SESSION_SECRET`. */
 const SECRET_NAME = /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?)$/i;
+
+/** Query parameters whose value is a secret by their name: `authToken`, `api_key`, `sig`. */
+const SECRET_PARAMETER = /token|key|secret|password|passwd|pwd|auth|sig|credential/i;
 
 /** Variables that may name a server without a scheme, its user and password in it: `OLLAMA_HOST`. */
 const URL_NAME = /(?:^|_)(?:URL|URI|HOST|PROXY)$/i;
@@ -39,17 +42,32 @@ export class Secrets {
   }
 
   /**
-   * Registers what `redactUrl` drops of a URL: its user name, password, query
-   * and fragment, each raw and decoded, and its user information as `fetch`
-   * sends it (`Basic` and its base64).
+   * Registers the secret parts of a URL: its password, its user information with it
+   * (`user:password`) and that as `fetch` sends it (`Basic` and its base64), and the values of
+   * query parameters named as secrets (`?authToken=...`, `?api_key=...`), each raw and decoded.
+   * Its user name alone, the other parameters and their names are no secret: hidden wherever they
+   * show, they would garble every message that holds the same words (`postgres`, `require`).
    */
   addUrl(url: string | undefined): void {
     if (url === undefined) return;
-    const parsed = URL.canParse(url) ? new URL(url) : undefined;
-    const userInfo = parsed && (parsed.username || parsed.password)
-      ? `${safeDecode(parsed.username)}:${safeDecode(parsed.password)}`
-      : undefined;
-    this.#register([...secretParts(url), ...(userInfo === undefined ? [] : [base64(userInfo)])]);
+    const parsed = urlOf(url);
+    if (!parsed) return;
+    const parts: string[] = [];
+    if (parsed.password) {
+      const user = safeDecode(parsed.username);
+      const password = safeDecode(parsed.password);
+      parts.push(
+        parsed.password,
+        password,
+        `${parsed.username}:${parsed.password}`,
+        `${user}:${password}`,
+        base64(`${user}:${password}`),
+      );
+    }
+    for (const [name, value] of parsed.searchParams) {
+      if (SECRET_PARAMETER.test(name)) parts.push(value, encodeURIComponent(value));
+    }
+    this.#register(parts);
   }
 
   /**
@@ -148,4 +166,10 @@ function base64(text: string): string {
   let binary = "";
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
   return btoa(binary);
+}
+
+/** A URL as a URL parser reads it; one without a scheme (`user:pw@host:11434`) read as http. */
+function urlOf(url: string): URL | undefined {
+  if (URL.canParse(url) && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return new URL(url);
+  return URL.canParse(`http://${url}`) ? new URL(`http://${url}`) : undefined;
 }

@@ -61,11 +61,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   app.use(guardBodies({ idleTimeout: deps.bodyTimeout ?? DEFAULT_BODY_TIMEOUT * 1000 }));
   app.use(limitBodies());
   app.onError(onError(deps.log));
-  app.use("/health", async (c, next) => {
+  // Whatever /health answers, 503 included: it tells svc ui whose API this is.
+  app.use(async (c, next) => {
     await next();
-    if (deps.configuration) c.header(CONFIGURATION_HEADER, deps.configuration);
+    const health = c.req.path === `${rootPath}/health`;
+    if (health && deps.configuration) c.header(CONFIGURATION_HEADER, deps.configuration);
   });
-
   app.get("/", (c) => c.json(VERSION));
   // Up means able to serve: a database that does not answer is a 503 that names it.
   app.get("/health", async (c) => {

@@ -17,13 +17,22 @@ Deno.test("Secrets.hide() hides a key in each form it travels in, the longest fi
   assert.equal(known.longest, encodeURIComponent("sk-abc/+=é-longer").length);
 });
 
-Deno.test("Secrets.addUrl() hides a URL's user, password, query and Basic credentials", () => {
+Deno.test("Secrets.addUrl() hides a URL's password, its tokens and Basic credentials", () => {
   const known = new Secrets();
-  known.addUrl("http://ada%40x:hunter2%21@db.internal:8080/v1?authToken=tok-secret#frag-secret");
+  known.addUrl("http://ada%40x:hunter2%21@db.internal:8080/v1?authToken=tok-secret&mode=plain");
   const basic = btoa("ada@x:hunter2!");
   assert.equal(
-    known.hide(`Basic ${basic}; hunter2! ada@x tok-secret frag-secret db.internal:8080/v1`),
-    "Basic ***; *** *** *** *** db.internal:8080/v1",
+    known.hide(`Basic ${basic}; hunter2! ada@x:hunter2! tok-secret db.internal:8080/v1`),
+    "Basic ***; *** *** *** db.internal:8080/v1",
+  );
+});
+
+Deno.test("Secrets.addUrl() leaves a URL's user name and other parameters in every message", () => {
+  const known = new Secrets();
+  known.addUrl("postgresql://postgres:pg-pass@127.0.0.1:5432/svc?sslmode=require");
+  assert.equal(
+    known.hide('Cannot read "postgresql://127.0.0.1:5432/svc": postgres requires pg-pass'),
+    'Cannot read "postgresql://127.0.0.1:5432/svc": postgres requires ***',
   );
 });
 
