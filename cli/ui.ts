@@ -56,7 +56,7 @@ export function uiCommand(context: CommandContext): Command {
       context.signal?.addEventListener("abort", onAbort, { once: true });
       const running: Promise<void>[] = [];
       try {
-        const found = await findApi(config.api.url, config.fingerprint());
+        const found = await findApi(config.api.url, await config.fingerprint());
         if (found === "svc" || (found && options.startApi === false)) {
           log(`Using the API that answers at ${config.api.url}`);
         } else if (found) {
@@ -112,7 +112,8 @@ async function findApi(
   }
   await response.body?.cancel();
   const served = response.headers.get(CONFIGURATION_HEADER);
-  if (served === null) return "not svc";
+  // A proxy in front of an API that is not running yet answers with an error of its own.
+  if (served === null) return response.ok ? "not svc" : undefined;
   return served === fingerprint ? "svc" : "another svc";
 }
 

@@ -4,9 +4,9 @@
  * @module
  */
 import { dirname, join, resolve } from "../components/core/paths.ts";
-import { createHash } from "node:crypto";
 import { parse, stringify, TomlError } from "smol-toml";
 import { quote, SvcError } from "../components/core/errors.ts";
+import { redactUrls } from "../components/core/redact_url.ts";
 import { build, type Env, envReader } from "./config_load.ts";
 
 /** The header of the API's `/health` that carries {@linkcode Config.fingerprint}. */
@@ -231,8 +231,12 @@ export class Config {
    * svc processes with the same fingerprint serve the same configuration. The API sends it with
    * `/health`, so that `svc ui` tells its own API from another.
    */
-  fingerprint(): string {
-    return createHash("sha256").update(this.toToml()).digest("hex").slice(0, 16);
+  async fingerprint(): Promise<string> {
+    // Without the passwords and tokens of its URLs: /health shows the digest to anyone, and a
+    // digest of a secret lets it be guessed offline.
+    const options = new TextEncoder().encode(redactUrls(this.toToml()));
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", options));
+    return [...digest.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
   }
 
   #values(): Tables {

@@ -146,7 +146,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   }
   const app = createApi({
     ...components,
-    configuration: config.fingerprint(),
+    configuration: await config.fingerprint(),
     url: config.api.url,
     localRoot: config.localRoot,
     database,

@@ -494,3 +494,16 @@ Deno.test("Config reads allow_insecure_demo_sign_in from the file and the enviro
     /"api\.allow_insecure_demo_sign_in" from env SVC_API_ALLOW_INSECURE_DEMO_SIGN_IN must be true or false, not "maybe"/,
   );
 });
+
+Deno.test("Config.fingerprint() tells configurations apart, but not by their URLs' passwords", async () => {
+  const config = (values: Record<string, unknown>) =>
+    Config.from(values, { env: {}, base: "/srv" });
+  const base = await config({ local_root: "/srv/a" }).fingerprint();
+  assert.match(base, /^[0-9a-f]{16}$/);
+  assert.equal(await config({ local_root: "/srv/a" }).fingerprint(), base);
+  assert.notEqual(await config({ local_root: "/srv/b" }).fingerprint(), base);
+  // /health shows it to anyone: a digest of a password would let it be guessed offline.
+  const withPassword = (password: string) =>
+    config({ api: { database_url: `postgresql://svc:${password}@db/svc` } }).fingerprint();
+  assert.equal(await withPassword("one-password"), await withPassword("another-password"));
+});

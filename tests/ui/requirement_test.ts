@@ -15,7 +15,8 @@ browserTest(
     const port = freePort();
     const server = Deno.serve(
       { hostname: "127.0.0.1", port, onListen() {} },
-      () => Response.json({ data: [] }),
+      // It serves the model: svc asks which it serves.
+      () => Response.json({ data: [{ id: "gone" }] }),
     );
     await using svc = await startSvcUi({
       components: [
