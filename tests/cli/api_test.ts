@@ -139,11 +139,12 @@ Deno.test("svc api refuses the demo sign-in on 0.0.0.0, and serves it with --all
     signal: stop.signal,
   });
   try {
+    // A guard against a start that never ends, generous for a machine under load.
     await waitFor("the API to answer", async () => {
       const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
       await response?.body?.cancel();
       return response?.ok || undefined;
-    });
+    }, 120_000);
   } catch (error) {
     // What svc said, or that it has not ended, tells a slow start from a stuck one.
     const ended = await Promise.race([running.then((code) => `ended with ${code}`), pause(0)]);
