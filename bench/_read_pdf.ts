@@ -4,7 +4,7 @@
  * the process, its workers included (they are its threads), as JSON.
  * @module
  */
-import { readPdfPages } from "../components/documents/pdf.ts";
+import { readPdfPages } from "../components/documents/pdf/mod.ts";
 
 const [path = "", workers = "0"] = Deno.args;
 const pages = await readPdfPages(await Deno.readFile(path), path, { workers: Number(workers) });

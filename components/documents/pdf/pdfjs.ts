@@ -1,7 +1,7 @@
 /**
  * pdfjs, loaded on first use, and the text items of a range of a PDF's pages read with it: the
  * part of reading a PDF that runs on the thread that reads, the calling one or a worker of
- * `_pdf_split.ts`.
+ * `split.ts`.
  *
  * pdfjs's modern build, not its legacy one: the legacy build adds polyfills for older runtimes,
  * which Deno is not (every newer built-in the modern build calls is Deno's own), and they cost
@@ -9,8 +9,8 @@
  * @module
  */
 import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
-import type { PdfTextItem } from "./_pdf_layout.ts";
-import { formatCount, MAX_PDF_PAGES, PdfLimitError } from "./_pdf_limits.ts";
+import type { PdfTextItem } from "./layout.ts";
+import { formatCount, MAX_PDF_PAGES, PdfLimitError } from "./limits.ts";
 
 type Pdfjs = typeof import("pdfjs-dist/build/pdf.mjs");
 

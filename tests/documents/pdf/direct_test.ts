@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import type { PdfTextItem } from "../../components/documents/_pdf_layout.ts";
-import { readToUnicode } from "../../components/documents/_pdf_fonts.ts";
-import { openPdf } from "../../components/documents/_pdf_open.ts";
-import { Lexer, PdfString, Unsupported } from "../../components/documents/_pdf_syntax.ts";
-import { DirectPdf } from "../../components/documents/_pdf_text.ts";
-import { openPdfjs } from "../../components/documents/_pdfjs.ts";
-import { fixture } from "./_helpers.ts";
-import { pdfOf } from "./_pdf_make.ts";
-import { labelledPdf } from "./_pdf_text.ts";
+import type { PdfTextItem } from "../../../components/documents/pdf/layout.ts";
+import { readToUnicode } from "../../../components/documents/pdf/fonts.ts";
+import { openPdf } from "../../../components/documents/pdf/open.ts";
+import { Lexer, PdfString, Unsupported } from "../../../components/documents/pdf/syntax.ts";
+import { DirectPdf } from "../../../components/documents/pdf/direct.ts";
+import { openPdfjs } from "../../../components/documents/pdf/pdfjs.ts";
+import { fixture } from "../_helpers.ts";
+import { pdfOf } from "./_make.ts";
+import { labelledPdf } from "./_reference.ts";
 
 /** Every field of every item, as pdfjs gives them. */
 function fields(items: readonly PdfTextItem[]): unknown[] {

@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
-import { SvcError } from "../../components/core/errors.ts";
-import { LAYOUT_WINDOW } from "../../components/documents/_pdf_layout.ts";
-import { pdfHandler, readPdfPages, streamPdfPages } from "../../components/documents/pdf.ts";
-import { pdfWorkers } from "../../components/core/pdf_workers.ts";
-import { denoArgs, run } from "../_process.ts";
-import { tmpDir } from "../test_utils.ts";
-import { fixture, refusal } from "./_helpers.ts";
-import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_pdf_text.ts";
+import { SvcError } from "../../../components/core/errors.ts";
+import { LAYOUT_WINDOW } from "../../../components/documents/pdf/layout.ts";
+import {
+  pdfHandler,
+  readPdfPages,
+  streamPdfPages,
+} from "../../../components/documents/pdf/handler.ts";
+import { pdfWorkers } from "../../../components/core/pdf_workers.ts";
+import { denoArgs, run } from "../../_process.ts";
+import { tmpDir } from "../../test_utils.ts";
+import { fixture, refusal } from "../_helpers.ts";
+import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_reference.ts";
 
 const REPORT = [
   {
@@ -136,7 +140,7 @@ Deno.test("SVC_PDF_WORKERS sets the workers that read a PDF beside svc's thread,
   // svc reading with a worker, as set in its environment, reads the same pages.
   const path = fixturePath("labelled/clsguide.pdf");
   const script = `import { pdfHandler } from "${
-    new URL("../../components/documents/pdf.ts", import.meta.url).href
+    new URL("../../../components/documents/pdf/handler.ts", import.meta.url).href
   }";
     const pages = await pdfHandler.extractPages(await Deno.readFile(${
     JSON.stringify(path)
