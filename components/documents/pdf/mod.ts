@@ -25,7 +25,7 @@
  *
  * The text items are the same either way: the direct reader keeps pdfjs's
  * `getTextContent()` step for step, and `tests/documents/pdf/direct_test.ts`
- * compares them, item by item, with pdfjs's.
+ * compares them, item by item, with pdfjs's on every PDF of the fixtures.
  *
  * Its files: `handler.ts` (the checks, the errors, the layout of the pages),
  * `split.ts` and `_worker.ts` (pages shared with worker threads), `open.ts`
