@@ -230,9 +230,7 @@ Deno.test("`pdfHandler` takes notes in the margin out of the lines they stand be
 });
 
 Deno.test("`pdfHandler` gives the words pdftotext gives, but for running headers and page numbers", async () => {
-  // Measured: grfguide.pdf 0.9971, usrguide.pdf 0.9980, clsguide.pdf 0.9970 (before the pages
-  // were laid out into paragraphs: 0.9964, 0.9996, 0.9969); what differs is mostly the page
-  // numbers, which pdftotext keeps.
+  // What differs is mostly the page numbers, which pdftotext keeps.
   for (const name of ["grfguide.pdf", "usrguide.pdf", "clsguide.pdf"]) {
     const file = labelledPdf(name);
     const pages = await pdfHandler.extractPages(await Deno.readFile(file), name);
