@@ -7,7 +7,6 @@ import {
   unpackPage,
 } from "../../../components/documents/pdf/split.ts";
 import { openPdf } from "../../../components/documents/pdf/open.ts";
-import { openPdfjs } from "../../../components/documents/pdf/pdfjs.ts";
 import type { PdfTextItem } from "../../../components/documents/pdf/layout.ts";
 import { fixture } from "../_helpers.ts";
 import { labelledPdf } from "./_reference.ts";
@@ -121,15 +120,4 @@ Deno.test("`openPdfPages()`'s pages reject with the signal's reason once it is a
   );
   assert.equal(read, 6);
   assert.equal(pdf.runningWorkers, 0);
-});
-
-Deno.test("openPdfjs() opened anew every few pages reads the same items of every page", async () => {
-  const bytes = await Deno.readFile(labelledPdf("clsguide.pdf"));
-  await using reopened = await openPdfjs(bytes, { reopenEvery: 4 });
-  const pages: PdfTextItem[][] = [];
-  for (let number = 1; number <= reopened.pageCount; number++) {
-    pages.push(await reopened.page(number));
-  }
-  assert.ok(pages.length > 8, "the document is opened more than twice");
-  assert.deepEqual(kept(pages), kept(await serial(bytes)));
 });
