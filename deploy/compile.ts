@@ -75,7 +75,7 @@ export const INCLUDES: readonly string[] = [
   "server/database/_thread_worker.ts",
   "server/auth/_password_worker.ts",
   "components/indexing/_worker.ts",
-  "components/documents/_pdf_worker.ts",
+  "components/documents/pdf/_worker.ts",
   "components/documents/_reader_worker.ts",
   "components/source_storages/_code_scan_worker.ts",
 ];

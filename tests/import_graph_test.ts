@@ -2,8 +2,8 @@
  * The shape of the house, checked on the import graph of every module of
  * `components/`, `server/` and `cli/` as `deno info` resolves it (type-only
  * imports included): no module reaches itself through its imports,
- * `components/core/` is the bottom layer, and dependencies point one way,
- * `cli -> server -> components`.
+ * `components/core/` is the bottom layer, the PDF reader is entered by its
+ * `mod.ts`, and dependencies point one way, `cli -> server -> components`.
  * @module
  */
 import assert from "node:assert/strict";
@@ -122,6 +122,23 @@ Deno.test("components/indexing/ knows the source storages only by the backend co
   const indexing = under("components/indexing");
   assert.deepEqual(
     crossings(graph, indexing, (file) => !under("components/source_storages")(file)),
+    [],
+  );
+});
+
+Deno.test("components/documents/pdf/ is entered by its mod.ts and reaches only core/ and documents/", () => {
+  const pdf = under("components/documents/pdf");
+  const door = "components/documents/pdf/mod.ts";
+  assert.deepEqual(
+    crossings(graph, (file) => !pdf(file), (file) => !pdf(file) || file === door),
+    [],
+  );
+  assert.deepEqual(
+    crossings(
+      graph,
+      pdf,
+      (file) => under("components/core")(file) || under("components/documents")(file),
+    ),
     [],
   );
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parsePages } from "../../components/documents/parse.ts";
 import { ReaderPool } from "../../components/documents/reader_pool.ts";
 import { fixture, refusal, zipOf } from "./_helpers.ts";
-import { labelledPdf } from "./_pdf_text.ts";
+import { labelledPdf } from "./pdf/_reference.ts";
 import { watchThreads } from "../source_storages/_threads.ts";
 
 const content = (name: string) => ({

@@ -5,7 +5,7 @@ import { SvcError } from "../../components/core/errors.ts";
 import type { Page } from "../../components/core/page.ts";
 import type { Embedder } from "../../components/embeddings/embedder.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import { readPdfPages } from "../../components/documents/pdf.ts";
+import { readPdfPages } from "../../components/documents/pdf/mod.ts";
 import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.3
 import { freePort, startProcess } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { zipOf } from "../documents/_helpers.ts";
-import { flateStream, page, pages, refs } from "../documents/_pdf_make.ts";
+import { flateStream, page, pages, refs } from "../documents/pdf/_make.ts";
 import { failures } from "./_checks.ts";
 import { Client, type Svc } from "./_server.ts";
 

@@ -75,3 +75,32 @@ export function pages(
     ...rest,
   ]);
 }
+
+/** An object of `content` as a stream, not compressed. */
+function stream(content: string): string {
+  return `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
+}
+
+/**
+ * Two pages: the first in a Type 0 font whose text its ToUnicode map gives (which the direct
+ * reader reads), the second in Helvetica, not embedded and without a map (whose text pdfjs takes
+ * from its encoding, and which the direct reader leaves to pdfjs).
+ */
+export const TWO_FONTS: Uint8Array<ArrayBuffer> = pdfOf([
+  "<< /Type /Catalog /Pages 2 0 R >>",
+  "<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+  "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F1 5 0 R >> >> /Contents 6 0 R >>",
+  "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F2 9 0 R >> >> /Contents 10 0 R >>",
+  "<< /Type /Font /Subtype /Type0 /BaseFont /Demo /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 8 0 R >>",
+  stream(
+    "BT /F1 12 Tf 20 150 Td <0001000200030004> Tj 0 -20 Td [<0001> -900 <0002>] TJ 0 -20 Td (\\000\\004) Tj ET",
+  ),
+  "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Demo /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 11 0 R /W [1 [500 600 250]] /DW 700 >>",
+  stream(
+    "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n1 begincodespacerange <0000> <FFFF> endcodespacerange\n" +
+      "3 beginbfchar <0001> <0048> <0002> <0069> <0003> <0020> endbfchar\n1 beginbfrange <0004> <0004> <00660069> endbfrange\nendcmap end end",
+  ),
+  "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+  stream("BT /F2 12 Tf 20 150 Td (Hello there) Tj 0 -20 Td (again) Tj ET"),
+  "<< /Type /FontDescriptor /FontName /Demo /Flags 32 /FontBBox [0 -200 1000 800] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>",
+]);

@@ -1,12 +1,12 @@
 /**
- * A PDF opened for its pages' text items: read directly (`_pdf_text.ts`) where the direct reader
+ * A PDF opened for its pages' text items: read directly (`direct.ts`) where the direct reader
  * knows the file, by pdfjs where it does not, page by page. The items are the same either way;
  * the direct reader takes a fraction of pdfjs's time and memory.
  * @module
  */
-import { PdfLimitError } from "./_pdf_limits.ts";
-import { DirectPdf } from "./_pdf_text.ts";
-import { type OpenPdf, openPdfjs } from "./_pdfjs.ts";
+import { PdfLimitError } from "./limits.ts";
+import { DirectPdf } from "./direct.ts";
+import { type OpenPdf, openPdfjs } from "./pdfjs.ts";
 
 export type { OpenPdf };
 
@@ -25,7 +25,7 @@ export interface OpenPdfOptions {
  * else with pdfjs (whose errors a file that neither reads ends with). A page the direct reader
  * does not read (a font whose text needs its program, say) is read by pdfjs, opened for the first
  * such page and kept until the document is closed. A file or page past a limit of
- * `_pdf_limits.ts` is refused by the reader that counted it: its {@linkcode PdfLimitError}.
+ * `limits.ts` is refused by the reader that counted it: its {@linkcode PdfLimitError}.
  */
 export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<OpenPdf> {
   const openWithPdfjs = async () => {

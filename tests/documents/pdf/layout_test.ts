@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
-import { PageLayout, pageTexts, type PdfTextItem } from "../../components/documents/_pdf_layout.ts";
-import { openPdf } from "../../components/documents/_pdf_open.ts";
-import { labelledPdf } from "./_pdf_text.ts";
+import {
+  PageLayout,
+  pageTexts,
+  type PdfTextItem,
+} from "../../../components/documents/pdf/layout.ts";
+import { openPdf } from "../../../components/documents/pdf/open.ts";
+import { labelledPdf } from "./_reference.ts";
 
 async function itemsOf(path: string): Promise<PdfTextItem[][]> {
   await using document = await openPdf(await Deno.readFile(path));

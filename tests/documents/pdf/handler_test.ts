@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
-import { SvcError } from "../../components/core/errors.ts";
-import { LAYOUT_WINDOW } from "../../components/documents/_pdf_layout.ts";
-import { pdfHandler, readPdfPages, streamPdfPages } from "../../components/documents/pdf.ts";
-import { pdfWorkers } from "../../components/core/pdf_workers.ts";
-import { denoArgs, run } from "../_process.ts";
-import { tmpDir } from "../test_utils.ts";
-import { fixture, refusal } from "./_helpers.ts";
-import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_pdf_text.ts";
+import { SvcError } from "../../../components/core/errors.ts";
+import { LAYOUT_WINDOW } from "../../../components/documents/pdf/layout.ts";
+import {
+  pdfHandler,
+  readPdfPages,
+  streamPdfPages,
+} from "../../../components/documents/pdf/handler.ts";
+import { pdfWorkers } from "../../../components/core/pdf_workers.ts";
+import { denoArgs, run } from "../../_process.ts";
+import { tmpDir } from "../../test_utils.ts";
+import { fixture, refusal } from "../_helpers.ts";
+import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_reference.ts";
 
 const REPORT = [
   {
@@ -136,7 +140,7 @@ Deno.test("SVC_PDF_WORKERS sets the workers that read a PDF beside svc's thread,
   // svc reading with a worker, as set in its environment, reads the same pages.
   const path = fixturePath("labelled/clsguide.pdf");
   const script = `import { pdfHandler } from "${
-    new URL("../../components/documents/pdf.ts", import.meta.url).href
+    new URL("../../../components/documents/pdf/handler.ts", import.meta.url).href
   }";
     const pages = await pdfHandler.extractPages(await Deno.readFile(${
     JSON.stringify(path)
@@ -226,9 +230,7 @@ Deno.test("`pdfHandler` takes notes in the margin out of the lines they stand be
 });
 
 Deno.test("`pdfHandler` gives the words pdftotext gives, but for running headers and page numbers", async () => {
-  // Measured: grfguide.pdf 0.9971, usrguide.pdf 0.9980, clsguide.pdf 0.9970 (before the pages
-  // were laid out into paragraphs: 0.9964, 0.9996, 0.9969); what differs is mostly the page
-  // numbers, which pdftotext keeps.
+  // What differs is mostly the page numbers, which pdftotext keeps.
   for (const name of ["grfguide.pdf", "usrguide.pdf", "clsguide.pdf"]) {
     const file = labelledPdf(name);
     const pages = await pdfHandler.extractPages(await Deno.readFile(file), name);

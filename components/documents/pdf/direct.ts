@@ -1,6 +1,6 @@
 /**
  * The text items of a PDF's pages read directly, without pdfjs: the cross-reference, the page's
- * content streams and its fonts' text (`_pdf_fonts.ts`), next to nothing of the fonts' programs.
+ * content streams and its fonts' text (`fonts.ts`), next to nothing of the fonts' programs.
  * The items are those pdfjs's `getTextContent()` gives (its algorithm, from pdfjs 6.5's
  * `PartialEvaluator`, is kept step for step: where it puts a space, ends an item or marks a line's
  * end), so that a page reads the same either way; what this reader does not know (encryption,
@@ -11,17 +11,17 @@
  * every operator into a list, where reading text needs neither.
  * @module
  */
-import type { PdfTextItem } from "./_pdf_layout.ts";
-import { type FilePage, PdfFile } from "./_pdf_file.ts";
-import { readFont, type TextFont } from "./_pdf_fonts.ts";
-import { copy, IDENTITY, TextItems, TextState, transform } from "./_pdf_text_items.ts";
+import type { PdfTextItem } from "./layout.ts";
+import { type FilePage, PdfFile } from "./file.ts";
+import { readFont, type TextFont } from "./fonts.ts";
+import { copy, IDENTITY, TextItems, TextState, transform } from "./text_items.ts";
 import {
   formatCount,
   MAX_CONTENT_STREAMS,
   MAX_PAGE_CONTENT_BYTES,
   MAX_PAGE_CONTENT_STREAMS,
   PdfLimitError,
-} from "./_pdf_limits.ts";
+} from "./limits.ts";
 import {
   Command,
   type Dict,
@@ -35,7 +35,7 @@ import {
   Ref,
   Stream,
   Unsupported,
-} from "./_pdf_syntax.ts";
+} from "./syntax.ts";
 
 /** A PDF opened for reading its pages' text directly. */
 export class DirectPdf {

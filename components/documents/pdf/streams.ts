@@ -7,10 +7,10 @@
  */
 import { Buffer } from "node:buffer";
 import { constants, createInflate, inflateSync } from "node:zlib";
-import { unreadable } from "../core/errors.ts";
-import { MAX_PDF_DECODED_BYTES, PdfLimitError } from "./_pdf_limits.ts";
-import { StructureScan } from "./_pdf_structure_scan.ts";
-import { RATIO_CHECKED_FROM } from "./zip.ts";
+import { unreadable } from "../../core/errors.ts";
+import { MAX_PDF_DECODED_BYTES, PdfLimitError } from "./limits.ts";
+import { StructureScan } from "./structure_scan.ts";
+import { RATIO_CHECKED_FROM } from "../zip.ts";
 
 /**
  * The highest compression ratio of a stream that inflates to more than
@@ -28,7 +28,7 @@ const DICTIONARY_WINDOW = 4096;
  * 1 MiB, is compressed more than {@linkcode MAX_PDF_STREAM_RATIO} to 1. Every stream is inflated
  * with its allowance as the output limit, so the check itself stays within the bound. A damaged
  * stream counts with what inflates before the damage, which pdfjs reads too; streams of other
- * filters are left to pdfjs. It also refuses a file past the limits of `_pdf_limits.ts` on its
+ * filters are left to pdfjs. It also refuses a file past the limits of `limits.ts` on its
  * page tree and its pages' content streams, as the `/Kids` and `/Contents` entries of the file and
  * of its object streams count them (`StructureScan`).
  *

@@ -1,16 +1,16 @@
 /**
  * pdfjs, loaded on first use, and the text items of a range of a PDF's pages read with it: the
  * part of reading a PDF that runs on the thread that reads, the calling one or a worker of
- * `_pdf_split.ts`.
+ * `split.ts`.
  *
  * pdfjs's modern build, not its legacy one: the legacy build adds polyfills for older runtimes,
  * which Deno is not (every newer built-in the modern build calls is Deno's own), and they cost
- * about 40 MiB of memory on each thread that reads and a quarter of the time to load.
+ * memory on each thread that reads and time to load.
  * @module
  */
 import type { TextItem, TextMarkedContent } from "pdfjs-dist/types/src/display/api.d.ts";
-import type { PdfTextItem } from "./_pdf_layout.ts";
-import { formatCount, MAX_PDF_PAGES, PdfLimitError } from "./_pdf_limits.ts";
+import type { PdfTextItem } from "./layout.ts";
+import { formatCount, MAX_PDF_PAGES, PdfLimitError } from "./limits.ts";
 
 type Pdfjs = typeof import("pdfjs-dist/build/pdf.mjs");
 
@@ -26,9 +26,9 @@ let workerCode: Promise<WorkerCode> | undefined;
 const LEGACY_ADVICE = "Warning: Please use the `legacy` build in Node.js environments.";
 
 /**
- * Loads pdfjs on first use: it takes a few hundred milliseconds, which start-up should not pay. A
- * literal specifier, so that `deno compile` still includes it. The one warning it writes as it
- * loads, advice for Node (see the module's doc), is kept off the console.
+ * Loads pdfjs on first use: loading it is work that start-up should not pay for. A literal
+ * specifier, so that `deno compile` still includes it. The one warning it writes as it loads,
+ * advice for Node (see the module's doc), is kept off the console.
  */
 export function loadPdfjs(): Promise<Pdfjs> {
   if (!pdfjs) {
@@ -60,10 +60,10 @@ interface ThreadPort {
 /**
  * Two ends of a channel on one thread that hand each message over later in the same turn of the
  * event loop, as pdfjs's own channel for a thread without workers does, but without copying it
- * deeply: pdfjs sends the text of every page and every font across, and copying them took an
- * eighth of the time of reading. The message and the objects it holds are copied one level
- * down, since pdfjs gives a stream's chunk new fields once it is sent (a page's text items start
- * again in a new array) but never changes what the fields held.
+ * deeply: pdfjs sends the text of every page and every font across, and a deep copy of each is
+ * work that reading on one thread does not need. The message and the objects it holds are
+ * copied one level down, since pdfjs gives a stream's chunk new fields once it is sent (a page's
+ * text items start again in a new array) but never changes what the fields held.
  */
 function threadPorts(): [ThreadPort, ThreadPort] {
   const make = (): ThreadPort & {
@@ -154,8 +154,8 @@ export interface OpenPdf extends AsyncDisposable {
 
 /**
  * How many pages are read before the document is opened anew: pdfjs keeps every page it read
- * until the document is closed (some 36 kB of a page of a TeX manual after its cleanup), so a
- * long document's memory would grow with its pages. A document of fewer pages is opened once.
+ * until the document is closed, even after the page's cleanup, so a long document's memory would
+ * grow with its pages. A document of fewer pages is opened once.
  */
 export const REOPEN_PAGES = 512;
 

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { deflateSync } from "node:zlib";
-import { checkPdfStreams, MAX_PDF_STREAM_RATIO } from "../../components/documents/_pdf_streams.ts";
-import { fixture, refusal } from "./_helpers.ts";
+import {
+  checkPdfStreams,
+  MAX_PDF_STREAM_RATIO,
+} from "../../../components/documents/pdf/streams.ts";
+import { fixture, refusal } from "../_helpers.ts";
 
 /** A file with one stream object of the given dictionary and data; enough for the guard. */
 function pdf(dictionary: string, data: Uint8Array): Uint8Array {

@@ -1,15 +1,15 @@
 /**
- * PDF documents, read directly (`_pdf_text.ts`) where the file allows and with pdfjs-dist where
+ * PDF documents, read directly (`direct.ts`) where the file allows and with pdfjs-dist where
  * it does not: the text items are the same either way.
  * @module
  */
-import { quote, SvcError, unreadable } from "../core/errors.ts";
-import type { Page } from "../core/page.ts";
-import { PageLayout } from "./_pdf_layout.ts";
-import { pdfWorkers } from "../core/pdf_workers.ts";
-import { openPdfPages, PdfWorkerError } from "./_pdf_split.ts";
-import { checkPdfStreams } from "./_pdf_streams.ts";
-import type { DocumentHandler } from "./handler.ts";
+import { quote, SvcError, unreadable } from "../../core/errors.ts";
+import type { Page } from "../../core/page.ts";
+import { PageLayout } from "./layout.ts";
+import { pdfWorkers } from "../../core/pdf_workers.ts";
+import { openPdfPages, PdfWorkerError } from "./split.ts";
+import { checkPdfStreams } from "./streams.ts";
+import type { DocumentHandler } from "../handler.ts";
 
 /**
  * Reads `.pdf` files into one numbered page per PDF page, from 1. Each page's text is its
@@ -23,13 +23,13 @@ import type { DocumentHandler } from "./handler.ts";
  * password ("the file is encrypted"), has a stream that inflates too far (see
  * `checkPdfStreams`, run before pdfjs reads a file or a page of it; the direct reader inflates
  * within the same bounds, and leaves a stream past them to pdfjs), passes a limit of
- * `_pdf_limits.ts` on its pages, page tree or content streams (counted by whichever reader reads
+ * `limits.ts` on its pages, page tree or content streams (counted by whichever reader reads
  * it), or pdfjs cannot read its structure ("the file is not a valid PDF").
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { pdfHandler } from "./pdf.ts";
+ * import { pdfHandler } from "./handler.ts";
  * const pages = await pdfHandler.extractPages(await Deno.readFile("tests/fixtures/report.pdf"), "report.pdf");
  * assert(pages[1]?.number === 2 && pages[1]?.text.includes("cardamom"));
  * ```
@@ -62,7 +62,7 @@ export interface ReadPdfOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readPdfPages } from "./pdf.ts";
+ * import { readPdfPages } from "./handler.ts";
  * const bytes = await Deno.readFile("tests/fixtures/report.pdf");
  * const pages = await readPdfPages(bytes, "report.pdf", { workers: 1 });
  * assert.deepEqual(pages, await readPdfPages(bytes, "report.pdf", { workers: 0 }));
@@ -85,7 +85,7 @@ export async function readPdfPages(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { streamPdfPages } from "./pdf.ts";
+ * import { streamPdfPages } from "./handler.ts";
  * const bytes = await Deno.readFile("tests/fixtures/report.pdf");
  * for await (const page of streamPdfPages(bytes, "report.pdf")) {
  *   assert.equal(page.number, 1);

@@ -7,8 +7,8 @@
  * the length of the document.
  * @module
  */
-import type { PdfTextItem } from "./_pdf_layout.ts";
-import { openPdf } from "./_pdf_open.ts";
+import type { PdfTextItem } from "./layout.ts";
+import { openPdf } from "./open.ts";
 
 /** How many neighbouring pages a thread reads in one turn. */
 export const STRIPE_PAGES = 32;
@@ -98,7 +98,7 @@ export interface SplitOptions {
   stripe?: number;
   /**
    * The main module of the workers.
-   * @default {`_pdf_worker.ts`}
+   * @default {`_worker.ts`}
    */
   worker?: URL;
   /** Stops the reading: the pages' iteration rejects with the signal's reason. */
@@ -203,7 +203,7 @@ class StripeReader {
     this.#pageCount = pageCount;
     this.#worker = main
       ? new Worker(main, { type: "module" })
-      : new Worker(new URL("./_pdf_worker.ts", import.meta.url), { type: "module" });
+      : new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" });
     this.#worker.onmessage = ({ data }: MessageEvent<PdfStripeReply>) => {
       if ("page" in data) this.#queue.push(data.page);
       else if ("error" in data) {

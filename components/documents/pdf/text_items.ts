@@ -1,13 +1,13 @@
 /**
  * The text items of a content stream as pdfjs's `getTextContent()` makes them (pdfjs 6.5's
  * `PartialEvaluator`, step for step, names and order kept so that it can be compared with it):
- * where a space goes between glyphs, where an item ends, where a line ends. `_pdf_text.ts` reads
+ * where a space goes between glyphs, where an item ends, where a line ends. `direct.ts` reads
  * the operators and gives this the glyphs each one shows, with the text state it shows them in.
  * @module
  */
-import type { Glyph, TextFont } from "./_pdf_fonts.ts";
-import type { PdfTextItem } from "./_pdf_layout.ts";
-import { need } from "./_pdf_syntax.ts";
+import type { Glyph, TextFont } from "./fonts.ts";
+import type { PdfTextItem } from "./layout.ts";
+import { need } from "./syntax.ts";
 
 /** An affine matrix as PDF writes it: `[a, b, c, d, e, f]`. */
 export type Matrix = number[];

@@ -1,7 +1,7 @@
 /**
  * The objects of a PDF file as its syntax writes them (numbers, names, strings, arrays,
  * dictionaries, streams, references) and the lexer that reads them, from the file or from a
- * content stream: the part of reading a PDF that `_pdf_file.ts` and `_pdf_text.ts` share.
+ * content stream: the part of reading a PDF that `file.ts` and `direct.ts` share.
  *
  * It reads what well-formed files hold and nothing else: anything it does not know ends the
  * reading with {@linkcode Unsupported}, so that pdfjs, which recovers damaged files, reads them.

@@ -14,7 +14,7 @@ import {
   MAX_PAGE_REPEATS,
   MAX_PAGE_TREE_ENTRIES,
   PdfLimitError,
-} from "./_pdf_limits.ts";
+} from "./limits.ts";
 
 const REFERENCE = /(\d+)\s+\d+\s+R/g;
 const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);

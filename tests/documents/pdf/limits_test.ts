@@ -8,13 +8,13 @@ import {
   MAX_PDF_DECODED_BYTES,
   MAX_PDF_PAGES,
   PdfLimitError,
-} from "../../components/documents/_pdf_limits.ts";
-import { checkPdfStreams } from "../../components/documents/_pdf_streams.ts";
-import { DirectPdf } from "../../components/documents/_pdf_text.ts";
-import { openPdfjs } from "../../components/documents/_pdfjs.ts";
-import { readPdfPages } from "../../components/documents/pdf.ts";
-import { refusal } from "./_helpers.ts";
-import { flateStream, page, pages, refs } from "./_pdf_make.ts";
+} from "../../../components/documents/pdf/limits.ts";
+import { checkPdfStreams } from "../../../components/documents/pdf/streams.ts";
+import { DirectPdf } from "../../../components/documents/pdf/direct.ts";
+import { openPdfjs } from "../../../components/documents/pdf/pdfjs.ts";
+import { readPdfPages } from "../../../components/documents/pdf/handler.ts";
+import { refusal } from "../_helpers.ts";
+import { flateStream, page, pages, refs } from "./_make.ts";
 
 const HELLO = flateStream("BT /F1 12 Tf 72 700 Td (Hello) Tj ET");
 

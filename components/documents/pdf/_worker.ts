@@ -1,5 +1,5 @@
 /**
- * The worker of `_pdf_split.ts`: opens a PDF, reads its turns of pages in order and sends each
+ * The worker of `split.ts`: opens a PDF, reads its turns of pages in order and sends each
  * page's text items, packed, as soon as it is read, as far ahead as it was allowed; or sends the
  * name and message of the error that stopped it.
  * @module
@@ -10,8 +10,8 @@ import {
   type PdfStripeJob,
   type PdfStripeReply,
   stripePages,
-} from "./_pdf_split.ts";
-import { openPdf } from "./_pdf_open.ts";
+} from "./split.ts";
+import { openPdf } from "./open.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<PdfStripeJob | PdfCredit>) => void) | null;

@@ -5,12 +5,11 @@ import {
   PdfWorkerError,
   stripePages,
   unpackPage,
-} from "../../components/documents/_pdf_split.ts";
-import { openPdf } from "../../components/documents/_pdf_open.ts";
-import { openPdfjs } from "../../components/documents/_pdfjs.ts";
-import type { PdfTextItem } from "../../components/documents/_pdf_layout.ts";
-import { fixture } from "./_helpers.ts";
-import { labelledPdf } from "./_pdf_text.ts";
+} from "../../../components/documents/pdf/split.ts";
+import { openPdf } from "../../../components/documents/pdf/open.ts";
+import type { PdfTextItem } from "../../../components/documents/pdf/layout.ts";
+import { fixture } from "../_helpers.ts";
+import { labelledPdf } from "./_reference.ts";
 
 /** What the layout reads of each item of each page. */
 function kept(pages: readonly (readonly PdfTextItem[])[]): unknown[] {
@@ -73,7 +72,7 @@ Deno.test("`openPdfPages()`'s pages throw when a worker dies midway, and end the
   await using pdf = await openPdfPages(bytes, {
     workers: 2,
     stripe: 3,
-    worker: new URL("./_crashing_pdf_worker.ts", import.meta.url),
+    worker: new URL("./_crashing_worker.ts", import.meta.url),
   });
   const read: number[] = [];
   await assert.rejects(
@@ -121,15 +120,4 @@ Deno.test("`openPdfPages()`'s pages reject with the signal's reason once it is a
   );
   assert.equal(read, 6);
   assert.equal(pdf.runningWorkers, 0);
-});
-
-Deno.test("openPdfjs() opened anew every few pages reads the same items of every page", async () => {
-  const bytes = await Deno.readFile(labelledPdf("clsguide.pdf"));
-  await using reopened = await openPdfjs(bytes, { reopenEvery: 4 });
-  const pages: PdfTextItem[][] = [];
-  for (let number = 1; number <= reopened.pageCount; number++) {
-    pages.push(await reopened.page(number));
-  }
-  assert.ok(pages.length > 8, "the document is opened more than twice");
-  assert.deepEqual(kept(pages), kept(await serial(bytes)));
 });

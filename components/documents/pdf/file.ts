@@ -13,9 +13,9 @@ import {
   MAX_PDF_DECODED_BYTES,
   MAX_PDF_PAGES,
   PdfLimitError,
-} from "./_pdf_limits.ts";
-import { MAX_PDF_STREAM_RATIO } from "./_pdf_streams.ts";
-import { RATIO_CHECKED_FROM } from "./zip.ts";
+} from "./limits.ts";
+import { MAX_PDF_STREAM_RATIO } from "./streams.ts";
+import { RATIO_CHECKED_FROM } from "../zip.ts";
 import {
   Command,
   type Dict,
@@ -29,7 +29,7 @@ import {
   Ref,
   Stream,
   Unsupported,
-} from "./_pdf_syntax.ts";
+} from "./syntax.ts";
 
 /** A page as the text reader needs it. */
 export interface FilePage {

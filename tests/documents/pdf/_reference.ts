@@ -3,11 +3,11 @@
  * measured against, and the measure: how many words the two texts share.
  * @module
  */
-import { run } from "../_process.ts";
+import { run } from "../../_process.ts";
 
 /** The path of a file in tests/fixtures/. */
 export function fixturePath(name: string): string {
-  return new URL(`../fixtures/${name}`, import.meta.url).pathname;
+  return new URL(`../../fixtures/${name}`, import.meta.url).pathname;
 }
 
 /** The path of a PDF of the labelled set (tests/fixtures/labelled/). */
@@ -39,7 +39,7 @@ function wordsOf(text: string): string[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { wordAgreement } from "./_pdf_text.ts";
+ * import { wordAgreement } from "./_reference.ts";
  * assert.equal(wordAgreement("a func-\ntion here", "a function"), 0.8);
  * ```
  */

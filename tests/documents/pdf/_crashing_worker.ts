@@ -1,9 +1,10 @@
 /**
- * A worker for `_pdf_split_test.ts` that reads as a worker of `_pdf_split.ts` does, and ends with
- * an uncaught error once it sent two pages (sending no more meanwhile): a worker that dies midway through a document.
+ * A worker for `split_test.ts` that reads as a worker of `split.ts` does, and ends with an
+ * uncaught error once it sent two pages (sending no more meanwhile): a worker that dies midway
+ * through a document.
  * @module
  */
-import "../../components/documents/_pdf_worker.ts";
+import "../../../components/documents/pdf/_worker.ts";
 
 const scope = globalThis as unknown as {
   postMessage(message: unknown, transfer?: Transferable[]): void;

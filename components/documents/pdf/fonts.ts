@@ -8,7 +8,7 @@
  * takes from another part of a program, is {@linkcode Unsupported}, left to pdfjs.
  * @module
  */
-import type { PdfFile } from "./_pdf_file.ts";
+import type { PdfFile } from "./file.ts";
 import {
   Command,
   type Dict,
@@ -20,8 +20,8 @@ import {
   PdfString,
   Stream,
   Unsupported,
-} from "./_pdf_syntax.ts";
-import { baseEncoding, glyphList } from "./_pdf_glyphs.ts";
+} from "./syntax.ts";
+import { baseEncoding, glyphList } from "./glyphs.ts";
 
 /** A character of a font, as the text reader places it. */
 export interface Glyph {
