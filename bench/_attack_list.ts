@@ -4,7 +4,7 @@
  * are the reliability tests' own (`tests/rely/_hostile_*.ts`).
  * @module
  */
-import { issueFiles } from "../tests/rely/_hostile_files.ts";
+import { type HostileFile, issueFiles } from "../tests/rely/_hostile_files.ts";
 import { login, PASSWORD } from "../tests/rely/_hostile_logins.ts";
 import { drip } from "../tests/rely/_hostile_uploads.ts";
 import { Client, pause, type Svc } from "../tests/rely/_server.ts";
@@ -70,13 +70,16 @@ async function repeated(send: () => Promise<Response>): Promise<Answer[]> {
   return answers;
 }
 
+/** The hostile files, made once for every attack that sends one. */
+let files: HostileFile[] | undefined;
+
 /** A hostile file uploaded, read by `GET /documents/{id}/pages`, and prepared in a LibSQL chat. */
 function fileAttack(key: string, name: string, index: number): Attack {
   return {
     key,
     name,
     prepare({ attacker }) {
-      const file = issueFiles()[index]!;
+      const file = (files ??= issueFiles())[index]!;
       return Promise.resolve(async () => {
         const answers: Answer[] = [];
         // deno-lint-ignore no-explicit-any
