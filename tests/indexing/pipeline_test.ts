@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getPriority } from "node:os";
 import { chunkPages } from "../../components/chunking.ts";
 import { Document, LocalDocument } from "../../components/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
@@ -9,7 +10,7 @@ import { readPdfPages } from "../../components/documents/pdf/mod.ts";
 import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
-import { watchThreads, watchWorkers } from "../source_storages/_threads.ts";
+import { watchThreads, watchWorkers, workerNices } from "../source_storages/_threads.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
 
@@ -151,6 +152,29 @@ Deno.test("chunkAndEmbed() uses the pages of a document class that reads its own
     embedder: new HashEmbedder(),
   });
   assert.deepEqual(chunks.map((chunk) => chunk.pageNumbers), [[1, 2]]);
+});
+
+Deno.test({
+  name: "chunkAndEmbed() chunks and embeds below the calling thread's priority",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    class Notes extends Document {
+      static override readsOwnPages = true;
+      override isReadable = () => Promise.resolve(true);
+      override read = () => Promise.resolve(new TextEncoder().encode("unused"));
+      override extractPages(): Promise<Page[]> {
+        return Promise.resolve([{ text: "Page one.", number: 1 }]);
+      }
+    }
+    await chunkAndEmbed(new Notes({ name: "notes.txt" }), {
+      ...settings,
+      embedder: new HashEmbedder(),
+    });
+    // Every thread here is a reader or the indexing worker, which are all bulk threads.
+    const nices = workerNices();
+    assert.ok(nices.length > 0);
+    assert.deepEqual(nices, nices.map(() => getPriority() + 10));
+  },
 });
 
 Deno.test("chunkAndEmbed() reports an unreadable document as Document.extractPages() does", async () => {

@@ -100,11 +100,14 @@ export class Client {
     this.#token = token;
   }
 
-  /** Logs in to the API at `base` as `user` (the demo authentication takes the name as password). */
-  static async login(base: string, user = "ada"): Promise<Client> {
+  /**
+   * Logs in to the API at `base` as `user`, by default with the name as password (which the demo
+   * authentication takes).
+   */
+  static async login(base: string, user = "ada", password = user): Promise<Client> {
     const response = await fetch(`${base}/token`, {
       method: "POST",
-      body: new URLSearchParams({ username: user, password: user }),
+      body: new URLSearchParams({ username: user, password }),
     });
     if (!response.ok) throw new Error(`Login failed: ${await response.text()}`);
     return new Client(base, await response.json());
