@@ -8,7 +8,7 @@
 import { Document } from "./core/document.ts";
 import { quote, SvcError } from "./core/errors.ts";
 import { type ClassResolver, Rag } from "./core/rag.ts";
-import { isAbsolute, pathToFileURL, resolve } from "./core/paths.ts";
+import { isAbsolute, resolve } from "pathe";
 
 /** Loads the class of one class path. */
 export type ClassLoader = () => Promise<unknown>;
@@ -166,7 +166,7 @@ export function unknownClassPath(classPath: string): SvcError {
 function moduleUrl(specifier: string, base: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(specifier) && !/^[a-z]:[\\/]/i.test(specifier)) return specifier;
   const path = isAbsolute(specifier) ? specifier : resolve(base, specifier);
-  return pathToFileURL(path).href;
+  return process.getBuiltinModule("node:url").pathToFileURL(path).href;
 }
 
 // svc put together, its handlers loaded when a document is first read: a Rag finds classes here,

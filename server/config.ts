@@ -3,7 +3,7 @@
  * with defaults and environment variables, and written back.
  * @module
  */
-import { dirname, join, resolve } from "../components/core/paths.ts";
+import { dirname, join, resolve } from "pathe";
 import { parse, stringify, TomlError } from "smol-toml";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { redactUrls } from "../components/core/redact_url.ts";

@@ -3,13 +3,15 @@
  * words of every refusal. `config.ts` puts these together into a `Config`.
  * @module
  */
-import { homedir, isAbsolute, join, resolve } from "../components/core/paths.ts";
+import { isAbsolute, join, resolve } from "pathe";
+import { homedir } from "../components/core/local_root.ts";
 import { quote } from "../components/core/errors.ts";
 import { trimSlashes } from "../components/core/text_scan.ts";
 import { builtinClassPaths, isModulePath } from "../components/class_paths.ts";
 // Registers the built-in authentications, which the "authentication" key names.
 import "./auth/registry.ts";
-import { closest, distance } from "./closest.ts";
+import { distance } from "fastest-levenshtein";
+import { closest } from "./closest.ts";
 
 /** What a key holds, and so how its value is checked. */
 export type Kind =

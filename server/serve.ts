@@ -3,7 +3,7 @@
  * database opened, its port bound.
  * @module
  */
-import { join } from "../components/core/paths.ts";
+import { join } from "pathe";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";

@@ -4,7 +4,7 @@
  * tokens valid.
  * @module
  */
-import { join } from "../components/core/paths.ts";
+import { join } from "pathe";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { secrets } from "../components/core/secrets.ts";
 import { hmacKey, MIN_SECRET_BYTES } from "./jwt.ts";

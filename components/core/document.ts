@@ -4,7 +4,7 @@
  * and the reading of pages, are in `components/documents/`.
  * @module
  */
-import { basename, extname, fileURLToPath, resolve } from "./paths.ts";
+import { basename, extname, resolve } from "pathe";
 import { quote, SvcError } from "./errors.ts";
 import type { Page } from "./page.ts";
 
@@ -151,7 +151,9 @@ export class LocalDocument extends Document {
         `Cannot take a path twice: pass it as the argument, or construct LocalDocument with metadata.path`,
       );
     }
-    const absolute = resolve(path instanceof URL ? fileURLToPath(path) : path);
+    const absolute = resolve(
+      path instanceof URL ? process.getBuiltinModule("node:url").fileURLToPath(path) : path,
+    );
     return new LocalDocument({
       ...options,
       name: basename(absolute),

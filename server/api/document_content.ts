@@ -5,7 +5,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { extname } from "../../components/core/paths.ts";
+import { extname } from "pathe";
 import { loadReaders } from "../../components/class_paths.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
