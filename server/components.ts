@@ -17,10 +17,9 @@ import { redactUrl } from "../components/core/redact_url.ts";
 import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { Document, type DocumentClass } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
-import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
-import { CLASS_PATHS, loadClass } from "../components/class_paths.ts";
+import { Rag, UnavailableComponentError } from "../components/rag.ts";
 import { Authentication } from "./auth/authentication.ts";
-import "./auth/registry.ts";
+import { SERVER_CLASS_PATHS } from "./auth/registry.ts";
 import type { Config } from "./config.ts";
 import { shareApiDatabase } from "./database/url.ts";
 
@@ -58,7 +57,7 @@ async function localModels(
   const host = ollamaUrl(envVar("OLLAMA_HOST")?.trim() || undefined);
   const models = await ollamaModels(host);
   if (!models?.some((model) => !model.embedding)) return [];
-  const Ollama = await loadClass("svc.assistants.Ollama") as typeof OllamaAssistant;
+  const Ollama = await SERVER_CLASS_PATHS.load("svc.assistants.Ollama") as typeof OllamaAssistant;
   const taken = new Set(configured.map((assistant) => assistant.displayName));
   const offered = models.filter((model) => !model.embedding)
     .map((model) => Ollama.pinned(model.name))
@@ -86,7 +85,7 @@ export async function loadComponents(
 ): Promise<ServerComponents> {
   // Before any component is made: the Postgres storage uses the API's database when it is one.
   shareApiDatabase(config.api.databaseUrl);
-  const rag = new Rag(CLASS_PATHS);
+  const rag = new Rag(SERVER_CLASS_PATHS);
   const load = async <T extends Component>(paths: string[], family: Family<T>, noun: string) => {
     const loaded: T[] = [];
     for (const path of paths) {
@@ -140,7 +139,7 @@ async function subclass<T>(
   base: abstract new (...args: never[]) => unknown,
   from: string,
 ): Promise<T> {
-  const found = await loadClass(classPath, { base: from });
+  const found = await SERVER_CLASS_PATHS.load(classPath, { base: from });
   if (typeof found !== "function" || !(found.prototype instanceof base)) {
     throw new SvcError(`${quote(classPath)} is not a subclass of ${base.name}`, { status: 422 });
   }

@@ -7,9 +7,8 @@ import { isAbsolute, join, resolve } from "pathe";
 import { homedir } from "../components/core/local_root.ts";
 import { quote } from "../components/core/errors.ts";
 import { trimSlashes } from "../components/core/text_scan.ts";
-import { builtinClassPaths, isModulePath } from "../components/class_paths.ts";
-// Registers the built-in authentications, which the "authentication" key names.
-import "./auth/registry.ts";
+import { isModulePath } from "../components/class_paths.ts";
+import { SERVER_CLASS_PATHS } from "./auth/registry.ts";
 import { distance } from "fastest-levenshtein";
 import { closest } from "./closest.ts";
 
@@ -223,7 +222,7 @@ function checkClass(classPath: string, subject: string, family: string): Checked
 
 /** The built-in class paths of a family. */
 function known(family: string): string[] {
-  return builtinClassPaths().filter((name) => name.startsWith(family)).sort();
+  return SERVER_CLASS_PATHS.classPaths().filter((name) => name.startsWith(family)).sort();
 }
 
 function checkDatabaseUrl(value: unknown, subject: string, base: string): Checked {
