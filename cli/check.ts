@@ -13,7 +13,7 @@ import {
 } from "../components/core/component.ts";
 import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/component.ts";
-import { envVar, type Requirement } from "../components/core/requirements.ts";
+import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
 import { OPTIONAL_PACKAGES } from "../components/packages.ts";
 import { redactUrl } from "../components/core/redact_url.ts";
@@ -370,7 +370,7 @@ async function describeEmbedder(
  * embedding models; or that none answers.
  */
 async function describeLocalModels(env: CommandContext["env"]): Promise<string> {
-  const get = (name: string) => (env ? env[name] : envVar(name))?.trim() || undefined;
+  const get = (name: string) => env?.[name]?.trim() || undefined;
   const host = ollamaUrl(get("OLLAMA_HOST"));
   const shown = quote(redactUrl(host));
   if (!offersOllamaModels(get("SVC_OLLAMA_OFFER_MODELS"))) {

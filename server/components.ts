@@ -12,7 +12,6 @@ import {
   type Family,
   SourceStorage,
 } from "../components/core/component.ts";
-import { envVar } from "../components/core/requirements.ts";
 import { redactUrl } from "../components/core/redact_url.ts";
 import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { Document, type DocumentClass } from "../components/core/document.ts";
@@ -21,6 +20,7 @@ import { Rag, UnavailableComponentError } from "../components/rag.ts";
 import { Authentication } from "./auth/authentication.ts";
 import { SERVER_CLASS_PATHS } from "./auth/registry.ts";
 import type { Config } from "./config.ts";
+import type { Env } from "./settings.ts";
 import { shareApiDatabase } from "./database/url.ts";
 
 /** The server's components. */
@@ -41,6 +41,12 @@ export interface LoadComponentsOptions {
   warn?: (line: string) => void;
   /** Where what svc found to offer goes (a local model server's models). */
   notice?: (line: string) => void;
+  /**
+   * The environment svc read at start: `SVC_OLLAMA_OFFER_MODELS`, `OLLAMA_HOST`, and the
+   * authentication's own settings.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -51,10 +57,10 @@ export interface LoadComponentsOptions {
  */
 async function localModels(
   configured: readonly Assistant[],
-  notice: ((line: string) => void) | undefined,
+  { notice, env = {} }: LoadComponentsOptions,
 ): Promise<Assistant[]> {
-  if (!offersOllamaModels(envVar("SVC_OLLAMA_OFFER_MODELS"))) return [];
-  const host = ollamaUrl(envVar("OLLAMA_HOST")?.trim() || undefined);
+  if (!offersOllamaModels(env.SVC_OLLAMA_OFFER_MODELS)) return [];
+  const host = ollamaUrl(env.OLLAMA_HOST?.trim() || undefined);
   const models = await ollamaModels(host);
   if (!models?.some((model) => !model.embedding)) return [];
   const Ollama = await SERVER_CLASS_PATHS.load("svc.assistants.Ollama") as typeof OllamaAssistant;
@@ -117,14 +123,15 @@ export async function loadComponents(
   };
   const sourceStorages = await load(config.sourceStorages, SourceStorage, "source storage");
   const assistants = await load(config.assistants, Assistant, "assistant");
-  assistants.push(...await localModels(assistants, options.notice));
+  assistants.push(...await localModels(assistants, options));
 
-  const Authenticating = await subclass<new () => Authentication>(
+  // A class of the user's own may take no options; the built-in ones read their settings here.
+  const Authenticating = await subclass<new (options: { env: Env }) => Authentication>(
     config.authentication,
     Authentication,
     config.base,
   );
-  const authentication = new Authenticating();
+  const authentication = new Authenticating({ env: options.env ?? {} });
   const document = await subclass<DocumentClass>(config.document, Document, config.base);
   return { rag, authentication, document, sourceStorages, assistants };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { envNumber } from "../components/core/env_number.ts";
+import type { Env } from "./settings.ts";
 
 /** The most chats one user may have, unless `SVC_API_MAX_CHATS_PER_USER` says otherwise. */
 export const DEFAULT_MAX_CHATS_PER_USER = 1000;
@@ -46,7 +47,7 @@ export interface Quotas {
  *
  * @throws {SvcError} naming the variable whose value is not a positive whole number
  */
-export function quotas(env?: Record<string, string | undefined>): Quotas {
+export function quotas(env: Env): Quotas {
   return {
     maxChatsPerUser: envNumber("SVC_API_MAX_CHATS_PER_USER", {
       fallback: DEFAULT_MAX_CHATS_PER_USER,

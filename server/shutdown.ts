@@ -4,7 +4,6 @@
  * @module
  */
 import { SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
 import { errorBody } from "./api/errors.ts";
 
 /** How long a stopping API lets answers in flight finish by default: 10 s. */
@@ -18,7 +17,7 @@ const CUT_OFF_LINE = new TextEncoder().encode(`${JSON.stringify(errorBody(CUT_OF
 
 /**
  * How long a stopping API waits for answers in flight, in seconds: `value`
- * (env `SVC_SHUTDOWN_TIMEOUT` by default), else {@linkcode DEFAULT_SHUTDOWN_TIMEOUT}.
+ * (of env `SVC_SHUTDOWN_TIMEOUT`), else {@linkcode DEFAULT_SHUTDOWN_TIMEOUT}.
  *
  * @example
  * ```ts
@@ -28,9 +27,7 @@ const CUT_OFF_LINE = new TextEncoder().encode(`${JSON.stringify(errorBody(CUT_OF
  * ```
  * @throws {SvcError} for a value that is not a number of seconds
  */
-export function shutdownTimeout(
-  value: string | undefined = envVar("SVC_SHUTDOWN_TIMEOUT"),
-): number {
+export function shutdownTimeout(value: string | undefined): number {
   if (value === undefined || value.trim() === "") return DEFAULT_SHUTDOWN_TIMEOUT;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0) {

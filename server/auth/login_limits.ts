@@ -18,6 +18,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
+import type { Env } from "../settings.ts";
 import { quote } from "../../components/core/errors.ts";
 import { RetryLaterError } from "../retry_later.ts";
 import { addressBlock } from "./address_block.ts";
@@ -45,6 +46,11 @@ export interface LoginLimitsOptions {
   window?: number;
   /** The clock, for tests. */
   now?: () => number;
+  /**
+   * The environment svc read at start, where the options above not given are read.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -79,18 +85,24 @@ export class LoginLimits {
 
   /** @throws {SvcError} naming a variable whose value is not a positive number */
   constructor(options: LoginLimitsOptions = {}) {
+    const env = options.env ?? {};
     this.perUserAddress = options.perUserAddress ??
       envNumber("SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS", {
         fallback: DEFAULT_FAILURES_PER_USER_ADDRESS,
+        env,
       });
     this.perAddress = options.perAddress ??
-      envNumber("SVC_API_LOGIN_FAILURES_PER_ADDRESS", { fallback: DEFAULT_FAILURES_PER_ADDRESS });
+      envNumber("SVC_API_LOGIN_FAILURES_PER_ADDRESS", {
+        fallback: DEFAULT_FAILURES_PER_ADDRESS,
+        env,
+      });
     this.perUser = options.perUser ??
-      envNumber("SVC_API_LOGIN_FAILURES_PER_USER", { fallback: DEFAULT_FAILURES_PER_USER });
+      envNumber("SVC_API_LOGIN_FAILURES_PER_USER", { fallback: DEFAULT_FAILURES_PER_USER, env });
     this.window = options.window ??
       envNumber("SVC_API_LOGIN_FAILURE_WINDOW", {
         fallback: DEFAULT_FAILURE_WINDOW,
         unit: "seconds",
+        env,
       });
     this.#now = options.now ?? Date.now;
   }

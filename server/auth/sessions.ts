@@ -8,6 +8,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
+import type { Env } from "../settings.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { Database } from "../database/mod.ts";
 import { hmacKey, signJwt, type TokenKind, verifyJwt } from "../jwt.ts";
@@ -31,6 +32,11 @@ export interface SessionsOptions {
   ttl?: number;
   /** The clock, for tests. */
   now?: () => Date;
+  /**
+   * The environment svc read at start, where the options above not given are read.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /** Options of {@linkcode Sessions.start}. */
@@ -71,7 +77,11 @@ export class Sessions {
       : options.key;
     this.#now = options.now ?? (() => new Date());
     this.ttl = options.ttl ??
-      envNumber("SVC_API_SESSION_TTL", { fallback: DEFAULT_SESSION_TTL, unit: "seconds" });
+      envNumber("SVC_API_SESSION_TTL", {
+        fallback: DEFAULT_SESSION_TTL,
+        unit: "seconds",
+        env: options.env ?? {},
+      });
   }
 
   /** A new session of `user`, kept in the database, and its token. */
