@@ -6,7 +6,7 @@
 import { join } from "pathe";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
-import { type Env, readEnv } from "./settings.ts";
+import { type Env, numberDefault, readEnv } from "./settings.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
@@ -29,7 +29,7 @@ import { signingKey } from "./signing_secret.ts";
 import { UploadTokens } from "./upload_token.ts";
 
 /** The default upload limit: 100 MiB. */
-export const DEFAULT_MAX_UPLOAD_SIZE = 100 * 1024 * 1024;
+export const DEFAULT_MAX_UPLOAD_SIZE: number = numberDefault("SVC_API_MAX_UPLOAD_SIZE");
 
 /** Options of {@linkcode serveApi}. */
 export interface ServeApiOptions {

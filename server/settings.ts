@@ -31,6 +31,8 @@ export interface Setting {
   type: string;
   /** The value when it is unset, as the reference shows it. */
   default: string;
+  /** The value when it is unset, as the code takes it, where it is one number. */
+  value?: number;
   /** What it sets, in one line. */
   description: string;
   /** Who reads it. */
@@ -140,6 +142,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_MAX_UPLOAD_SIZE",
     type: "bytes",
     default: "`104857600` (100 MiB)",
+    value: 104857600,
     description: "the file of one upload",
     reader: "svc",
   },
@@ -147,6 +150,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_BODY_TIMEOUT",
     type: "seconds",
     default: "`30`",
+    value: 30,
     description: "how long any request body may send nothing",
     reader: "svc",
   },
@@ -154,6 +158,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_UPLOAD_TIMEOUT",
     type: "seconds",
     default: "`3600`",
+    value: 3600,
     description: "how long one upload may take in all",
     reader: "svc",
   },
@@ -161,6 +166,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_UPLOAD_MIN_RATE",
     type: "bytes a second",
     default: "`4096`",
+    value: 4096,
     description: "the slowest an upload may send, over the rate window",
     reader: "svc",
   },
@@ -168,6 +174,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_UPLOAD_RATE_WINDOW",
     type: "seconds",
     default: "`30`",
+    value: 30,
     description: "the window the upload rate is measured over",
     reader: "svc",
   },
@@ -175,6 +182,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_MAX_UPLOADS",
     type: "integer",
     default: "`32`",
+    value: 32,
     description: "uploads of all users at once",
     reader: "svc",
   },
@@ -182,6 +190,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_MAX_UPLOADS_PER_USER",
     type: "integer",
     default: "`8`",
+    value: 8,
     description: "uploads of one user at once",
     reader: "svc",
   },
@@ -189,6 +198,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_MAX_CHATS_PER_USER",
     type: "integer",
     default: "`1000`",
+    value: 1000,
     description: "the chats one user may have",
     reader: "svc",
   },
@@ -196,6 +206,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_MAX_STORAGE_PER_USER",
     type: "bytes",
     default: "`1073741824` (1 GiB)",
+    value: 1073741824,
     description: "the files one user may have uploaded",
     reader: "svc",
   },
@@ -203,6 +214,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_MAX_PENDING_DOCUMENTS_PER_USER",
     type: "integer",
     default: "`200`",
+    value: 200,
     description: "the documents one user may have registered and not yet uploaded",
     reader: "svc",
   },
@@ -224,6 +236,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_SESSION_TTL",
     type: "seconds",
     default: "`604800` (7 days)",
+    value: 604800,
     description: "how long a session lasts",
     reader: "svc",
   },
@@ -231,6 +244,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_LOGIN_FAILURES_PER_USER",
     type: "integer",
     default: "`100`",
+    value: 100,
     description: "failed logins allowed in the window for one user",
     reader: "svc",
   },
@@ -238,6 +252,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS",
     type: "integer",
     default: "`10`",
+    value: 10,
     description: "failed logins allowed in the window for one user from one address",
     reader: "svc",
   },
@@ -245,6 +260,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_LOGIN_FAILURES_PER_ADDRESS",
     type: "integer",
     default: "`30`",
+    value: 30,
     description: "failed logins allowed in the window from one address",
     reader: "svc",
   },
@@ -252,6 +268,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_LOGIN_FAILURE_WINDOW",
     type: "seconds",
     default: "`900`",
+    value: 900,
     description: "the window of the login limits",
     reader: "svc",
   },
@@ -266,6 +283,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_API_PASSWORD_QUEUE",
     type: "integer",
     default: "`256`",
+    value: 256,
     description: "the password checks that may wait for a thread before a login is refused",
     reader: "svc",
   },
@@ -357,6 +375,7 @@ const VARIABLES: readonly Setting[] = [
     env: "SVC_SHUTDOWN_TIMEOUT",
     type: "seconds",
     default: "`10`",
+    value: 10,
     description: "how long a stopping server waits for the requests in flight",
     reader: "svc",
   },
@@ -663,6 +682,24 @@ const VARIABLES: readonly Setting[] = [
 
 /** Every setting: the keys of `svc.toml` first, in the file's order, then the other variables. */
 export const SETTINGS: readonly Setting[] = [...KEYED, ...VARIABLES];
+
+/**
+ * The default of a setting whose default is one number, for the code that reads the setting.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { numberDefault } from "./settings.ts";
+ * assert.equal(numberDefault("SVC_API_MAX_UPLOADS"), 32);
+ * ```
+ *
+ * @throws {Error} for a setting with no number as its default
+ */
+export function numberDefault(env: string): number {
+  const value = SETTINGS.find((setting) => setting.env === env)?.value;
+  if (value === undefined) throw new Error(`No number is declared as the default of ${env}`);
+  return value;
+}
 
 /**
  * The names of every variable svc, its built-in components, its tests or its benchmarks read.

@@ -5,9 +5,10 @@
  */
 import { SvcError } from "../components/core/errors.ts";
 import { errorBody } from "./api/errors.ts";
+import { numberDefault } from "./settings.ts";
 
 /** How long a stopping API lets answers in flight finish by default: 10 s. */
-export const DEFAULT_SHUTDOWN_TIMEOUT = 10;
+export const DEFAULT_SHUTDOWN_TIMEOUT: number = numberDefault("SVC_SHUTDOWN_TIMEOUT");
 
 /** What a cut-off stream says last; the prompt was stored when the answer started. */
 export const CUT_OFF_MESSAGE = "The server stopped before the answer was complete; " +

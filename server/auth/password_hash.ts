@@ -7,7 +7,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
-import type { Env } from "../settings.ts";
+import { type Env, numberDefault } from "../settings.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { RetryLaterError } from "../retry_later.ts";
 
@@ -19,7 +19,7 @@ import { RetryLaterError } from "../retry_later.ts";
 export const ARGON2ID_COSTS = { memorySize: 19 * 1024, iterations: 2, parallelism: 1 };
 
 /** How many hashes may wait for a worker, unless `SVC_API_PASSWORD_QUEUE` says otherwise. */
-export const DEFAULT_PASSWORD_QUEUE = 256;
+export const DEFAULT_PASSWORD_QUEUE: number = numberDefault("SVC_API_PASSWORD_QUEUE");
 
 /** A hash or a check for the worker. */
 export type PasswordJob =

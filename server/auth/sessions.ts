@@ -8,7 +8,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
-import type { Env } from "../settings.ts";
+import { type Env, numberDefault } from "../settings.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { Database } from "../database/mod.ts";
 import { hmacKey, signJwt, type TokenKind, verifyJwt } from "../jwt.ts";
@@ -17,7 +17,7 @@ import { hmacKey, signJwt, type TokenKind, verifyJwt } from "../jwt.ts";
 export const SESSION_TOKEN: TokenKind = { type: "svc-session+jwt", audience: "svc:api" };
 
 /** How long a session lasts unless `SVC_API_SESSION_TTL` says otherwise: 7 days, in seconds. */
-export const DEFAULT_SESSION_TTL = 7 * 24 * 60 * 60;
+export const DEFAULT_SESSION_TTL: number = numberDefault("SVC_API_SESSION_TTL");
 
 /** Options of {@linkcode Sessions}. */
 export interface SessionsOptions {

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CLASS_PATHS } from "../../components/class_paths.ts";
 import type { Requirement } from "../../components/core/requirements.ts";
-import { knownEnvVariables, SETTINGS, settingsTable } from "../../server/settings.ts";
+import {
+  knownEnvVariables,
+  numberDefault,
+  SETTINGS,
+  settingsTable,
+} from "../../server/settings.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -128,4 +133,18 @@ Deno.test("under server/ and cli/, only settings.ts reads the environment: the r
     }
   }
   assert.deepEqual(reading, ["server/settings.ts"]);
+});
+
+Deno.test("a setting whose default is one number shows that number, and the code takes it from there", async () => {
+  const numbers = SETTINGS.filter((setting) => setting.value !== undefined);
+  assert.ok(numbers.length >= 15);
+  for (const setting of numbers) {
+    assert.ok(setting.default.startsWith(`\`${setting.value}\``), setting.env);
+    assert.equal(numberDefault(setting.env), setting.value);
+  }
+  const { DEFAULT_BODY_TIMEOUT } = await import("../../server/api/body_timeout.ts");
+  const { DEFAULT_SESSION_TTL } = await import("../../server/auth/sessions.ts");
+  assert.equal(DEFAULT_BODY_TIMEOUT, numberDefault("SVC_API_BODY_TIMEOUT"));
+  assert.equal(DEFAULT_SESSION_TTL, 7 * 24 * 60 * 60);
+  assert.throws(() => numberDefault("SVC_OIDC_ISSUER"), /No number is declared as the default/);
 });
