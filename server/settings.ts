@@ -39,79 +39,14 @@ export interface Setting {
   reader: Reader;
 }
 
-/** What each key of `svc.toml` holds and sets, in the order of `KEYS`. */
-const KEY_SETTINGS: Readonly<Record<string, Omit<Setting, "env" | "key" | "reader">>> = {
-  local_root: {
-    type: "path",
-    default: "`~/.cache/svc`",
-    description: "the folder where svc and its components keep their files",
-  },
-  authentication: {
-    type: "class path",
-    default: "`svc.deploy.SvcDemoAuthentication`",
-    description: "how users sign in",
-  },
-  document: {
-    type: "class path",
-    default: "`svc.core.LocalDocument`",
-    description: "the class of every uploaded document",
-  },
-  source_storages: {
-    type: "JSON list of class paths",
-    default: '`["svc.source_storages.LibSQL", "svc.source_storages.SvcDemoSourceStorage"]`',
-    description: "the source storages a chat may use",
-  },
-  assistants: {
-    type: "JSON list of class paths",
-    default: '`["svc.assistants.Extractive", "svc.assistants.SvcDemoAssistant"]`',
-    description: "the assistants a chat may use",
-  },
-  "api.hostname": {
-    type: "host",
-    default: "`127.0.0.1`",
-    description: "where the REST API binds",
-  },
-  "api.port": { type: "port", default: "`31476`", description: "the port of the REST API" },
-  "api.root_path": {
-    type: "path prefix",
-    default: '`""`',
-    description: "the prefix a proxy serves the API under, such as `/svc`",
-  },
-  "api.url": {
-    type: "URL",
-    default: "`http://{api.hostname}:{api.port}{api.root_path}`",
-    description: "where clients (the web UI) reach the API; binding is not affected",
-  },
-  "api.database_url": {
-    type: "database URL",
-    default: "`sqlite:///<local_root>/svc.db`",
-    description: "the API's database: SQLite file or memory, a libSQL server, or PostgreSQL",
-  },
-  "api.origins": {
-    type: "JSON list of origins",
-    default: '`["http://{ui.hostname}:{ui.port}"]`',
-    description: "the origins CORS allows (each on 127.0.0.1 also on localhost)",
-  },
-  "api.allow_insecure_demo_sign_in": {
-    type: "boolean",
-    default: "`false`",
-    description: "serve the demo sign-in on an address other than loopback",
-  },
-  "ui.hostname": { type: "host", default: "`127.0.0.1`", description: "where the web UI binds" },
-  "ui.port": { type: "port", default: "`31477`", description: "the port of the web UI" },
-  "ui.origins": {
-    type: "JSON list of origins",
-    default: '`["http://{ui.hostname}:{ui.port}"]`',
-    description: "the origins the web UI's server allows",
-  },
-};
-
 /** The settings that are keys of `svc.toml`. */
-const KEYED: readonly Setting[] = KEYS.map(({ key }) => ({
+const KEYED: readonly Setting[] = KEYS.map(({ key, type, default: shown, description }) => ({
   env: envName(key),
   key,
+  type,
+  default: shown,
+  description,
   reader: "svc",
-  ...KEY_SETTINGS[key]!,
 }));
 
 /** The settings that are variables of the environment only. */
