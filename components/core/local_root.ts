@@ -2,18 +2,10 @@
  * The local root: the folder where svc and its components keep their files.
  * @module
  */
-import { join, resolve } from "pathe";
+import { homedir, join, resolve } from "./paths.ts";
 import { envVar } from "./requirements.ts";
 
 let current = resolve(envVar("SVC_LOCAL_ROOT") ?? join(homedir(), ".cache", "svc"));
-
-/**
- * The home folder of the user, as `node:os` gives it: `HOME` when it is set, so that a start
- * needs no module of Node's.
- */
-export function homedir(): string {
-  return envVar("HOME") || process.getBuiltinModule("node:os").homedir();
-}
 
 /**
  * The local root: the folder where svc and its components keep their files.

@@ -13,7 +13,7 @@ import {
   readLoginForm,
 } from "./authentication.ts";
 
-/** Options of {@linkcode SvcDemoAuthentication}, for tests; the defaults come from the environment. */
+/** Options of {@linkcode SvcDemoAuthentication}: the server gives `env`, the one it read at start; the defaults come from there. */
 export interface DemoAuthenticationOptions {
   /** Env `SVC_DEMO_AUTHENTICATION_PASSWORD`: the one password; else each user's name is its password. */
   password?: string;

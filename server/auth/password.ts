@@ -17,7 +17,7 @@ import { LoginLimits, type LoginLimitsOptions } from "./login_limits.ts";
 import { type PasswordPool, passwordPool } from "./password_hash.ts";
 import type { Env } from "../settings.ts";
 
-/** Options of {@linkcode PasswordAuthentication}, for tests; the defaults come from the environment. */
+/** Options of {@linkcode PasswordAuthentication}: the server gives `env`, the one it read at start; the defaults come from there. */
 export interface PasswordAuthenticationOptions {
   /** The limits of failed logins. */
   limits?: LoginLimitsOptions;

@@ -12,7 +12,7 @@ import { TRUSTED_PROXIES_ENV, trustedProxies } from "./trusted_proxies.ts";
 /** The header a proxy names the user in unless `SVC_API_PROXY_USER_HEADER` says otherwise. */
 export const DEFAULT_PROXY_USER_HEADER = "X-Forwarded-User";
 
-/** Options of {@linkcode TrustedProxyAuthentication}, for tests; the defaults come from the environment. */
+/** Options of {@linkcode TrustedProxyAuthentication}: the server gives `env`, the one it read at start; the defaults come from there. */
 export interface TrustedProxyAuthenticationOptions {
   /**
    * The header that names the user.
