@@ -6,7 +6,7 @@
  * another, and which the deploy side extends with its authentications.
  * @module
  */
-import { isAbsolute, resolve } from "pathe";
+import { isAbsolute, pathToFileURL, resolve } from "./core/paths.ts";
 import { quote, SvcError } from "./core/errors.ts";
 
 /**
@@ -222,7 +222,7 @@ async function loadModuleExport(classPath: string, options: LoadClassOptions): P
 function moduleUrl(specifier: string, base: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(specifier) && !/^[a-z]:[\\/]/i.test(specifier)) return specifier;
   const path = isAbsolute(specifier) ? specifier : resolve(base, specifier);
-  return process.getBuiltinModule("node:url").pathToFileURL(path).href;
+  return pathToFileURL(path).href;
 }
 
 function prefixed<T>(prefix: string, entries: Readonly<Record<string, T>>): Record<string, T> {

@@ -3,7 +3,7 @@
  * final values of a configuration: every problem collected, defaults filled in.
  * @module
  */
-import { resolve } from "pathe";
+import { resolve } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import {

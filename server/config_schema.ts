@@ -4,8 +4,7 @@
  * words of every refusal. `config.ts` puts these together into a `Config`.
  * @module
  */
-import { isAbsolute, join, resolve } from "pathe";
-import { homedir } from "../components/core/local_root.ts";
+import { homedir, isAbsolute, join, resolve } from "../components/core/paths.ts";
 import { quote } from "../components/core/errors.ts";
 import { trimSlashes } from "../components/core/text_scan.ts";
 import { isModulePath } from "../components/class_paths.ts";

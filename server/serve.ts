@@ -3,7 +3,7 @@
  * database opened, its port bound.
  * @module
  */
-import { join } from "pathe";
+import { join } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
 import { type Env, numberDefault, readEnv } from "./settings.ts";

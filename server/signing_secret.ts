@@ -4,7 +4,7 @@
  * tokens valid.
  * @module
  */
-import { join } from "pathe";
+import { join } from "../components/core/paths.ts";
 import type { Env } from "./settings.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { secrets } from "../components/core/secrets.ts";

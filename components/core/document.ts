@@ -4,7 +4,7 @@
  * and the reading of pages, are in `components/documents/`.
  * @module
  */
-import { basename, extname, resolve } from "pathe";
+import { basename, extname, fileURLToPath, resolve } from "./paths.ts";
 import { quote, SvcError } from "./errors.ts";
 import type { Page } from "./page.ts";
 
@@ -149,9 +149,7 @@ export class LocalDocument extends Document {
         `Cannot take a path twice: pass it as the argument, or construct LocalDocument with metadata.path`,
       );
     }
-    const absolute = resolve(
-      path instanceof URL ? process.getBuiltinModule("node:url").fileURLToPath(path) : path,
-    );
+    const absolute = resolve(path instanceof URL ? fileURLToPath(path) : path);
     return new LocalDocument({
       ...options,
       name: basename(absolute),

@@ -5,7 +5,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { extname } from "pathe";
+import { extname } from "../../components/core/paths.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import type { StoredDocument } from "../database/mod.ts";

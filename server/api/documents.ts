@@ -4,7 +4,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { join } from "pathe";
+import { join } from "../../components/core/paths.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { diskFaultError } from "../../components/disk_faults.ts";

@@ -6,7 +6,7 @@
  */
 // @ts-types="npm:@types/busboy@1.5.5"
 import type busboy from "busboy";
-import { join } from "pathe";
+import { join } from "../../components/core/paths.ts";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { SvcError } from "../../components/core/errors.ts";
 import { diskFaultError } from "../../components/disk_faults.ts";

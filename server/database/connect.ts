@@ -4,7 +4,7 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { join } from "pathe";
+import { join } from "../../components/core/paths.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
 import { secrets } from "../../components/core/secrets.ts";
 import { ChangeCount } from "./change_count.ts";

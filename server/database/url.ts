@@ -2,7 +2,7 @@
  * The forms of `database_url` (README, "Configuration") and where each one points.
  * @module
  */
-import { isAbsolute, join, resolve } from "pathe";
+import { isAbsolute, join, resolve } from "../../components/core/paths.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
 import { setApiPostgresUrl } from "../../components/core/api_database.ts";

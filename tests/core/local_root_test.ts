@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import * as nodeOs from "node:os";
 import { localRoot } from "../../components/core/local_root.ts";
 import { denoArgs, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
@@ -26,15 +25,4 @@ Deno.test("localRoot() starts from SVC_LOCAL_ROOT", async () => {
     env: { SVC_LOCAL_ROOT: dir.path },
   });
   assert.equal(stdout.trim(), dir.path);
-});
-
-Deno.test("homedir() is HOME, else the user's home folder as node:os gives it", async () => {
-  const module = import.meta.resolve("../../components/core/local_root.ts");
-  const script = `import { homedir } from "${module}"; console.log(homedir())`;
-  const set = await run(Deno.execPath(), denoArgs("eval", script), {
-    env: { HOME: "/somewhere/else" },
-  });
-  assert.equal(set.stdout.trim(), "/somewhere/else");
-  const unset = await run(Deno.execPath(), denoArgs("eval", script), { env: { HOME: "" } });
-  assert.equal(unset.stdout.trim(), nodeOs.userInfo().homedir);
 });
