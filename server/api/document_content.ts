@@ -6,7 +6,6 @@
  */
 import { type Context, Hono } from "hono";
 import { extname } from "../../components/core/paths.ts";
-import { loadReaders } from "../../components/class_paths.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import type { StoredDocument } from "../database/mod.ts";
@@ -82,9 +81,7 @@ export function documentContentRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const row = await uploadedDocument(c);
     await stat(row.metadata.path as string, row);
-    // Loaded by the first request of a document's pages.
-    const { extractPages } = await loadReaders();
-    const pages = await extractPages(new (deps.document ?? LocalDocument)(row));
+    const pages = await new (deps.document ?? LocalDocument)(row).extractPages();
     const body: DocumentPages = {
       pages: pages.map((page) => ({ number: page.number, text: page.text })),
     };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OpenAI, OpenAICompatible } from "../../components/assistants/openai.ts";
-import { Rag } from "../../components/core/rag.ts";
+import { Rag } from "../../components/rag.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { tmpDir, writeFile } from "../test_utils.ts";
 import { FakeServer } from "./_fake_server.ts";

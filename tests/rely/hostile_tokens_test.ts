@@ -257,9 +257,12 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
 });
 
 Deno.test("with TrustedProxyAuthentication, every protected route refuses the proxy's header from another address, and forged or upload bearers", async () => {
-  Deno.env.set("SVC_API_TRUSTED_PROXIES", '["127.0.0.1"]');
-  try {
-    await using api = await testApi({ authentication: new TrustedProxyAuthentication() });
+  {
+    await using api = await testApi({
+      authentication: new TrustedProxyAuthentication({
+        env: { SVC_API_TRUSTED_PROXIES: '["127.0.0.1"]' },
+      }),
+    });
     api.deps.trustedProxies = new TrustedProxies(["127.0.0.1"]);
     const proxy = { remoteAddr: { hostname: "127.0.0.1" } };
     const stranger = { remoteAddr: { hostname: "127.0.0.2" } };
@@ -321,8 +324,6 @@ Deno.test("with TrustedProxyAuthentication, every protected route refuses the pr
     // The same session, without a header it may not send, is a bearer like any other.
     const chats = await call("GET", "/chats", { authorization: `Bearer ${session}` }, stranger);
     assert.equal(chats.status, 200);
-  } finally {
-    Deno.env.delete("SVC_API_TRUSTED_PROXIES");
   }
 });
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
-import { Rag } from "../../components/core/rag.ts";
+import { Rag } from "../../components/rag.ts";
 import { SvcDemoAssistant } from "../../components/assistants/demo.ts";
 import {
   chunkLimits,

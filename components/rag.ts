@@ -1,55 +1,20 @@
 /**
  * The entry point of the library, `Rag`: it makes chats and finds their
  * components, by class, by instance or by class path through a
- * {@linkcode ClassResolver}.
+ * {@linkcode ClassResolver}, svc's own class paths unless given another.
  * @module
  */
-import { Chat, type ChatComponents, type ChatOptions } from "./chat.ts";
+import { Chat, type ChatComponents, type ChatOptions } from "./core/chat.ts";
 import {
   type Component,
   type ComponentClass,
   type ComponentRef,
   displayNameOf,
   type Family,
-} from "./component.ts";
-import { quote, SvcError } from "./errors.ts";
-import { describeRequirement } from "./requirements.ts";
-
-/**
- * Finds the class a class path names. svc's is the registry
- * (`components/registry.ts`): the built-in class paths, and a user's modules
- * named `specifier#Export`.
- */
-export interface ClassResolver {
-  /**
-   * The class a class path names when no module has to be loaded for it;
-   * `undefined` for a class path that names a user's module.
-   *
-   * @throws {SvcError} 422 for a class path that names nothing known
-   */
-  find(classPath: string): unknown;
-  /**
-   * The class a class path names, a user's module imported on demand.
-   *
-   * @throws {SvcError} 422 for an unknown class path, a module that cannot be
-   * loaded, or a missing export
-   */
-  load(classPath: string, options?: { base?: string }): Promise<unknown>;
-}
-
-/** Knows no class path: the resolver of a `Rag` made before any registry was loaded. */
-const NO_CLASS_PATHS: ClassResolver = {
-  find: refuse,
-  load: (classPath) => Promise.reject(refuse(classPath)),
-};
-
-function refuse(classPath: string): never {
-  throw new SvcError(
-    `Cannot find the class path ${quote(classPath)}: no registry of class paths is loaded ` +
-      `(import "@svc/svc", or give the component as a class)`,
-    { status: 422 },
-  );
-}
+} from "./core/component.ts";
+import { quote, SvcError } from "./core/errors.ts";
+import { describeRequirement } from "./core/requirements.ts";
+import { CLASS_PATHS, type ClassResolver } from "./class_paths.ts";
 
 /** Options of {@linkcode Rag.loadComponent}. */
 export interface LoadComponentOptions {
@@ -84,17 +49,14 @@ export interface LoadComponentOptions {
  * ```
  */
 export class Rag implements ChatComponents {
-  /**
-   * The resolver of a `Rag` made without one. svc's registry sets itself here
-   * when it loads, which importing `@svc/svc` does.
-   */
-  static defaultResolver: ClassResolver = NO_CLASS_PATHS;
-
   readonly #resolver: ClassResolver;
   #instances = new Map<ComponentClass, Component>();
 
-  /** @param resolver finds the classes that class paths name */
-  constructor(resolver: ClassResolver = Rag.defaultResolver) {
+  /**
+   * @param resolver finds the classes that class paths name; svc's class paths
+   * ({@linkcode CLASS_PATHS}: the built-in components, then a user's modules) by default
+   */
+  constructor(resolver: ClassResolver = CLASS_PATHS) {
     this.#resolver = resolver;
   }
 
