@@ -613,6 +613,13 @@ const VARIABLES: readonly Setting[] = [
     description: "the storages of the retrieval benchmark",
     reader: "tests",
   },
+  {
+    env: "SVC_BENCH_CPU_PROF",
+    type: "path",
+    default: "unset: no profiles",
+    description: "a folder where each server of `deno task bench:attacks` writes its CPU profile",
+    reader: "tests",
+  },
 ];
 
 /** Every setting: the keys of `svc.toml` first, in the file's order, then the other variables. */
