@@ -6,7 +6,7 @@
  * is how the hash embedder sees them too.
  * @module
  */
-import { contentWords, stem } from "../embeddings/_words.ts";
+import { contentWords, stem } from "../text/words.ts";
 
 /** BM25's k1, the usual constant (Robertson and Zaragoza, 2009), as SQLite's FTS5 uses. */
 export const K1 = 1.2;

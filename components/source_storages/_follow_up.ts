@@ -6,7 +6,7 @@
  * @module
  */
 import type { HistoryMessage } from "../core/params.ts";
-import { contentWords } from "../embeddings/_words.ts";
+import { contentWords } from "../text/words.ts";
 
 /** How many of the user's earlier questions a follow-up is searched with. */
 export const FOLLOW_UP_TURNS = 2;

@@ -6,7 +6,7 @@
  * rather than repeating them.
  * @module
  */
-import { contentWords, stem } from "../embeddings/_words.ts";
+import { contentWords, stem } from "../text/words.ts";
 
 /** A passage with its words as a search keeps them, when it does. */
 export interface WordsKept {

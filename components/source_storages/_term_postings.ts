@@ -16,7 +16,7 @@
  * @module
  */
 import { Turns } from "../core/turns.ts";
-import { contentWords, stem } from "../embeddings/_words.ts";
+import { contentWords, stem } from "../text/words.ts";
 import { B, K1, queryTerms } from "./_bm25.ts";
 import { mergedTerms } from "./_chat_terms.ts";
 import { porterStem } from "./_porter.ts";

@@ -1,7 +1,10 @@
 /**
- * The words of a text as the lexical parts of search see them: lower case,
+ * The words of a text as svc's lexical parts see them: lower case,
  * compatibility-normalised, without diacritics, split at anything that is not
- * a letter or a digit, without common English function words.
+ * a letter or a digit, without common English function words. Retrieval's
+ * full-text arm and proximity, the hash embedder's vectors and the extractive
+ * assistant's sentences all read words so, so that each finds what the others
+ * find.
  * @module
  */
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { contentWords, stem } from "../../components/embeddings/_words.ts";
+import { contentWords, stem } from "../../components/text/words.ts";
 import { LocalDocument } from "../../components/core/document.ts";
 import { readPages } from "../../components/documents/pages.ts";
 import { FIXTURES } from "../test_utils.ts";
