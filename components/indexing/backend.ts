@@ -152,7 +152,7 @@ export interface IndexBackend {
   /**
    * Every chunk of the complete index under `key`, in document order; none
    * when no index is stored under it. Retrieval reads a document's pages
-   * from them (`source_storages/_page_search.ts`).
+   * from them (`retrieval/page_search.ts`).
    */
   chunks(key: string): Promise<StoredChunk[]>;
 }

@@ -6,7 +6,7 @@
  * Everything lives on the server, so that svc processes sharing it (with
  * other local roots) never delete an index another one still links to.
  *
- * The full-text arm is svc's own BM25 (`_bm25.ts`) over the chunks of the
+ * The full-text arm is svc's own BM25 (`lexical/bm25.ts`) over the chunks of the
  * chat's collections, not Chroma's `$contains` document filter: that is an
  * unranked, case-sensitive substring match, one request per word and
  * collection, with no stems and no word weights, so as a ranking it would
@@ -23,8 +23,8 @@
  * @module
  */
 import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
-import { Bm25Index, bm25Search } from "./_bm25.ts";
-import { Bm25Cache } from "./_bm25_cache.ts";
+import { Bm25Index, bm25Search } from "../retrieval/lexical/bm25.ts";
+import { Bm25Cache } from "../retrieval/lexical/bm25_cache.ts";
 import {
   type IndexInfo,
   indexInfoOf,

@@ -21,15 +21,15 @@ import type { Source } from "../core/source.ts";
 import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
-import { fillBudget, numTokensParam } from "./_budget.ts";
-import { joinNeighbours, type Passage } from "./_neighbours.ts";
+import { fillBudget, numTokensParam } from "../retrieval/budget.ts";
+import { joinNeighbours, type Passage } from "../retrieval/neighbours.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
-import { followUpText } from "./_follow_up.ts";
-import { fuseRankings } from "./_fusion.ts";
-import { type Index, PageSearch, rankByPages } from "./_page_search.ts";
-import { RecentLists } from "./_recent_lists.ts";
-import { proximityRanking, type WordsKept } from "./_proximity.ts";
-import { repeatsNone } from "./_near_duplicates.ts";
+import { followUpText } from "../retrieval/follow_up.ts";
+import { fuseRankings } from "../retrieval/fusion.ts";
+import { type Index, PageSearch, rankByPages } from "../retrieval/page_search.ts";
+import { RecentLists } from "../retrieval/recent_lists.ts";
+import { proximityRanking, type WordsKept } from "../retrieval/proximity.ts";
+import { repeatsNone } from "../retrieval/near_duplicates.ts";
 import {
   chunkAndEmbed,
   contentHash,

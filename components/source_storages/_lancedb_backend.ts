@@ -5,7 +5,7 @@
  * a full-text index on the text and a B-tree on the index key).
  *
  * A search ranks the chat's chunks, and only those, in memory
- * (`_memory_search.ts`): what it needs of each index (the chunks' texts and
+ * (`retrieval/memory_search.ts`): what it needs of each index (the chunks' texts and
  * vectors) is read once and kept, within a budget, as svc's BM25 postings and
  * 8-bit vector codes. The full-text arm is svc's own BM25, as Chroma's:
  * LanceDB's full-text search, with its own words, ranked the repository's
@@ -32,7 +32,7 @@
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import { nearestExactly, type Place, searchMemory } from "./_memory_search.ts";
+import { nearestExactly, type Place, searchMemory } from "../retrieval/memory_search.ts";
 import {
   keepPassages,
   keptOrRead,
@@ -43,17 +43,17 @@ import {
   passagesIndex,
   storedPassage,
   vectorAt,
-} from "./_kept_passages.ts";
+} from "../retrieval/kept_passages.ts";
 import { chunkRows } from "./_lance_chunk_rows.ts";
-import type { WordsKept } from "./_proximity.ts";
+import type { WordsKept } from "../retrieval/proximity.ts";
 import {
   DEFAULT_PASSAGE_MEMORY,
   DEFAULT_SEARCH_MEMORY,
   KeptLinks,
   SearchCache,
   SearchPlans,
-} from "./_search_cache.ts";
-import { OWN_BM25, TermPostings } from "./_term_postings.ts";
+} from "../retrieval/search_cache.ts";
+import { OWN_BM25, TermPostings } from "../retrieval/lexical/term_postings.ts";
 import {
   type IndexInfo,
   indexInfoOf,

@@ -5,7 +5,7 @@
  * A search ranks the chat's chunks, and only those, in memory: what it needs
  * of each index is read once (the chunks' texts and vectors) and kept, within
  * a budget (`searchMemory`), as compact postings and 8-bit vector codes
- * (`_term_postings.ts`, `_vector_codes.ts`); an index added by this process is
+ * (`lexical/term_postings.ts`, `vectors/vector_codes.ts`); an index added by this process is
  * kept from the start.
  * - The full-text arm is FTS5's BM25 with FTS5's tokenizer, computed over the
  *   chat's chunks alone: the chat's own term statistics, so another user's
@@ -35,7 +35,7 @@ import {
   nearestExactly,
   type Place,
   searchMemory,
-} from "./_memory_search.ts";
+} from "../retrieval/memory_search.ts";
 import {
   keepPassages,
   keptOrRead,
@@ -43,16 +43,16 @@ import {
   passageAt,
   storedPassage,
   vectorAt,
-} from "./_kept_passages.ts";
-import type { WordsKept } from "./_proximity.ts";
+} from "../retrieval/kept_passages.ts";
+import type { WordsKept } from "../retrieval/proximity.ts";
 import {
   DEFAULT_PASSAGE_MEMORY,
   DEFAULT_SEARCH_MEMORY,
   KeptLinks,
   SearchCache,
   SearchPlans,
-} from "./_search_cache.ts";
-import { FTS5, TermPostings } from "./_term_postings.ts";
+} from "../retrieval/search_cache.ts";
+import { FTS5, TermPostings } from "../retrieval/lexical/term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,

@@ -1,13 +1,13 @@
 /**
  * The indexes of the Postgres source storage in a PostgreSQL database: chunks,
- * the postings of svc's BM25 (the words and stems of `_bm25.ts`, counted per
+ * the postings of svc's BM25 (the words and stems of `lexical/bm25.ts`, counted per
  * chunk) and the chunks' vectors, in `rag_*` tables.
  *
- * A chat's chunks are ranked in memory (`_memory_search.ts`), as LibSQL and
+ * A chat's chunks are ranked in memory (`retrieval/memory_search.ts`), as LibSQL and
  * LanceDB rank theirs: what search needs of an index (its words' postings and
  * the codes of its vectors) and its passages (texts and vectors) are read from
  * the database at the index's first search and kept, within budgets
- * (`_search_cache.ts`), since an index never changes; any number of processes
+ * (`retrieval/search_cache.ts`), since an index never changes; any number of processes
  * share the database, each keeping what its own chats search. The full-text
  * arm is svc's BM25 over svc's words and stems, as it was when PostgreSQL
  * computed it over the postings table; the vector arm ranks the codes'
@@ -45,18 +45,18 @@ import {
   type StoredPassage,
   storedPassage,
   vectorAt,
-} from "./_kept_passages.ts";
-import { nearestExactly, type Place, searchMemory } from "./_memory_search.ts";
-import type { WordsKept } from "./_proximity.ts";
+} from "../retrieval/kept_passages.ts";
+import { nearestExactly, type Place, searchMemory } from "../retrieval/memory_search.ts";
+import type { WordsKept } from "../retrieval/proximity.ts";
 import {
   DEFAULT_PASSAGE_MEMORY,
   DEFAULT_SEARCH_MEMORY,
   KeptLinks,
   SearchCache,
   SearchPlans,
-} from "./_search_cache.ts";
+} from "../retrieval/search_cache.ts";
 import { copyIn, copyRows, type VectorKind, vectorOf } from "./_postgres_vectors.ts";
-import { OWN_BM25, TermPostings } from "./_term_postings.ts";
+import { OWN_BM25, TermPostings } from "../retrieval/lexical/term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,
