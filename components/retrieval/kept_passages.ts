@@ -6,10 +6,8 @@
  * the time of a small chat's question.
  * @module
  */
-import type { NewIndex, StoredChunk } from "../indexing/mod.ts";
-import { type MemoryIndex, memoryIndex } from "./memory_search.ts";
+import type { StoredChunk } from "../indexing/mod.ts";
 import type { SearchCache, Sized } from "./search_cache.ts";
-import { OWN_BM25, type TermPostings } from "./lexical/term_postings.ts";
 
 /** The passages of one index kept in memory, by their place in the index's chunks. */
 export interface KeptPassages extends Sized {
@@ -34,59 +32,23 @@ export interface StoredPassage {
 }
 
 /**
- * The passages of an index about to be stored, as {@linkcode keepPassages}
- * keeps them: a chat's first question after an upload reads none back.
- * `texts` are the chunks' texts as the backend stores them.
+ * A row of a store's chunks (`ordinal`, `text`, `page_numbers` as a JSON
+ * array, `num_tokens`) as a passage to keep.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { storedPassage } from "./kept_passages.ts";
+ * const row = { ordinal: 3, text: "Rye", page_numbers: "[2]", num_tokens: 1 };
+ * assert.deepEqual(storedPassage(row, undefined), {
+ *   ordinal: 3,
+ *   text: "Rye",
+ *   pages: "[2]",
+ *   numTokens: 1,
+ *   vector: undefined,
+ * });
+ * ```
  */
-export function newPassages(
-  index: NewIndex,
-  texts: readonly string[] = index.chunks.map((chunk) => chunk.text),
-): KeptPassages {
-  return keepPassages(
-    index.chunks.map((chunk, ordinal) => ({
-      ordinal,
-      text: texts[ordinal]!,
-      pages: JSON.stringify(chunk.pageNumbers),
-      numTokens: chunk.numTokens,
-      vector: index.vectors[ordinal],
-    })),
-    index.dimension,
-  );
-}
-
-/** What search keeps of an index whose passages it may keep too (LanceDB, Postgres). */
-export interface PassagesIndex extends MemoryIndex {
-  /** Each chunk's ordinal, by its place in the index. */
-  ordinals: Uint32Array;
-  /** The bytes its passages take when they are kept too. */
-  passageBytes: number;
-}
-
-/**
- * What search keeps of the index of `passages` and their `vectors`: svc's
- * BM25 postings (built unless given as `terms`) and the vectors' codes.
- * `bytes`: what the caller keeps with it.
- */
-export async function passagesIndex(
-  passages: KeptPassages,
-  vectors: readonly Float32Array[],
-  { terms, bytes = 0 }: { terms?: TermPostings; bytes?: number } = {},
-): Promise<PassagesIndex> {
-  return {
-    ...await memoryIndex({
-      texts: passages.texts,
-      vectors,
-      dimension: passages.dimension,
-      flavour: OWN_BM25,
-      bytes: passages.ordinals.byteLength + bytes,
-      terms,
-    }),
-    ordinals: passages.ordinals,
-    passageBytes: passages.bytes,
-  };
-}
-
-/** A row of a backend's chunks (`ordinal`, `text`, `page_numbers`, `num_tokens`) as a passage to keep. */
 export function storedPassage(
   row: Readonly<Record<string, unknown>>,
   vector: Float32Array | undefined,

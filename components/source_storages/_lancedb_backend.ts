@@ -32,28 +32,17 @@
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import { nearestExactly, type Place, searchMemory } from "../retrieval/memory_search.ts";
 import {
-  keepPassages,
-  keptOrRead,
-  type KeptPassages,
-  newPassages,
-  passageAt,
-  type PassagesIndex,
-  passagesIndex,
+  type ChunkAt,
+  IndexSearch,
+  type PreparedIndex,
+  type ReadIndex,
+  type StoredPassage,
   storedPassage,
-  vectorAt,
-} from "../retrieval/kept_passages.ts";
+  type WordsKept,
+} from "../retrieval/mod.ts";
+import { DEFAULT_PASSAGE_MEMORY, KeptLinks } from "../retrieval/search_cache.ts";
 import { chunkRows } from "./_lance_chunk_rows.ts";
-import type { WordsKept } from "../retrieval/proximity.ts";
-import {
-  DEFAULT_PASSAGE_MEMORY,
-  DEFAULT_SEARCH_MEMORY,
-  KeptLinks,
-  SearchCache,
-  SearchPlans,
-} from "../retrieval/search_cache.ts";
-import { OWN_BM25, TermPostings } from "../retrieval/lexical/term_postings.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -109,12 +98,8 @@ export class LanceDBBackend extends SerialBackend {
   // The tables' versions as last read, and when; whether this process wrote since.
   #versionsRead: { at: number; versions: string } | undefined;
   #wroteSince = false;
-  readonly #memory = new SearchCache<Searchable>(DEFAULT_SEARCH_MEMORY, () => this.#plans.clear());
+  readonly #search: IndexSearch<string, BigInt64Array>;
   readonly #cacheKeys = new Map<string, { dimension: number; cacheKey: string }>();
-  // Kept apart, so that passages never push out what ranking needs.
-  readonly #passages: SearchCache<KeptPassages>;
-  // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
-  readonly #plans = new SearchPlans<SearchPlan>();
   // The indexes waiting for the writes' turn, written together (see add()).
   #queued: QueuedIndex[] = [];
   // The postings of the indexes stored since they were last written, by key.
@@ -124,7 +109,20 @@ export class LanceDBBackend extends SerialBackend {
     super();
     this.#db = db;
     this.#modules = modules;
-    this.#passages = new SearchCache(passageMemory, () => this.#plans.clear());
+    this.#search = new IndexSearch({
+      fullText: "svc",
+      passageMemory,
+      reads: {
+        indexes: (keys, { dimension, postings }) => this.#read(keys, dimension, postings),
+        passages: (chunks, dimension) => this.#passagesAt(chunks, dimension),
+        keepPostings: async (built) => {
+          const rows = built.map(({ id, data }) => ({ key: id, data }));
+          await (await this.#table("postings")).add(rows);
+        },
+      },
+      // Ties in the order of the chunks, so that a search gives the same on every run.
+      tie: (a, b) => a.key.localeCompare(b.key) || a.ordinal - b.ordinal,
+    });
   }
 
   /**
@@ -153,13 +151,11 @@ export class LanceDBBackend extends SerialBackend {
   async add(index: NewIndex, link: IndexLink): Promise<void> {
     // Made while other indexes are written: what search keeps of this one, its postings too,
     // which are kept beside it for the first question of another process.
-    const passages = newPassages(index);
     const rowIds = new BigInt64Array(index.chunks.length).fill(UNREAD_ROW);
     const queued: QueuedIndex = {
       index,
       link,
-      passages,
-      entry: await searchableOf(passages, index.vectors, rowIds),
+      prepared: await this.#search.prepare(index, { extra: rowIds }),
       written: Promise.withResolvers<void>(),
     };
     this.#queued.push(queued);
@@ -176,7 +172,8 @@ export class LanceDBBackend extends SerialBackend {
     try {
       await queued.written.promise;
     } finally {
-      if (!queued.kept) queued.entry.dropped?.();
+      // Not kept by the write: given back.
+      queued.prepared.drop();
     }
   }
 
@@ -230,13 +227,10 @@ export class LanceDBBackend extends SerialBackend {
     }
     await this.#wrote("indexes");
     const kept = fresh.filter(({ index }) => index.chunks.length > 0);
-    for (const queued of kept) {
-      const cacheKey = this.#cacheKey(queued.index.key, queued.index.dimension);
-      this.#memory.set(cacheKey, queued.entry);
-      this.#passages.set(cacheKey, queued.passages);
-      queued.kept = true;
+    for (const { index, prepared } of kept) {
+      prepared.keep(this.#cacheKey(index.key, index.dimension));
+      this.#postings.set(index.key, prepared.postings());
     }
-    for (const { index, entry } of kept) this.#postings.set(index.key, entry.terms.toBytes());
     if (this.#postings.size >= POSTINGS_PER_WRITE) await this.#writePostings({ counted: true });
   }
 
@@ -297,56 +291,18 @@ export class LanceDBBackend extends SerialBackend {
     if (keys.length === 0) return [[], []];
     // Made by the first index of its dimension: none yet, nothing to find.
     if (!this.#tables.has(name) && !(await this.#db.tableNames()).includes(name)) return [[], []];
-    const chunks = await this.#table(name);
+    await this.#table(name);
     this.#compactForSearch(name);
     if (this.#postings.size > 0) await this.#writePostings();
 
     query.signal?.throwIfAborted();
-    const { indexes, kept } = await this.#searchPlan(chunks, keys, query.vector.length);
-    const { text, candidates } = await searchMemory(indexes, query);
-    const placeOf = ({ index, chunk }: Place) => ({
-      key: keys[index]!,
-      ordinal: indexes[index]!.ordinals[chunk]!,
+    const dimension = query.vector.length;
+    return await this.#search.search(keys, query, {
+      find: () =>
+        Promise.resolve(
+          keys.map((key) => ({ id: key, key, cacheKey: this.#cacheKey(key, dimension) })),
+        ),
     });
-    query.signal?.throwIfAborted();
-    // The passages kept in memory are taken from there; the others are read.
-    const unkept = [...text, ...candidates].filter((place) => !kept[place.index]);
-    const rows = await this.#rowsAt(
-      chunks,
-      unkept.map((place) => ({
-        ...placeOf(place),
-        rowId: indexes[place.index]!.rowIds[place.chunk]!,
-      })),
-      // Row ids that changed (a compaction rewrote their files): kept for the next question.
-      (i, rowId) => indexes[unkept[i]!.index]!.rowIds[unkept[i]!.chunk] = rowId,
-    );
-    const rowAt = (place: Place) => {
-      const { key, ordinal } = placeOf(place);
-      return rows.get(`${key}/${ordinal}`);
-    };
-    const nearest = nearestExactly(
-      candidates,
-      (place) =>
-        kept[place.index]
-          ? vectorAt(kept[place.index]!, place.chunk)
-          : rowAt(place)?.vector.toArray(),
-      query.vector,
-      // Ties in the order of the chunks, so that a search gives the same on every run.
-      {
-        limit: query.limit,
-        tie: (a, b) =>
-          keys[a.index]!.localeCompare(keys[b.index]!) || placeOf(a).ordinal - placeOf(b).ordinal,
-      },
-    );
-    const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
-      const words = indexes[place.index]!.terms.wordsOf(place.chunk);
-      const passage = kept[place.index] && passageAt(kept[place.index]!, place.chunk);
-      if (passage) return [{ key: keys[place.index]!, ...passage, words }];
-      const row = rowAt(place);
-      // A chunk of an index removed meanwhile (its last chat deleted) is left out.
-      return row ? [{ ...chunkOf(row), words }] : [];
-    };
-    return [text.flatMap(chunkAt), nearest.flatMap(chunkAt)];
   }
 
   /**
@@ -364,134 +320,53 @@ export class LanceDBBackend extends SerialBackend {
   }
 
   /**
-   * The indexes of `keys` and the passages kept of each, as the caches give
-   * them. An earlier search's of the same list of keys (a chat asked again
-   * gives the same) while its caches kept and dropped nothing: its entries
-   * are then only marked as used, as reading them would mark them.
+   * The chunks of the indexes under `keys`, read from the table some indexes at a time, with the
+   * postings kept of each when asked for (built by a first search before: an index's postings
+   * depend on its texts alone, which its key names).
    */
-  async #searchPlan(
-    chunks: Lance.Table,
+  async *#read(
     keys: readonly string[],
     dimension: number,
-  ): Promise<SearchPlan> {
-    const planned = this.#plans.get(keys);
-    if (planned?.dimension === dimension) {
-      for (const key of planned.cacheKeys) {
-        this.#memory.get(key);
-        this.#passages.get(key);
-      }
-      return planned;
-    }
-    const indexes = await this.#searchable(chunks, keys, dimension);
-    const kept = await this.#kept(chunks, keys, indexes, dimension);
-    return this.#plans.keep(keys, {
-      dimension,
-      indexes,
-      kept,
-      cacheKeys: keys.map((key) => this.#cacheKey(key, dimension)),
-    });
-  }
-
-  /** The passages kept in memory of each index searched (see `keptOrRead()`). */
-  #kept(
-    chunks: Lance.Table,
-    keys: readonly string[],
-    indexes: readonly Searchable[],
-    dimension: number,
-  ): Promise<(KeptPassages | undefined)[]> {
-    return keptOrRead(
-      this.#passages,
-      keys.map((key) => ({ id: key, cacheKey: this.#cacheKey(key, dimension) })),
-      indexes.reduce((sum, index) => sum + index.passageBytes, 0),
-      (missing) => this.#read(chunks, missing, dimension),
-    );
-  }
-
-  /** The chunks of the indexes under `keys`, read from the table some indexes at a time. */
-  async *#read(chunks: Lance.Table, keys: readonly string[], dimension: number): AsyncGenerator<{
-    id: string;
-    passages: KeptPassages;
-    vectors: Float32Array[];
-    rowIds: BigInt64Array;
-  }> {
+    withPostings: boolean,
+  ): AsyncGenerator<ReadIndex<string, BigInt64Array>> {
+    const chunks = await this.#table(`chunks_${dimension}`);
     for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
       const group = keys.slice(start, start + LOADED_INDEXES);
-      const rows = await chunks.query().where(`key IN (${group.map(literal).join(", ")})`)
+      const where = `key IN (${group.map(literal).join(", ")})`;
+      // A folder from before the table, on a disk that cannot make it now, still searches.
+      const postings = withPostings ? await this.#rows("postings", where).catch(() => []) : [];
+      const termsOf = new Map(postings.map((row) => [String(row.key), row.data as Uint8Array]));
+      const rows = await chunks.query().where(where)
         .select([...CHUNK_COLUMNS, "vector"]).withRowId().toArray();
       const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
       for (const row of rows) byKey.get(row.key)?.push(row);
       for (const [key, own] of byKey) {
         own.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
-        const vectors = own.map((row) => row.vector.toArray() as Float32Array);
-        const passages = keepPassages(
-          own.map((row, i) => storedPassage(row, vectors[i])),
-          dimension,
-        );
-        const rowIds = BigInt64Array.from(own, (row) => BigInt(row._rowid));
-        yield { id: key, passages, vectors, rowIds };
+        yield {
+          id: key,
+          passages: own.map((row) => storedPassage(row, row.vector.toArray() as Float32Array)),
+          postings: termsOf.get(key),
+          extra: BigInt64Array.from(own, (row) => BigInt(row._rowid)),
+        };
       }
     }
   }
 
-  /**
-   * What search reads of the indexes under `keys`, from memory, the indexes
-   * not there yet read from the table (and kept, within the budget). An index
-   * not found has no chunks, and is not kept.
-   */
-  async #searchable(
-    chunks: Lance.Table,
-    keys: readonly string[],
+  /** The passages, with their vectors, of chunks that search does not keep. */
+  async #passagesAt(
+    chunks: readonly ChunkAt<string, BigInt64Array>[],
     dimension: number,
-  ): Promise<Searchable[]> {
-    const held = new Map<string, Searchable>();
-    const missing = [...new Set(keys)].filter((key) => {
-      const entry = this.#memory.get(this.#cacheKey(key, dimension));
-      if (entry) held.set(key, entry);
-      return !entry;
+  ): Promise<(StoredPassage | undefined)[]> {
+    const rows = await this.#rowsAt(
+      await this.#table(`chunks_${dimension}`),
+      chunks.map((chunk) => ({ ...chunk, rowId: chunk.extra[chunk.chunk]! })),
+      // Row ids that changed (a compaction rewrote their files): kept for the next question.
+      (i, rowId) => chunks[i]!.extra[chunks[i]!.chunk] = rowId,
+    );
+    return chunks.map((chunk) => {
+      const row = rows.get(`${chunk.key}/${chunk.ordinal}`);
+      return row && storedPassage(row, row.vector.toArray() as Float32Array);
     });
-    const kept = await this.#storedPostings(missing);
-    const built: { key: string; data: Uint8Array }[] = [];
-    for await (
-      const { id: key, passages, vectors, rowIds } of this.#read(chunks, missing, dimension)
-    ) {
-      const stored = kept.get(key);
-      const terms = stored?.size === passages.texts.length ? stored : undefined;
-      const entry = await searchableOf(passages, vectors, rowIds, terms);
-      held.set(key, entry);
-      if (passages.ordinals.length > 0) {
-        this.#memory.set(this.#cacheKey(key, dimension), entry);
-        this.#passages.set(this.#cacheKey(key, dimension), passages);
-        if (!terms) built.push({ key, data: entry.terms.toBytes() });
-      }
-    }
-    // Postings built here are kept for the next start (those of an index are the same whoever
-    // builds them); a disk that refuses the write leaves them to be built again then.
-    if (built.length > 0) {
-      await this.#table("postings").then((table) => table.add(built)).catch(() => {});
-    }
-    return keys.map((key) => held.get(key)!);
-  }
-
-  /**
-   * The postings kept of the indexes under `keys`, built by a first search before: an index's
-   * postings depend on its texts alone, which its key names.
-   */
-  async #storedPostings(keys: readonly string[]): Promise<Map<string, TermPostings>> {
-    const postings = new Map<string, TermPostings>();
-    for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
-      const group = keys.slice(start, start + LOADED_INDEXES);
-      const where = `key IN (${group.map(literal).join(", ")})`;
-      // A folder from before the table, on a disk that cannot make it now, still searches.
-      const rows = await this.#rows("postings", where).catch(() => []);
-      for (const row of rows) {
-        try {
-          postings.set(String(row.key), TermPostings.fromBytes(row.data as Uint8Array, OWN_BM25));
-        } catch {
-          // Bytes of another format: built again from the texts.
-        }
-      }
-    }
-    return postings;
   }
 
   /**
@@ -788,36 +663,14 @@ type Row = Record<string, any>;
 interface QueuedIndex {
   index: NewIndex;
   link: IndexLink;
-  passages: KeptPassages;
-  entry: Searchable;
+  prepared: PreparedIndex;
   written: PromiseWithResolvers<void>;
-  /** Whether search keeps `entry` (else it is dropped once written). */
-  kept?: boolean;
 }
 
 /** Where a chunk is: its index's key and its ordinal. */
 interface ChunkPlace {
   key: string;
   ordinal: number;
-}
-
-/** What a search reads of its indexes (`LanceDBBackend.#searchPlan()`). */
-interface SearchPlan {
-  dimension: number;
-  /** Each key's index and the passages kept of it. */
-  indexes: Searchable[];
-  kept: (KeptPassages | undefined)[];
-  /** The search caches' keys of the indexes. */
-  cacheKeys: string[];
-}
-
-/** One index as search keeps it in memory, with its chunks' ordinals. */
-interface Searchable extends PassagesIndex {
-  /**
-   * Each chunk's row id when it was last read (`UNREAD_ROW` before, for an index this process
-   * stored): where a question reads a passage it does not keep.
-   */
-  rowIds: BigInt64Array;
 }
 
 /**
@@ -830,16 +683,6 @@ function largeRows(table: string): boolean {
 
 /** The row id of a chunk not read yet: found by key and ordinal. */
 const UNREAD_ROW = -1n;
-
-/** What search keeps of an index with these passages, its postings built unless given. */
-async function searchableOf(
-  passages: KeptPassages,
-  vectors: readonly Float32Array[],
-  rowIds: BigInt64Array,
-  terms?: TermPostings,
-): Promise<Searchable> {
-  return { ...await passagesIndex(passages, vectors, { terms, bytes: rowIds.byteLength }), rowIds };
-}
 
 /** A string as an SQL literal of LanceDB's filters (DataFusion: quotes doubled). */
 function literal(value: string): string {

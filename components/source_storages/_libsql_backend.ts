@@ -30,29 +30,16 @@ import { Turns } from "../core/turns.ts";
 import { reclaimSpace } from "../sqlite_space.ts";
 import { abandoned, newBuilder, runBuild } from "./_builders.ts";
 import {
-  type MemoryIndex,
-  memoryIndex,
-  nearestExactly,
-  type Place,
-  searchMemory,
-} from "../retrieval/memory_search.ts";
-import {
-  keepPassages,
-  keptOrRead,
-  type KeptPassages,
-  passageAt,
+  type ChunkAt,
+  type FoundIndex,
+  IndexSearch,
+  type PreparedIndex,
+  type ReadIndex,
+  type StoredPassage,
   storedPassage,
-  vectorAt,
-} from "../retrieval/kept_passages.ts";
-import type { WordsKept } from "../retrieval/proximity.ts";
-import {
-  DEFAULT_PASSAGE_MEMORY,
-  DEFAULT_SEARCH_MEMORY,
-  KeptLinks,
-  SearchCache,
-  SearchPlans,
-} from "../retrieval/search_cache.ts";
-import { FTS5, TermPostings } from "../retrieval/lexical/term_postings.ts";
+  type WordsKept,
+} from "../retrieval/mod.ts";
+import { KeptLinks } from "../retrieval/search_cache.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -173,24 +160,36 @@ export class LibSQLBackend implements IndexBackend {
   readonly #client: Client;
   readonly #reclaimSpace: boolean;
   readonly #vectorTables = new Set<number>();
-  readonly #memory: SearchCache<Searchable>;
-  // Kept apart, so that passages never push out what ranking needs.
-  readonly #passages: SearchCache<KeptPassages>;
+  readonly #search: IndexSearch<StoredIndex, Float64Array>;
   readonly #keepsRows: boolean;
   // Each chat's links, and each index's id and time by key, as last read, with the state read
   // before them.
   readonly #links = new KeptLinks<IndexInfo>();
   #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
-  // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
-  readonly #plans = new SearchPlans<SearchPlan>();
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
     this.#reclaimSpace = options.reclaimSpace ?? false;
     this.#keepsRows = options.keepLinks ?? true;
-    const replan = () => this.#plans.clear();
-    this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY, replan);
-    this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY, replan);
+    this.#search = new IndexSearch({
+      fullText: "fts5",
+      searchMemory: options.searchMemory,
+      passageMemory: options.passageMemory,
+      reads: {
+        indexes: (indexes, { dimension, postings }) => this.#read(indexes, dimension, postings),
+        passages: (chunks, dimension) => this.#passagesAt(chunks, dimension),
+        keepPostings: async (built) => {
+          await this.#write(
+            built.map(({ id: index, data }) =>
+              postingsStatement(index.id, index.createdAt, data, { ifIndexed: true })
+            ),
+          );
+        },
+      },
+      // In the order of the chunks' ids, as FTS5 broke ties.
+      tie: (a, b) => a.extra[a.chunk]! - b.extra[b.chunk]!,
+      order: (ids) => ids[0] ?? 0,
+    });
   }
 
   /** Creates the tables the database lacks and removes abandoned builds. */
@@ -256,6 +255,7 @@ export class LibSQLBackend implements IndexBackend {
     const ids: number[] = [];
     // Other requests get their turn between the writes and the building of a large document.
     const turns = new Turns();
+    let prepared: PreparedIndex | undefined;
     try {
       for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
         const statements: InStatement[] = [];
@@ -283,17 +283,7 @@ export class LibSQLBackend implements IndexBackend {
       }
       // Ready for the chat's first question, which would read it all back otherwise, and its
       // postings stored with it, for the first question after a start.
-      const texts = index.chunks.map((chunk) => chunk.text);
-      const kept = keepPassages(
-        index.chunks.map((chunk, ordinal) => ({
-          ...chunk,
-          ordinal,
-          pages: JSON.stringify(chunk.pageNumbers),
-          vector: index.vectors[ordinal],
-        })),
-        index.dimension,
-      );
-      const entry = await searchable(ids, texts, index.vectors, index.dimension, kept.bytes);
+      prepared = await this.#search.prepare(index, { extra: Float64Array.from(ids) });
       await turns.maybe();
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
@@ -305,16 +295,16 @@ export class LibSQLBackend implements IndexBackend {
           args: [id, index.key],
         },
         { sql: `DELETE FROM rag_builds WHERE index_id = ?`, args: [id] },
-        postingsStatement(id, now, entry.terms),
+        postingsStatement(id, now, prepared.postings()),
         linkStatement(link),
         ...await this.#removeIndex(id, index.dimension, "abandoned"),
         ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
       ]);
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
-        this.#memory.set(cacheKey(now, id, index.dimension), entry);
-        this.#passages.set(cacheKey(now, id, index.dimension), kept);
-      }
+        prepared.keep(cacheKey(now, id, index.dimension));
+      } else prepared.drop();
     } catch (error) {
+      prepared?.drop();
       // When this fails too (a full disk), the rows go at the next sweep.
       await this.#write(await this.#removeIndex(id, index.dimension, "abandoned"))
         .catch(() => {});
@@ -373,167 +363,18 @@ export class LibSQLBackend implements IndexBackend {
     query: SearchQuery,
   ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
-    const plan = await this.#searchPlan(keys, query.vector.length);
-    if (!plan) return [[], []];
-    const { indexes, kept, vectors, keyOf } = plan;
-    query.signal?.throwIfAborted();
-    const { text, candidates } = await searchMemory(indexes, query);
-    const idOf = ({ index, chunk }: Place) => indexes[index]!.ids[chunk]!;
-    const placeOf = new Map([...text, ...candidates].map((place) => [idOf(place), place]));
-    const textIds = text.map(idOf);
-    const vectorIds = vectors ? await this.#nearest(candidates, query, indexes, kept) : [];
-
-    // The passages kept in memory are taken from there; the others are read.
-    const chunks = new Map<number, StoredChunk & WordsKept>();
-    const unread: number[] = [];
-    for (const id of new Set([...textIds, ...vectorIds])) {
-      const { index, chunk } = placeOf.get(id)!;
-      const passage = kept[index] && passageAt(kept[index], chunk);
-      if (passage) {
-        const words = indexes[index]!.terms.wordsOf(chunk);
-        chunks.set(id, { key: plan.keys[index]!, ...passage, words });
-      } else unread.push(id);
-    }
-    // The ids as one argument and the rows as one JSON array: 120 passages
-    // read in 0.7 ms rather than 1.5 as a row object each and an argument an id.
-    const rows = unread.length === 0 ? [] : await this.#jsonRows({
-      sql: `SELECT json_group_array(json_object('id', id, 'index_id', index_id,
-          'ordinal', ordinal, 'text', text, 'page_numbers', page_numbers, 'num_tokens', num_tokens))
-        FROM rag_chunks WHERE id IN (SELECT value FROM json_each(?))`,
-      args: [JSON.stringify(unread)],
-    });
-    for (const row of rows) {
-      const id = Number(row.id);
-      const { index, chunk } = placeOf.get(id)!;
-      chunks.set(id, {
-        key: keyOf.get(Number(row.index_id))!,
-        ordinal: Number(row.ordinal),
-        text: String(row.text),
-        pageNumbers: JSON.parse(String(row.page_numbers)),
-        numTokens: Number(row.num_tokens),
-        words: indexes[index]!.terms.wordsOf(chunk),
-      });
-    }
-    // A chunk of an index removed meanwhile (its last chat deleted) is left out.
-    const chunksOf = (ids: number[]) => ids.flatMap((id) => chunks.get(id) ?? []);
-    return [chunksOf(textIds), chunksOf(vectorIds)];
-  }
-
-  /**
-   * What a search of `keys` reads: their indexes, in the order of their
-   * chunks' ids (the order FTS5 broke ties in), and the passages kept of each.
-   * An earlier search's of the same list of keys (a chat asked again gives the
-   * same) while nothing was written to the database since and its caches kept
-   * and dropped nothing: its entries are then only marked as used, as reading
-   * them would mark them. Undefined when no index is stored.
-   */
-  async #searchPlan(keys: readonly string[], dimension: number): Promise<SearchPlan | undefined> {
     const state = await this.#state();
-    const planned = this.#plans.get(keys);
-    if (planned?.dimension === dimension && state !== undefined && planned.state === state) {
-      for (const key of planned.cacheKeys) {
-        this.#memory.get(key);
-        this.#passages.get(key);
-      }
-      return planned;
-    }
-    const stored = await this.#storedIndexes(keys, state);
-    if (stored.length === 0) return undefined;
-    const vectors = await this.#hasVectors(dimension);
-    const searchables = await this.#searchable(stored, dimension, vectors);
-    // Each first id read once: read at each comparison, the sort took 0.5 ms over 1,000 indexes.
-    const firstIds = Float64Array.from(searchables, (index) => index.ids[0] ?? 0);
-    const order = [...stored.keys()].sort((a, b) => firstIds[a]! - firstIds[b]!);
-    const held = await this.#kept(stored, searchables, dimension, vectors);
-    return this.#plans.keep(keys, {
-      state,
-      dimension,
-      vectors,
-      indexes: order.map((i) => searchables[i]!),
-      kept: order.map((i) => held[i]),
-      keys: order.map((i) => stored[i]!.key),
-      keyOf: new Map(stored.map((index) => [index.id, index.key])),
-      cacheKeys: stored.map((index) => storedCacheKey(index, dimension)),
+    const dimension = query.vector.length;
+    return await this.#search.search(keys, query, {
+      // A database on a server is read at every search.
+      state: state ?? {},
+      find: async () =>
+        (await this.#storedIndexes(keys, state)).map((index): FoundIndex<StoredIndex> => ({
+          id: index,
+          key: index.key,
+          cacheKey: storedCacheKey(index, dimension),
+        })),
     });
-  }
-
-  /**
-   * The ids of the candidates nearest the query's vector, by their stored
-   * vectors: those kept in memory, else read.
-   */
-  async #nearest(
-    candidates: readonly Place[],
-    query: SearchQuery,
-    indexes: readonly Searchable[],
-    kept: readonly (KeptPassages | undefined)[],
-  ): Promise<number[]> {
-    if (candidates.length === 0) return [];
-    query.signal?.throwIfAborted();
-    const vectors = new Map<number, Float32Array>();
-    const unread: number[] = [];
-    for (const { index, chunk } of candidates) {
-      const id = indexes[index]!.ids[chunk]!;
-      const vector = kept[index] && vectorAt(kept[index], chunk);
-      if (vector) vectors.set(id, vector);
-      else unread.push(id);
-    }
-    if (unread.length > 0) {
-      // The ids as one argument: 120 bound one by one took 0.5 ms.
-      const stored = await this.#client.execute({
-        sql: `SELECT chunk_id, embedding FROM rag_vectors_${query.vector.length}
-          WHERE chunk_id IN (SELECT value FROM json_each(?))`,
-        args: [JSON.stringify(unread)],
-      });
-      for (const row of stored.rows) {
-        vectors.set(Number(row.chunk_id), new Float32Array(row.embedding as ArrayBuffer));
-      }
-    }
-    const ids = candidates.map(({ index, chunk }) => indexes[index]!.ids[chunk]!);
-    return nearestExactly(ids, (id) => vectors.get(id), query.vector, {
-      limit: query.limit,
-      tie: (a, b) => a - b,
-    });
-  }
-
-  /**
-   * What search reads of the indexes, from memory, the indexes not there yet
-   * read from the database (and kept, within the budget).
-   */
-  async #searchable(
-    stored: readonly StoredIndex[],
-    dimension: number,
-    vectors: boolean,
-  ): Promise<Searchable[]> {
-    const createdAt = new Map(stored.map((index) => [index.id, index.createdAt]));
-    const held = new Map<number, Searchable>();
-    const missing: number[] = [];
-    for (const index of stored) {
-      const entry = this.#memory.get(storedCacheKey(index, dimension));
-      if (entry) held.set(index.id, entry);
-      else missing.push(index.id);
-    }
-    const built: InStatement[] = [];
-    const reading = this.#read(missing, dimension, vectors, { postings: true });
-    for await (const { id, ids, passages, embeddings, postings } of reading) {
-      const entry = await searchable(
-        ids,
-        passages.texts,
-        embeddings,
-        dimension,
-        passages.bytes,
-        postings,
-      );
-      if (!postings && ids.length > 0) {
-        built.push(postingsStatement(id, createdAt.get(id)!, entry.terms, { ifIndexed: true }));
-      }
-      held.set(id, entry);
-      this.#memory.set(cacheKey(createdAt.get(id)!, id, dimension), entry);
-      this.#passages.set(cacheKey(createdAt.get(id)!, id, dimension), passages);
-    }
-    // Postings built here, of an index stored before they were kept, are kept for the next start;
-    // a disk that refuses the write (full, read-only) leaves them to be built again then.
-    if (built.length > 0) await this.#write(built).catch(() => {});
-    return stored.map((index) => held.get(index.id)!);
   }
 
   /** The ids and times of the complete indexes under `keys`, those read before kept while unchanged. */
@@ -581,38 +422,21 @@ export class LibSQLBackend implements IndexBackend {
     return await this.#client.batch([...statements, NEXT_GENERATION], "write");
   }
 
-  /** The passages kept in memory of each index searched (see `keptOrRead()`). */
-  #kept(
-    stored: readonly StoredIndex[],
-    indexes: readonly Searchable[],
-    dimension: number,
-    vectors: boolean,
-  ): Promise<(KeptPassages | undefined)[]> {
-    return keptOrRead(
-      this.#passages,
-      stored.map((index) => ({ id: index.id, cacheKey: storedCacheKey(index, dimension) })),
-      indexes.reduce((sum, index) => sum + index.passageBytes, 0),
-      (missing) => this.#read(missing, dimension, vectors),
-    );
-  }
-
-  /** The chunks of the indexes `ids`, read from the database some indexes at a time. */
+  /**
+   * The chunks of the indexes `indexes`, read from the database some indexes
+   * at a time, with their vectors of `dimension` when there are any, and the
+   * postings kept of each when asked for.
+   */
   async *#read(
-    ids: readonly number[],
+    indexes: readonly StoredIndex[],
     dimension: number,
-    vectors: boolean,
-    options: { postings?: boolean } = {},
-  ): AsyncGenerator<{
-    id: number;
-    ids: number[];
-    passages: KeptPassages;
-    embeddings: Float32Array[];
-    /** The index's postings as stored, when asked for and kept for it. */
-    postings?: TermPostings;
-  }> {
-    for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
-      const group = ids.slice(start, start + LOADED_INDEXES);
-      const postings = options.postings ? await this.#storedPostings(group) : new Map();
+    withPostings: boolean,
+  ): AsyncGenerator<ReadIndex<StoredIndex, Float64Array>> {
+    const vectors = await this.#hasVectors(dimension);
+    for (let start = 0; start < indexes.length; start += LOADED_INDEXES) {
+      const group = indexes.slice(start, start + LOADED_INDEXES);
+      const ids = group.map((index) => index.id);
+      const postings = withPostings ? await this.#storedPostings(ids) : new Map();
       const { rows } = await this.#client.execute({
         sql: vectors
           ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
@@ -621,49 +445,71 @@ export class LibSQLBackend implements IndexBackend {
           : `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens
             FROM rag_chunks c
             WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`,
-        args: group,
+        args: ids,
       });
-      const byIndex = new Map<number, typeof rows[number][]>(group.map((id) => [id, []]));
+      const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
       for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
-      for (const [id, chunkRows] of byIndex) {
-        const embeddings = vectors
-          ? chunkRows.map((row) => new Float32Array(row.embedding as ArrayBuffer))
-          : [];
-        const passages = keepPassages(
-          chunkRows.map((row, i) => storedPassage(row, embeddings[i])),
-          dimension,
-        );
-        const stored = postings.get(id);
+      for (const index of group) {
+        const chunkRows = byIndex.get(index.id)!;
         yield {
-          id,
-          ids: chunkRows.map((row) => Number(row.id)),
-          passages,
-          embeddings,
-          // Postings of as many chunks as the index has, else built again.
-          postings: stored?.size === chunkRows.length ? stored : undefined,
+          id: index,
+          passages: chunkRows.map((row) =>
+            storedPassage(row, vectors ? new Float32Array(row.embedding as ArrayBuffer) : undefined)
+          ),
+          postings: postings.get(index.id),
+          extra: Float64Array.from(chunkRows, (row) => Number(row.id)),
         };
       }
     }
   }
 
   /** The postings kept of the indexes `ids`, each for the index made when they were kept. */
-  async #storedPostings(ids: readonly number[]): Promise<Map<number, TermPostings>> {
+  async #storedPostings(ids: readonly number[]): Promise<Map<number, Uint8Array>> {
     const { rows } = await this.#client.execute({
       sql: `SELECT p.index_id, p.data FROM rag_postings p
         JOIN rag_indexes i ON i.id = p.index_id AND i.created_at = p.created_at
         WHERE p.index_id IN (${marks(ids.length)})`,
       args: [...ids],
     });
-    const postings = new Map<number, TermPostings>();
-    for (const row of rows) {
-      try {
-        const bytes = new Uint8Array(row.data as ArrayBuffer);
-        postings.set(Number(row.index_id), TermPostings.fromBytes(bytes, FTS5));
-      } catch {
-        // Bytes of another format: built again from the texts.
+    return new Map(
+      rows.map((row) => [Number(row.index_id), new Uint8Array(row.data as ArrayBuffer)]),
+    );
+  }
+
+  /**
+   * The passages, with their vectors, of chunks that search does not keep,
+   * by their ids: the ids as one argument and the rows as one JSON array (120
+   * passages read in 0.7 ms rather than 1.5 as a row object each and an
+   * argument an id).
+   */
+  async #passagesAt(
+    chunks: readonly ChunkAt<StoredIndex, Float64Array>[],
+    dimension: number,
+  ): Promise<(StoredPassage | undefined)[]> {
+    const ids = JSON.stringify(chunks.map((chunk) => chunk.extra[chunk.chunk]!));
+    const rows = await this.#jsonRows({
+      sql: `SELECT json_group_array(json_object('id', id, 'ordinal', ordinal, 'text', text,
+          'page_numbers', page_numbers, 'num_tokens', num_tokens))
+        FROM rag_chunks WHERE id IN (SELECT value FROM json_each(?))`,
+      args: [ids],
+    });
+    const vectors = new Map<number, Float32Array>();
+    if (await this.#hasVectors(dimension)) {
+      const stored = await this.#client.execute({
+        sql: `SELECT chunk_id, embedding FROM rag_vectors_${dimension}
+          WHERE chunk_id IN (SELECT value FROM json_each(?))`,
+        args: [ids],
+      });
+      for (const row of stored.rows) {
+        vectors.set(Number(row.chunk_id), new Float32Array(row.embedding as ArrayBuffer));
       }
     }
-    return postings;
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    return chunks.map((chunk) => {
+      const id = chunk.extra[chunk.chunk]!;
+      const row = byId.get(id);
+      return row && storedPassage(row, vectors.get(id));
+    });
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -794,10 +640,9 @@ export class LibSQLBackend implements IndexBackend {
 function postingsStatement(
   id: number,
   createdAt: number,
-  terms: TermPostings,
+  data: Uint8Array,
   options: { ifIndexed?: boolean } = {},
 ): InStatement {
-  const data = terms.toBytes();
   return options.ifIndexed
     ? {
       sql: `INSERT OR REPLACE INTO rag_postings (index_id, created_at, data)
@@ -824,48 +669,6 @@ interface StoredIndex {
   id: number;
   key: string;
   createdAt: number;
-}
-
-/** What a search reads of its indexes (`LibSQLBackend.#searchPlan()`), and what it was read at. */
-interface SearchPlan {
-  /** The database's state it was read at (undefined: read at every search). */
-  state: string | undefined;
-  dimension: number;
-  /** Whether the database holds vectors of the dimension. */
-  vectors: boolean;
-  /** The indexes in the order of their chunks' ids, each one's passages kept and key. */
-  indexes: Searchable[];
-  kept: (KeptPassages | undefined)[];
-  keys: string[];
-  /** Each index's key by its id. */
-  keyOf: Map<number, string>;
-  /** The search caches' keys of the indexes. */
-  cacheKeys: string[];
-}
-
-/** One index as search keeps it in memory, with its chunks' ids by ordinal. */
-interface Searchable extends MemoryIndex {
-  ids: Float64Array;
-  /** The bytes its passages take when they are kept too. */
-  passageBytes: number;
-}
-
-/** What search keeps in memory of an index: its chunks' ids, texts and vectors, by ordinal. */
-async function searchable(
-  ids: readonly number[],
-  texts: readonly string[],
-  vectors: readonly Float32Array[],
-  dimension: number,
-  passageBytes: number,
-  terms?: TermPostings,
-): Promise<Searchable> {
-  const idArray = Float64Array.from(ids);
-  const bytes = idArray.byteLength;
-  return {
-    ...await memoryIndex({ texts, vectors, dimension, flavour: FTS5, bytes, terms }),
-    ids: idArray,
-    passageBytes,
-  };
 }
 
 // The cache keys of the indexes read, each made once: the same string at each question is hashed

@@ -35,28 +35,17 @@
  */
 import type * as Postgres from "npm:postgres@3.4.9";
 import {
-  keepPassages,
-  keptOrRead,
-  type KeptPassages,
-  newPassages,
-  passageAt,
-  type PassagesIndex,
-  passagesIndex,
+  type ChunkAt,
+  type FoundIndex,
+  IndexSearch,
+  type PreparedIndex,
+  type ReadIndex,
   type StoredPassage,
   storedPassage,
-  vectorAt,
-} from "../retrieval/kept_passages.ts";
-import { nearestExactly, type Place, searchMemory } from "../retrieval/memory_search.ts";
-import type { WordsKept } from "../retrieval/proximity.ts";
-import {
-  DEFAULT_PASSAGE_MEMORY,
-  DEFAULT_SEARCH_MEMORY,
-  KeptLinks,
-  SearchCache,
-  SearchPlans,
-} from "../retrieval/search_cache.ts";
+  type WordsKept,
+} from "../retrieval/mod.ts";
+import { KeptLinks } from "../retrieval/search_cache.ts";
 import { copyIn, copyRows, type VectorKind, vectorOf } from "./_postgres_vectors.ts";
-import { OWN_BM25, TermPostings } from "../retrieval/lexical/term_postings.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -132,29 +121,6 @@ export interface PostgresBackendOptions {
   passageMemory?: number;
 }
 
-/** An index of the chat as a search finds it. */
-interface Found {
-  id: string;
-  key: string;
-}
-
-/** What a search read of its indexes, kept for the next search of the same list of keys. */
-interface SearchPlan {
-  dimension: number;
-  found: Found[];
-  indexes: PassagesIndex[];
-  kept: (KeptPassages | undefined)[];
-}
-
-/** An index's chunks as read for search, in the order of their ordinals. */
-interface ReadIndex {
-  id: string;
-  passages: KeptPassages;
-  vectors: readonly Float32Array[];
-  /** Its postings as stored with it; none when they were not (or cannot be read). */
-  terms?: TermPostings;
-}
-
 /**
  * The Postgres storage's indexes in a PostgreSQL database. Tables are named
  * `rag_*`, so the database may hold other tables too (svc's own). Vectors of
@@ -165,28 +131,26 @@ export class PostgresBackend implements IndexBackend {
   // The schema of the vector extension, when the database has it.
   readonly #pgvector: string | undefined;
   readonly #vectorTables = new Map<number, VectorKind>();
-  // What search keeps of each index, by its id; the passages apart, so that
-  // passages never push out what ranking needs.
-  readonly #memory = new SearchCache<PassagesIndex>(
-    DEFAULT_SEARCH_MEMORY,
-    () => this.#plans.clear(),
-  );
-  readonly #passages: SearchCache<KeptPassages>;
+  // What search keeps of each index, by its id.
+  readonly #search: IndexSearch<string>;
   // The ids and dimensions of the indexes by key, as the latest links read or
   // search found them: a question finds its chat's indexes without a query.
   readonly #ids = new Map<string, { id: string; dimension: number }>();
-  // The last searches' plans by their lists of keys, while nothing they hold changed.
-  readonly #plans = new SearchPlans<SearchPlan>();
   // Each chat's links as last read, with the count of changes they were read at.
   readonly #links = new KeptLinks<IndexInfo>();
 
   private constructor(sql: Sql, pgvector: string | undefined, options: PostgresBackendOptions) {
     this.#sql = sql;
     this.#pgvector = pgvector;
-    this.#passages = new SearchCache(
-      options.passageMemory ?? DEFAULT_PASSAGE_MEMORY,
-      () => this.#plans.clear(),
-    );
+    this.#search = new IndexSearch({
+      fullText: "svc",
+      passageMemory: options.passageMemory,
+      reads: {
+        indexes: (ids, { dimension, postings }) => this.#read(ids, dimension, postings),
+        passages: (chunks, dimension) => this.#passagesAt(chunks, dimension),
+        keepPostings: (built) => this.#keepPostings(built),
+      },
+    });
   }
 
   /**
@@ -230,8 +194,7 @@ export class PostgresBackend implements IndexBackend {
     // PostgreSQL's text holds no NUL character.
     const texts = index.chunks.map((chunk) => chunk.text.replaceAll("\u0000", ""));
     // Ready for the chat's first question, which would read it all back otherwise.
-    const passages = newPassages(index, texts);
-    const entry = await passagesIndex(passages, index.vectors);
+    const prepared = await this.#search.prepare(index, { texts, extra: undefined });
     let written: string | undefined;
     try {
       written = await this.#sql.begin(async (tx) => {
@@ -239,21 +202,19 @@ export class PostgresBackend implements IndexBackend {
         await lock(tx, `svc rag index ${index.key}`);
         const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
         const id = existing === undefined
-          ? await writeIndex(tx, index, { texts, terms: entry.terms }, { table, kind })
+          ? await writeIndex(tx, index, { texts, prepared }, { table, kind })
           : undefined;
         if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
         return id;
       });
     } catch (error) {
-      entry.dropped?.();
+      prepared.drop();
       throw error;
     }
-    if (written !== undefined && index.chunks.length > 0) {
-      this.#memory.set(written, entry);
-      this.#passages.set(written, passages);
-    } else entry.dropped?.();
+    if (written !== undefined) prepared.keep(written);
+    else prepared.drop();
     // A plan of a list of keys that named this one before it was stored does not hold it.
-    this.#plans.clear();
+    this.#search.forget();
   }
 
   /**
@@ -287,7 +248,7 @@ export class PostgresBackend implements IndexBackend {
     });
     // Some indexes may be gone: their ids are found again when asked for.
     this.#ids.clear();
-    this.#plans.clear();
+    this.#search.forget();
   }
 
   async search(
@@ -297,45 +258,8 @@ export class PostgresBackend implements IndexBackend {
     const dimension = query.vector.length;
     if (keys.length === 0) return [[], []];
     // Made by the first index of its dimension: none yet, nothing to find.
-    const kind = await this.#vectorKind(dimension);
-    if (kind === undefined) return [[], []];
-    const { found, indexes, kept } = await this.#searchPlan(keys, kind, dimension);
-    if (found.length === 0) return [[], []];
-    query.signal?.throwIfAborted();
-    const { text, candidates } = await searchMemory(indexes, query);
-    query.signal?.throwIfAborted();
-    // The passages kept in memory are taken from there; the others are read.
-    const read = await this.#passagesAt(
-      [...text, ...candidates].filter((place) => !kept[place.index]).map((place) => ({
-        name: placeName(place),
-        id: found[place.index]!.id,
-        ordinal: indexes[place.index]!.ordinals[place.chunk]!,
-      })),
-      kind,
-      dimension,
-    );
-    const nearest = nearestExactly(
-      candidates,
-      (place) =>
-        kept[place.index]
-          ? vectorAt(kept[place.index]!, place.chunk)
-          : read.get(placeName(place))?.vector,
-      query.vector,
-      // Ties in the order of the indexes, then of their chunks.
-      { limit: query.limit, tie: (a, b) => a.index - b.index || a.chunk - b.chunk },
-    );
-    const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
-      const key = found[place.index]!.key;
-      const words = indexes[place.index]!.terms.wordsOf(place.chunk);
-      const passage = kept[place.index] && passageAt(kept[place.index]!, place.chunk);
-      if (passage) return [{ key, ...passage, words }];
-      const row = read.get(placeName(place));
-      // A chunk of an index removed meanwhile (its last chat deleted) is left out.
-      if (!row) return [];
-      const { ordinal, text, pages, numTokens } = row;
-      return [{ key, ordinal, text, pageNumbers: JSON.parse(pages), numTokens, words }];
-    };
-    return [text.flatMap(chunkAt), nearest.flatMap(chunkAt)];
+    if (await this.#vectorKind(dimension) === undefined) return [[], []];
+    return await this.#search.search(keys, query, { find: () => this.#found(keys, dimension) });
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -353,24 +277,9 @@ export class PostgresBackend implements IndexBackend {
 
   /**
    * The indexes of `keys` that hold vectors of `dimension`, in the order of
-   * `keys` (which breaks ties of both rankings), what search keeps of each and
-   * the passages kept. An earlier search's of the same list of keys (a chat
-   * asked again gives the same) while the caches kept and dropped nothing and
-   * no index changed its id: its entries are then only marked as used.
+   * `keys` (which breaks ties of both rankings), their ids read when not known.
    */
-  async #searchPlan(
-    keys: readonly string[],
-    kind: VectorKind,
-    dimension: number,
-  ): Promise<SearchPlan> {
-    const planned = this.#plans.get(keys);
-    if (planned?.dimension === dimension) {
-      for (const { id } of planned.found) {
-        this.#memory.get(id);
-        this.#passages.get(id);
-      }
-      return planned;
-    }
+  async #found(keys: readonly string[], dimension: number): Promise<FoundIndex<string>[]> {
     const unknown = keys.filter((key) => !this.#ids.has(key));
     if (unknown.length > 0) {
       this.#learn(
@@ -378,18 +287,10 @@ export class PostgresBackend implements IndexBackend {
         WHERE key = ANY(${unknown}::text[])`,
       );
     }
-    const found = keys.flatMap((key) => {
+    return keys.flatMap((key) => {
       const known = this.#ids.get(key);
-      return known?.dimension === dimension ? [{ key, id: known.id }] : [];
+      return known?.dimension === dimension ? [{ key, id: known.id, cacheKey: known.id }] : [];
     });
-    const indexes = await this.#searchable(found, kind, dimension);
-    const kept = await keptOrRead(
-      this.#passages,
-      found.map(({ id }) => ({ id, cacheKey: id })),
-      indexes.reduce((sum, index) => sum + index.passageBytes, 0),
-      (missing) => this.#read(missing, kind, dimension),
-    );
-    return this.#plans.keep(keys, { dimension, found, indexes, kept });
   }
 
   /**
@@ -403,49 +304,33 @@ export class PostgresBackend implements IndexBackend {
       const key = String(row.key);
       const id = String(row.id);
       if (this.#ids.get(key)?.id === id) continue;
-      this.#plans.clear();
+      this.#search.forget();
       this.#ids.set(key, { id, dimension: Number(row.dimension) });
     }
   }
 
   /**
-   * What search keeps of each index found, from memory, the indexes not there
-   * yet read from the database (and kept, with their passages, within the
-   * budgets).
+   * Keeps postings that search built, while their index is there; a database that refuses the
+   * write leaves them to be built again at the next start.
    */
-  async #searchable(
-    found: Found[],
-    kind: VectorKind,
-    dimension: number,
-  ): Promise<PassagesIndex[]> {
-    const held = new Map<string, PassagesIndex>();
-    const missing = [...new Set(found.map(({ id }) => id))].filter((id) => {
-      const entry = this.#memory.get(id);
-      if (entry) held.set(id, entry);
-      return !entry;
-    });
-    const built: { id: string; data: Uint8Array }[] = [];
-    for await (const read of this.#read(missing, kind, dimension)) {
-      const entry = await passagesIndex(read.passages, read.vectors, { terms: read.terms });
-      held.set(read.id, entry);
-      if (read.passages.ordinals.length > 0) {
-        this.#memory.set(read.id, entry);
-        this.#passages.set(read.id, read.passages);
-        if (!read.terms) built.push({ id: read.id, data: entry.terms.toBytes() });
-      }
-    }
-    // Postings built here are kept for the next start, while their index is there; a database
-    // that refuses the write leaves them to be built again then.
+  async #keepPostings(built: readonly { id: string; data: Uint8Array }[]): Promise<void> {
     for (const { id, data } of built) {
       await this.#sql`INSERT INTO rag_index_postings (index_id, data)
         SELECT ${id}, ${data} WHERE EXISTS (SELECT 1 FROM rag_indexes WHERE id = ${id})
         ON CONFLICT (index_id) DO NOTHING`.catch(() => {});
     }
-    return found.map(({ id }) => held.get(id)!);
   }
 
-  /** The chunks and vectors of the indexes `ids`, read some indexes at a time; each id once. */
-  async *#read(ids: string[], kind: VectorKind, dimension: number): AsyncGenerator<ReadIndex> {
+  /**
+   * The chunks and vectors of the indexes `ids`, read some indexes at a time, with the postings
+   * stored with each when asked for.
+   */
+  async *#read(
+    ids: readonly string[],
+    dimension: number,
+    withPostings: boolean,
+  ): AsyncGenerator<ReadIndex<string, undefined>> {
+    const kind = this.#vectorTables.get(dimension)!;
     const table = this.#sql(vectorTableName(dimension));
     for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
       const group = ids.slice(start, start + LOADED_INDEXES);
@@ -453,8 +338,10 @@ export class PostgresBackend implements IndexBackend {
           c.num_tokens, ${this.#embedding(kind)} AS embedding
         FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
         WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
-      const postings = await this.#sql`SELECT index_id, data FROM rag_index_postings
-        WHERE index_id = ANY(${group}::bigint[])`;
+      const postings = withPostings
+        ? await this.#sql`SELECT index_id, data FROM rag_index_postings
+          WHERE index_id = ANY(${group}::bigint[])`
+        : [];
       // Copied out of the client's Buffer, whose slices share its memory.
       const termsOf = new Map(
         postings.map((row) => [String(row.index_id), new Uint8Array(row.data as Uint8Array)]),
@@ -465,36 +352,30 @@ export class PostgresBackend implements IndexBackend {
           storedPassage(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
         );
       }
-      for (const [id, stored] of byIndex) {
-        yield {
-          id,
-          passages: keepPassages(stored, dimension),
-          vectors: stored.map((passage) => passage.vector!),
-          terms: storedTerms(termsOf.get(id), stored.length),
-        };
+      for (const [id, passages] of byIndex) {
+        yield { id, passages, postings: termsOf.get(id), extra: undefined };
       }
     }
   }
 
-  /** The passages, with their vectors, of the chunks at `places`, by each place's name. */
+  /** The passages, with their vectors, of chunks that search does not keep. */
   async #passagesAt(
-    places: readonly { name: string; id: string; ordinal: number }[],
-    kind: VectorKind,
+    chunks: readonly ChunkAt<string, undefined>[],
     dimension: number,
-  ): Promise<Map<string, StoredPassage>> {
-    const passages = new Map<string, StoredPassage>();
-    if (places.length === 0) return passages;
+  ): Promise<(StoredPassage | undefined)[]> {
+    const kind = this.#vectorTables.get(dimension)!;
     const rows = await this
       .#sql`SELECT n.name, c.ordinal, c.text, ${this.#pagesJson()}, c.num_tokens,
         ${this.#embedding(kind)} AS embedding
-      FROM unnest(${places.map((place) => place.id)}::bigint[],
-        ${places.map((place) => place.ordinal)}::int[],
-        ${places.map((place) => place.name)}::text[]) AS n(index_id, ordinal, name)
+      FROM unnest(${chunks.map((chunk) => chunk.id)}::bigint[],
+        ${chunks.map((chunk) => chunk.ordinal)}::int[],
+        ${chunks.map((_, i) => i)}::int[]) AS n(index_id, ordinal, name)
       JOIN rag_chunks c USING (index_id, ordinal)
       JOIN ${this.#sql(vectorTableName(dimension))} v USING (index_id, ordinal)`;
+    const passages: (StoredPassage | undefined)[] = chunks.map(() => undefined);
     for (const row of rows) {
       const vector = vectorOf(row.embedding as Uint8Array, kind, dimension);
-      passages.set(String(row.name), storedPassage(row, vector));
+      passages[Number(row.name)] = storedPassage(row, vector);
     }
     return passages;
   }
@@ -559,13 +440,13 @@ export class PostgresBackend implements IndexBackend {
 async function writeIndex(
   tx: Transaction,
   index: NewIndex,
-  { texts, terms }: { texts: readonly string[]; terms: TermPostings },
+  { texts, prepared }: { texts: readonly string[]; prepared: PreparedIndex },
   vectors: { table: string; kind: VectorKind },
 ): Promise<string> {
   const [created] = await tx`INSERT INTO rag_indexes (key, content_hash, chunk_size, chunk_overlap,
       embedder, dimension, chunk_count, term_count)
     VALUES (${index.key}, ${index.contentHash}, ${index.chunkSize}, ${index.chunkOverlap},
-      ${index.embedder}, ${index.dimension}, ${index.chunks.length}, ${terms.totalLength})
+      ${index.embedder}, ${index.dimension}, ${index.chunks.length}, ${prepared.totalTerms})
     RETURNING id`;
   const id = String(created!.id);
   for (let start = 0; start < index.chunks.length; start += CHUNK_ROWS) {
@@ -574,14 +455,14 @@ async function writeIndex(
       text: texts[start + i],
       page_numbers: chunk.pageNumbers,
       num_tokens: chunk.numTokens,
-      num_terms: terms.lengths[start + i],
+      num_terms: prepared.termCounts[start + i],
     }));
     await tx`INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens, num_terms)
       SELECT ${id}, * FROM json_to_recordset(${JSON.stringify(rows)}::text::json)
         AS r(ordinal INTEGER, text TEXT, page_numbers INTEGER[], num_tokens INTEGER,
           num_terms INTEGER)`;
   }
-  await tx`INSERT INTO rag_index_postings (index_id, data) VALUES (${id}, ${terms.toBytes()})`;
+  await tx`INSERT INTO rag_index_postings (index_id, data) VALUES (${id}, ${prepared.postings()})`;
   if (index.vectors.length > 0) {
     await copyIn(
       tx`COPY ${tx(vectors.table)} (index_id, ordinal, embedding) FROM STDIN (FORMAT binary)`,
@@ -589,18 +470,6 @@ async function writeIndex(
     );
   }
   return id;
-}
-
-/** Postings stored with an index of `size` chunks, when they can be read as such. */
-function storedTerms(bytes: Uint8Array | undefined, size: number): TermPostings | undefined {
-  if (bytes === undefined) return undefined;
-  try {
-    const terms = TermPostings.fromBytes(bytes, OWN_BM25);
-    return terms.size === size ? terms : undefined;
-  } catch {
-    // Bytes of another format: built again from the texts.
-    return undefined;
-  }
 }
 
 /**
@@ -639,11 +508,6 @@ async function removeOrphans(tx: Transaction, ids: string[]): Promise<void> {
 /** Takes a lock named by text until the transaction ends; whoever takes it next waits. */
 async function lock(tx: Transaction, name: string): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-/** The name of a chunk of the indexes searched, for the passages read of it. */
-function placeName({ index, chunk }: Place): string {
-  return `${index}/${chunk}`;
 }
 
 function vectorTableName(dimension: number): string {
