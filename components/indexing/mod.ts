@@ -23,7 +23,10 @@ export type {
   SearchQuery,
   StoredChunk,
 } from "./backend.ts";
+export { Indexer } from "./indexer.ts";
+export type { IndexOptions } from "./indexer.ts";
 export { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
 export type { ChunkAndEmbedOptions, EmbeddedChunks, IndexProgress } from "./pipeline.ts";
+export { KeptLinks } from "./kept_links.ts";
 export { SerialBackend } from "./serial_backend.ts";
 export type { StoredLink } from "./serial_backend.ts";

@@ -18,3 +18,7 @@ export { storedPassage } from "./kept_passages.ts";
 export type { WordsKept } from "./proximity.ts";
 export { RemoteSearch } from "./remote_search.ts";
 export type { RemoteReads } from "./remote_search.ts";
+export { Retriever } from "./retriever.ts";
+export type { Question, RankedStore, Rankings } from "./retriever.ts";
+export type { Passage } from "./neighbours.ts";
+export { numTokensParam } from "./budget.ts";

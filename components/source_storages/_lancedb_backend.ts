@@ -41,13 +41,14 @@ import {
   storedPassage,
   type WordsKept,
 } from "../retrieval/mod.ts";
-import { DEFAULT_PASSAGE_MEMORY, KeptLinks } from "../retrieval/search_cache.ts";
+import { DEFAULT_PASSAGE_MEMORY } from "../retrieval/search_cache.ts";
 import { chunkRows } from "./_lance_chunk_rows.ts";
 import {
   type IndexInfo,
   indexInfoOf,
   type IndexLink,
   indexRecord,
+  KeptLinks,
   type NewIndex,
   type SearchQuery,
   SerialBackend,

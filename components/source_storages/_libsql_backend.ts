@@ -39,12 +39,12 @@ import {
   storedPassage,
   type WordsKept,
 } from "../retrieval/mod.ts";
-import { KeptLinks } from "../retrieval/search_cache.ts";
 import {
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
   type IndexLink,
+  KeptLinks,
   type NewIndex,
   type SearchQuery,
   type StoredChunk,

@@ -44,13 +44,13 @@ import {
   storedPassage,
   type WordsKept,
 } from "../retrieval/mod.ts";
-import { KeptLinks } from "../retrieval/search_cache.ts";
 import { copyIn, copyRows, type VectorKind, vectorOf } from "./_postgres_vectors.ts";
 import {
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
   type IndexLink,
+  KeptLinks,
   type NewIndex,
   type SearchQuery,
   type StoredChunk,

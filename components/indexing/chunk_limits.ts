@@ -42,7 +42,7 @@ export interface ChunkLimits {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { chunkLimits } from "./_chunk_limits.ts";
+ * import { chunkLimits } from "./chunk_limits.ts";
  * assert.equal(chunkLimits({ SVC_MIN_CHUNK_SIZE: "32" }).minChunkSize, 32);
  * assert.equal(chunkLimits({}).maxChunksPerDocument, 10_000);
  * ```

@@ -8,11 +8,11 @@ import {
   chunkLimits,
   chunkSizeParam,
   DEFAULT_MAX_CHUNKS_PER_DOCUMENT,
-} from "../../components/source_storages/_chunk_limits.ts";
+} from "../../components/indexing/chunk_limits.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { denoArgs, type Ended, run } from "../_process.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams } from "./_helpers.ts";
+import { chatParams } from "../source_storages/_helpers.ts";
 
 /** Row counts of the LibSQL storage's tables of indexes, chunks and links. */
 async function stored(root: string): Promise<Record<string, number>> {
