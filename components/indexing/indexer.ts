@@ -7,11 +7,11 @@
  * @module
  */
 import type { Document } from "../core/document.ts";
-import { quote } from "../core/errors.ts";
+import { quote, SvcError } from "../core/errors.ts";
 import type { ChatParams } from "../core/params.ts";
 import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
-import { contentHash, type IndexBackend, indexInfo } from "./backend.ts";
+import { contentHash, type IndexBackend, type IndexInfo, indexInfo } from "./backend.ts";
 import { chunkLimits } from "./chunk_limits.ts";
 import { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
 
@@ -88,6 +88,46 @@ export class Indexer {
     const written = await Promise.allSettled([...writes]);
     const failure = [...lanes, ...written].find((result) => result.status === "rejected");
     if (failure) throw failure.reason;
+  }
+
+  /**
+   * The indexes of a chat's documents: each key with the first of the
+   * documents it holds, in their order. The documents not stored for the chat
+   * yet, or stored with other chunk settings or another embedder, are stored
+   * first.
+   *
+   * @throws {SvcError} 409 for a document whose index went as it was stored (the chat deleted)
+   */
+  async indexes(
+    backend: IndexBackend,
+    documents: Document[],
+    options: IndexOptions,
+  ): Promise<Map<string, Document>> {
+    const chatId = options.params.chat_id;
+    const embedder = options.embedder();
+    const current = (info: IndexInfo | undefined) =>
+      info !== undefined && info.chunkSize === options.chunkSize &&
+      info.chunkOverlap === options.chunkOverlap && info.embedder === embedder.id &&
+      info.dimension === embedder.dimension;
+    let links = await backend.links(chatId);
+    const missing = documents.filter((document) => !current(links.get(document.id)));
+    if (missing.length > 0) {
+      await this.store(backend, missing, options);
+      links = await backend.links(chatId);
+    }
+    const documentOf = new Map<string, Document>();
+    for (const document of documents) {
+      const info = links.get(document.id);
+      if (!current(info)) {
+        throw new SvcError(
+          `The document ${quote(document.name)} was stored, but its index is gone: ` +
+            `was the chat deleted meanwhile?`,
+          { status: 409 },
+        );
+      }
+      if (!documentOf.has(info!.key)) documentOf.set(info!.key, document);
+    }
+    return documentOf;
   }
 
   /**

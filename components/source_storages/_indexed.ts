@@ -21,7 +21,7 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
 import { numTokensParam, type Rankings, Retriever } from "../retrieval/mod.ts";
 import { chunkLimits, chunkSizeParam, overlapBelowSize } from "../indexing/chunk_limits.ts";
-import { type IndexBackend, Indexer, type IndexInfo } from "../indexing/mod.ts";
+import { type IndexBackend, Indexer, type IndexOptions } from "../indexing/mod.ts";
 
 /**
  * The default `chunk_overlap`, in tokens. Chunks end at paragraphs and
@@ -136,17 +136,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   protected abstract backend(): Promise<IndexBackend>;
 
   override async store(documents: Document[], params: ChatParams): Promise<void> {
-    const { chunkSize, chunkOverlap } = settingsOf(params);
-    await this.#indexer.store(await this.backend(), documents, {
-      params,
-      chunkSize,
-      chunkOverlap,
-      embedder: () => this.embedder,
-      // Read at each store, as the embedder is: the environment may change
-      // between chats of a long-lived process (tests, a script).
-      shared: () => this.#shareIndexes ?? shareIndexesFromEnv(),
-      storage: this.displayName,
-    });
+    await this.#indexer.store(await this.backend(), documents, this.#indexOptions(params));
   }
 
   override async retrieve(
@@ -174,41 +164,30 @@ export abstract class IndexedSourceStorage extends SourceStorage {
    * stored with other settings or another embedder, are stored first.
    */
   async rankings(documents: Document[], prompt: string, params: ChatParams): Promise<Rankings> {
-    const settings = settingsOf(params);
+    const options = this.#indexOptions(params);
     const backend = await this.backend();
-    const embedder = this.embedder;
-    const current = (info: IndexInfo | undefined) =>
-      info !== undefined && info.chunkSize === settings.chunkSize &&
-      info.chunkOverlap === settings.chunkOverlap && info.embedder === embedder.id &&
-      info.dimension === embedder.dimension;
-
-    let links = await backend.links(params.chat_id);
-    const missing = documents.filter((document) => !current(links.get(document.id)));
-    if (missing.length > 0) {
-      await this.store(missing, params);
-      links = await backend.links(params.chat_id);
-    }
-
-    const documentOf = new Map<string, Document>();
-    for (const document of documents) {
-      const info = links.get(document.id);
-      if (!current(info)) {
-        throw new SvcError(
-          `The document ${quote(document.name)} was stored, but its index is gone: ` +
-            `was the chat deleted meanwhile?`,
-          { status: 409 },
-        );
-      }
-      if (!documentOf.has(info!.key)) documentOf.set(info!.key, document);
-    }
-    return await this.#retriever.rank(backend, embedder, {
-      documents: documentOf,
+    const indexes = await this.#indexer.indexes(backend, documents, options);
+    return await this.#retriever.rank(backend, this.embedder, {
+      documents: indexes,
       prompt,
       history: params.history,
-      numTokens: settings.numTokens,
-      chunkSize: settings.chunkSize,
+      numTokens: options.numTokens,
+      chunkSize: options.chunkSize,
       signal: params.signal,
     });
+  }
+
+  /** How the chat's documents are indexed, its parameters checked as `validateParams()` checks them. */
+  #indexOptions(params: ChatParams): IndexOptions & { numTokens: number } {
+    return {
+      ...settingsOf(params),
+      params,
+      embedder: () => this.embedder,
+      // Read at each store, as the embedder is: the environment may change
+      // between chats of a long-lived process (tests, a script).
+      shared: () => this.#shareIndexes ?? shareIndexesFromEnv(),
+      storage: this.displayName,
+    };
   }
 }
 

@@ -1,38 +1,21 @@
 /**
- * The indexes of the LibSQL source storage in a libSQL database: chunks, and
- * their vectors in `F32_BLOB` columns.
- *
- * A search ranks the chat's chunks, and only those, in memory: what it needs
- * of each index is read once (the chunks' texts and vectors) and kept, within
- * a budget (`searchMemory`), as compact postings and 8-bit vector codes
- * (`lexical/term_postings.ts`, `vectors/vector_codes.ts`); an index added by this process is
- * kept from the start.
- * - The full-text arm is FTS5's BM25 with FTS5's tokenizer, computed over the
- *   chat's chunks alone: the chat's own term statistics, so another user's
- *   documents change nothing of its ranking, and a cost that grows with the
- *   chat, not the database. svc 0.3.0's FTS5 table over the whole database
- *   read every chunk holding a query's word, anyone's, and took 500 ms for a
- *   chat of 100,000 chunks.
- * - The vector arm scans the codes on the query's heaviest dimensions, then
- *   ranks its best candidates (twice the chunks it gives, as many in a chat
- *   of 10,000 chunks or more) exactly by their stored vectors, as
- *   `vector_distance_cos` would, ties to the lower id.
- *   Not the `libsql_vector_idx` ANN index: it searches the whole database and
- *   cannot keep to a chat's documents first (a chat owning 10% of 10,000
- *   vectors got a recall of 0.08 of its top 10 from `vector_top_k`), and its
- *   graph made inserts 100 times slower.
- * `bench/retrieval_bench.ts` measures both arms against a bare FTS5 query and
- * an exact scan of the same chunks.
+ * The indexes of the LibSQL source storage in a libSQL database (the tables
+ * are in `_libsql_tables.ts`): how it writes an index in batches and gives it
+ * its key once complete, links chats to indexes, sweeps what stopped builds
+ * and removed indexes leave, and reads what retrieval ranks. Retrieval ranks
+ * a chat's chunks in memory (`retrieval/index_search.ts`) with FTS5's words
+ * and weights, as an FTS5 table ranked them before; `bench/retrieval_bench.ts`
+ * measures both arms against a bare FTS5 query and an exact scan.
  * @module
  */
-import type { Client, InStatement, InValue, ResultSet } from "@libsql/client";
+import type { Client, InStatement, ResultSet } from "@libsql/client";
 import { Turns } from "../core/turns.ts";
 import { reclaimSpace } from "../sqlite_space.ts";
-import { abandoned, newBuilder, runBuild } from "./_builders.ts";
 import {
   type ChunkAt,
   type FoundIndex,
   IndexSearch,
+  type IndexSearchOptions,
   type PreparedIndex,
   type ReadIndex,
   type StoredPassage,
@@ -40,106 +23,45 @@ import {
   type WordsKept,
 } from "../retrieval/mod.ts";
 import {
+  abandoned,
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
   type IndexLink,
   KeptLinks,
+  newBuilder,
   type NewIndex,
+  runBuild,
   type SearchQuery,
   type StoredChunk,
 } from "../indexing/mod.ts";
+import {
+  cacheKey,
+  createTables,
+  linkStatement,
+  marks,
+  NEXT_GENERATION,
+  postingsStatement,
+  removeIndex,
+  storedCacheKey,
+  type StoredIndex,
+  vectorBytes,
+  vectorTable,
+} from "./_libsql_tables.ts";
 
 // Rows per write; between them other requests may get their turn (see `Turns`).
 const BATCH_ROWS = 200;
-const SCHEMA_VERSION = "2";
-// Version 1 kept an FTS5 table of the chunks' text, filled by triggers, which
-// search stopped reading when it moved into memory: it was three fifths of
-// the time of storing a chunk. Version 2 drops it; an svc of version 1
-// refuses the database, naming both versions, rather than search without it.
-const TO_VERSION_2 = [
-  `DROP TRIGGER IF EXISTS rag_chunks_insert`,
-  `DROP TRIGGER IF EXISTS rag_chunks_delete`,
-  `DROP TABLE IF EXISTS rag_chunks_fts`,
-  `UPDATE rag_meta SET value = '2' WHERE name = 'schema' AND value = '1'`,
-];
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 16;
-// The count of writes to the tables, which a search checks the rows it keeps against.
-const START_GENERATION = `INSERT OR IGNORE INTO rag_meta (name, value) VALUES ('generation', '0')`;
-const NEXT_GENERATION =
-  `UPDATE rag_meta SET value = CAST(value AS INTEGER) + 1 WHERE name = 'generation'`;
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  // key is NULL while the index is built, so that no one links to it early.
-  `CREATE TABLE IF NOT EXISTS rag_indexes (
-    id INTEGER PRIMARY KEY,
-    key TEXT UNIQUE,
-    pending_key TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    chunk_size INTEGER NOT NULL,
-    chunk_overlap INTEGER NOT NULL,
-    embedder TEXT NOT NULL,
-    dimension INTEGER NOT NULL,
-    created_at INTEGER NOT NULL
-  )`,
-  `CREATE TABLE IF NOT EXISTS rag_chunks (
-    id INTEGER PRIMARY KEY,
-    index_id INTEGER NOT NULL REFERENCES rag_indexes (id),
-    ordinal INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    page_numbers TEXT NOT NULL,
-    num_tokens INTEGER NOT NULL
-  )`,
-  `CREATE INDEX IF NOT EXISTS rag_chunks_by_index ON rag_chunks (index_id, ordinal)`,
-  // Each index's postings for the full-text ranking (TermPostings.toBytes()), so that its first
-  // search after a start reads them rather than building them from the texts: kept for the index
-  // made at created_at, and read for no other that took its id since.
-  `CREATE TABLE IF NOT EXISTS rag_postings (
-    index_id INTEGER PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    data BLOB NOT NULL
-  )`,
-  `CREATE TABLE IF NOT EXISTS rag_links (
-    chat_id TEXT NOT NULL,
-    document_id TEXT NOT NULL,
-    index_id INTEGER NOT NULL REFERENCES rag_indexes (id),
-    PRIMARY KEY (chat_id, document_id)
-  )`,
-  `CREATE INDEX IF NOT EXISTS rag_links_by_index ON rag_links (index_id)`,
-  // Who writes an incomplete index, and when it last wrote (see _builders.ts):
-  // a build that stopped is found and removed, whenever it stopped.
-  `CREATE TABLE IF NOT EXISTS rag_builds (
-    index_id INTEGER PRIMARY KEY,
-    builder TEXT NOT NULL,
-    heartbeat INTEGER NOT NULL
-  )`,
-];
-
-/** Options of {@linkcode LibSQLBackend.open}. */
-export interface LibSQLBackendOptions {
+/** Options of {@linkcode LibSQLBackend.open}: the memory that search keeps, and: */
+export interface LibSQLBackendOptions
+  extends Pick<IndexSearchOptions<unknown, undefined>, "searchMemory" | "passageMemory"> {
   /**
    * Whether removing indexes gives their space back to the disk (a file; see
    * `reclaimSpace`).
    * @default {false}
    */
   reclaimSpace?: boolean;
-  /**
-   * The bytes of memory that searching may keep of the indexes (postings and
-   * vector codes, about 2 kB a chunk); what a chat needs beyond it is read
-   * again at each search.
-   * @default {DEFAULT_SEARCH_MEMORY}
-   */
-  searchMemory?: number;
-  /**
-   * The bytes of memory that searching may keep of the passages themselves
-   * (texts, pages, tokens and vectors, about 4.5 kB a chunk), so that a
-   * question reads nothing from the database; the passages beyond it are read
-   * at each question.
-   * @default {DEFAULT_PASSAGE_MEMORY}
-   */
-  passageMemory?: number;
   /**
    * Whether a chat's links and its indexes' ids are kept between questions
    * while nothing wrote to the database: for a file, where checking is
@@ -150,12 +72,7 @@ export interface LibSQLBackendOptions {
   keepLinks?: boolean;
 }
 
-/**
- * The LibSQL storage's indexes in an open libSQL database. Tables are named
- * `rag_*`, so the database may hold other tables too. Vectors of each
- * dimension have their own table, `rag_vectors_<dimension>`, since an
- * `F32_BLOB` column has one dimension.
- */
+/** The LibSQL storage's indexes in an open libSQL database. */
 export class LibSQLBackend implements IndexBackend {
   readonly #client: Client;
   readonly #reclaimSpace: boolean;
@@ -194,21 +111,7 @@ export class LibSQLBackend implements IndexBackend {
 
   /** Creates the tables the database lacks and removes abandoned builds. */
   static async open(client: Client, options: LibSQLBackendOptions = {}): Promise<LibSQLBackend> {
-    await client.batch(SCHEMA, "write");
-    const version = await client.execute(`SELECT value FROM rag_meta WHERE name = 'schema'`);
-    const found = version.rows[0]?.value;
-    if (found === undefined) {
-      await client.execute(
-        `INSERT OR IGNORE INTO rag_meta (name, value) VALUES ('schema', '${SCHEMA_VERSION}')`,
-      );
-    } else if (found !== "1" && found !== SCHEMA_VERSION) {
-      throw new Error(
-        `its rag_* tables have schema version ${found}, and this svc knows ${SCHEMA_VERSION}`,
-      );
-    }
-    // At every start: an svc of version 1 that opened the database since made the table again
-    // before it refused the database.
-    await client.batch([...TO_VERSION_2, START_GENERATION], "write");
+    await createTables(client);
     const backend = new LibSQLBackend(client, options);
     await backend.#sweep();
     return backend;
@@ -334,8 +237,8 @@ export class LibSQLBackend implements IndexBackend {
 
   /**
    * The rows of a query that gives them as one JSON array: the client makes
-   * an object with a getter per column of each row it reads, which took
-   * about 10 ms a question for the 2,000 rows of a chat of 1,000 documents.
+   * an object with a getter per column of each row it reads, which a chat of
+   * many documents felt at every question.
    */
   async #jsonRows(statement: InStatement): Promise<Record<string, unknown>[]> {
     const { rows } = await this.#client.execute(statement);
@@ -478,9 +381,8 @@ export class LibSQLBackend implements IndexBackend {
 
   /**
    * The passages, with their vectors, of chunks that search does not keep,
-   * by their ids: the ids as one argument and the rows as one JSON array (120
-   * passages read in 0.7 ms rather than 1.5 as a row object each and an
-   * argument an id).
+   * by their ids: the ids as one argument and the rows as one JSON array,
+   * which the client reads faster than a row object each and an argument an id.
    */
   async #passagesAt(
     chunks: readonly ChunkAt<StoredIndex, Float64Array>[],
@@ -530,7 +432,7 @@ export class LibSQLBackend implements IndexBackend {
 
   /**
    * Removes the rows of every incomplete index whose build has stopped (see
-   * `_builders.ts`), then gives the space back when anything was removed or
+   * `indexing/builds.ts`), then gives the space back when anything was removed or
    * `reclaim` asks. Best effort: what cannot be removed now (a full disk) is
    * found again at the next sweep.
    */
@@ -568,58 +470,22 @@ export class LibSQLBackend implements IndexBackend {
     return row && { id: Number(row.id), dimension: Number(row.dimension) };
   }
 
-  /**
-   * Statements that remove an index with its chunks and vectors when, as they
-   * run, it is "orphan" (complete and linked by no chat) or "abandoned"
-   * (never completed).
-   */
+  /** {@linkcode removeIndex}'s statements, for an index of `dimension`. */
   async #removeIndex(
     id: number,
     dimension: number,
     when: "orphan" | "abandoned",
   ): Promise<InStatement[]> {
-    const [condition, conditionArgs] = when === "orphan"
-      ? [`key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rag_links WHERE index_id = ?)`, [id]]
-      : [`key IS NULL`, []];
-    const applies = `EXISTS (SELECT 1 FROM rag_indexes WHERE id = ? AND ${condition})`;
-    const args = [id, id, ...conditionArgs];
-    const statements: InStatement[] = [];
-    if (await this.#hasVectors(dimension)) {
-      statements.push({
-        sql: `DELETE FROM rag_vectors_${dimension} WHERE index_id = ? AND ${applies}`,
-        args,
-      });
-    }
-    statements.push(
-      { sql: `DELETE FROM rag_postings WHERE index_id = ? AND ${applies}`, args },
-      { sql: `DELETE FROM rag_chunks WHERE index_id = ? AND ${applies}`, args },
-      { sql: `DELETE FROM rag_builds WHERE index_id = ? AND ${applies}`, args },
-      {
-        sql: `DELETE FROM rag_indexes WHERE id = ? AND ${condition}`,
-        args: [id, ...conditionArgs],
-      },
-    );
-    return statements;
+    return removeIndex(id, when, (await this.#hasVectors(dimension)) ? dimension : undefined);
   }
 
   /** The table of vectors of a dimension, created when missing. */
   async #vectorTable(dimension: number): Promise<string> {
-    if (!Number.isInteger(dimension) || dimension < 1) {
-      throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
-    }
-    const table = `rag_vectors_${dimension}`;
     if (!this.#vectorTables.has(dimension)) {
-      await this.#write([
-        `CREATE TABLE IF NOT EXISTS ${table} (
-          chunk_id INTEGER PRIMARY KEY REFERENCES rag_chunks (id),
-          index_id INTEGER NOT NULL,
-          embedding F32_BLOB(${dimension}) NOT NULL
-        )`,
-        `CREATE INDEX IF NOT EXISTS ${table}_by_index ON ${table} (index_id)`,
-      ]);
+      await this.#write(vectorTable(dimension));
       this.#vectorTables.add(dimension);
     }
-    return table;
+    return `rag_vectors_${dimension}`;
   }
 
   async #hasVectors(dimension: number): Promise<boolean> {
@@ -631,72 +497,4 @@ export class LibSQLBackend implements IndexBackend {
     if (result.rows.length > 0) this.#vectorTables.add(dimension);
     return result.rows.length > 0;
   }
-}
-
-/**
- * Keeps an index's postings, for the index made at `createdAt`; with `ifIndexed`, only while that
- * index is still there (postings built by a search, which a removal may have overtaken).
- */
-function postingsStatement(
-  id: number,
-  createdAt: number,
-  data: Uint8Array,
-  options: { ifIndexed?: boolean } = {},
-): InStatement {
-  return options.ifIndexed
-    ? {
-      sql: `INSERT OR REPLACE INTO rag_postings (index_id, created_at, data)
-        SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM rag_indexes WHERE id = ? AND created_at = ?)`,
-      args: [id, createdAt, data, id, createdAt],
-    }
-    : {
-      sql: `INSERT OR REPLACE INTO rag_postings (index_id, created_at, data) VALUES (?, ?, ?)`,
-      args: [id, createdAt, data],
-    };
-}
-
-function linkStatement(link: IndexLink): InStatement {
-  return {
-    sql: `INSERT INTO rag_links (chat_id, document_id, index_id)
-      SELECT ?, ?, id FROM rag_indexes WHERE key = ?
-      ON CONFLICT (chat_id, document_id) DO UPDATE SET index_id = excluded.index_id`,
-    args: [link.chatId, link.documentId, link.key],
-  };
-}
-
-/** A complete index's row id, key and time of creation. */
-interface StoredIndex {
-  id: number;
-  key: string;
-  createdAt: number;
-}
-
-// The cache keys of the indexes read, each made once: the same string at each question is hashed
-// once, where making 2,000 of them anew took some 1.5 ms of a question over 1,000 documents.
-const storedCacheKeys = new WeakMap<StoredIndex, { dimension: number; key: string }>();
-
-/** {@linkcode cacheKey} of an index read from the database. */
-function storedCacheKey(index: StoredIndex, dimension: number): string {
-  const made = storedCacheKeys.get(index);
-  if (made?.dimension === dimension) return made.key;
-  const key = cacheKey(index.createdAt, index.id, dimension);
-  storedCacheKeys.set(index, { dimension, key });
-  return key;
-}
-
-/**
- * The key of an index in search's memory. An id may be reused once its index
- * is removed; with its creation time it names one index.
- */
-function cacheKey(createdAt: number, id: number, dimension: number): string {
-  return `${id}/${createdAt}/${dimension}`;
-}
-
-/** A vector as the bytes of its float32 values, which is how `F32_BLOB` stores it. */
-function vectorBytes(vector: Float32Array): InValue {
-  return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-function marks(count: number): string {
-  return Array.from({ length: count }, () => "?").join(", ");
 }

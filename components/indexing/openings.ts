@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Openings } from "./_openings.ts";
+ * import { Openings } from "./openings.ts";
  * const openings = new Openings<object>();
  * const first = openings.get("here", () => Promise.resolve({}));
  * assert.equal(openings.get("here", () => Promise.resolve({})), first);

@@ -4,7 +4,7 @@ import {
   newBuilder,
   runBuild,
   STALE_AFTER_MS,
-} from "../../components/source_storages/_builders.ts";
+} from "../../components/indexing/builds.ts";
 import { spawn } from "../_process.ts";
 
 /** The builder id another process on this machine would have, as `newBuilder()` makes it. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Openings } from "../../components/source_storages/_openings.ts";
+import { Openings } from "../../components/indexing/openings.ts";
 
 Deno.test("Openings opens a location once, for every user at once, and each location apart", async () => {
   const openings = new Openings<string>();

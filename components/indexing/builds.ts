@@ -58,7 +58,7 @@ export function runBuild(builder: string): Disposable {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { abandoned, newBuilder, runBuild } from "./_builders.ts";
+ * import { abandoned, newBuilder, runBuild } from "./builds.ts";
  * const builder = await newBuilder();
  * {
  *   using _running = runBuild(builder);
