@@ -1,19 +1,10 @@
 /**
  * The indexes of the Postgres source storage in a PostgreSQL database: chunks,
- * the postings of svc's BM25 (the words and stems of `lexical/bm25.ts`, counted per
- * chunk) and the chunks' vectors, in `rag_*` tables.
- *
- * A chat's chunks are ranked in memory (`retrieval/memory_search.ts`), as LibSQL and
- * LanceDB rank theirs: what search needs of an index (its words' postings and
- * the codes of its vectors) and its passages (texts and vectors) are read from
- * the database at the index's first search and kept, within budgets
- * (`retrieval/search_cache.ts`), since an index never changes; any number of processes
- * share the database, each keeping what its own chats search. The full-text
- * arm is svc's BM25 over svc's words and stems, as it was when PostgreSQL
- * computed it over the postings table; the vector arm ranks the codes'
- * candidates exactly by their stored vectors. PostgreSQL ranking them took 135
- * ms a question over 10,000 passages (with pgvector's HNSW index; 168 ms
- * without), where LibSQL searched in memory in 17 ms.
+ * their postings and their vectors, in `rag_*` tables. Retrieval ranks a
+ * chat's chunks in memory (`retrieval/index_search.ts`), with svc's own words
+ * and stems, as PostgreSQL ranked them before over a postings table, many
+ * times slower; any number of processes share the database, each keeping in
+ * memory what its own chats search.
  *
  * An index's postings are kept as the bytes of `TermPostings.toBytes()`
  * (`rag_index_postings`), written with it, so that its first search after a
@@ -38,13 +29,26 @@ import {
   type ChunkAt,
   type FoundIndex,
   IndexSearch,
-  type PreparedIndex,
+  type IndexSearchOptions,
   type ReadIndex,
   type StoredPassage,
   storedPassage,
   type WordsKept,
 } from "../retrieval/mod.ts";
-import { copyIn, copyRows, type VectorKind, vectorOf } from "./_postgres_vectors.ts";
+import {
+  createTables,
+  linkIn,
+  LINKS_GENERATION,
+  LINKS_LOCK,
+  lock,
+  nextLinksGeneration,
+  quoteIdentifier,
+  removeOrphans,
+  SCHEMA_LOCK,
+  vectorTableName,
+  writeIndex,
+} from "./_postgres_tables.ts";
+import { type VectorKind, vectorOf } from "./_postgres_vectors.ts";
 import {
   type IndexBackend,
   type IndexInfo,
@@ -57,69 +61,13 @@ import {
 } from "../indexing/mod.ts";
 
 type Sql = Postgres.Sql;
-type Transaction = Postgres.TransactionSql;
-
-const SCHEMA_VERSION = "1";
-// Rows per statement: a few megabytes of JSON at most.
-const CHUNK_ROWS = 500;
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 32;
 // The most indexes whose ids are kept by key (some 100 bytes each).
 const MAX_KNOWN_IDS = 100_000;
 
-// Locks of transactions (pg_advisory_xact_lock), named by text.
-const SCHEMA_LOCK = "svc rag schema";
-const LINKS_LOCK = "svc rag links";
-// The count of changes to the links and indexes (in rag_meta), moved on under LINKS_LOCK.
-const LINKS_GENERATION = "links generation";
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS rag_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS rag_indexes (
-    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    key TEXT NOT NULL UNIQUE,
-    content_hash TEXT NOT NULL,
-    chunk_size INTEGER NOT NULL,
-    chunk_overlap INTEGER NOT NULL,
-    embedder TEXT NOT NULL,
-    dimension INTEGER NOT NULL,
-    chunk_count INTEGER NOT NULL,
-    term_count BIGINT NOT NULL,
-    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
-  )`,
-  `CREATE TABLE IF NOT EXISTS rag_chunks (
-    index_id BIGINT NOT NULL REFERENCES rag_indexes (id) ON DELETE CASCADE,
-    ordinal INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    page_numbers INTEGER[] NOT NULL,
-    num_tokens INTEGER NOT NULL,
-    num_terms INTEGER NOT NULL,
-    PRIMARY KEY (index_id, ordinal)
-  )`,
-  // An index's postings for the full-text ranking: the bytes of TermPostings.toBytes().
-  `CREATE TABLE IF NOT EXISTS rag_index_postings (
-    index_id BIGINT PRIMARY KEY REFERENCES rag_indexes (id) ON DELETE CASCADE,
-    data BYTEA NOT NULL
-  )`,
-  `CREATE TABLE IF NOT EXISTS rag_links (
-    chat_id TEXT NOT NULL,
-    document_id TEXT NOT NULL,
-    index_id BIGINT NOT NULL REFERENCES rag_indexes (id),
-    PRIMARY KEY (chat_id, document_id)
-  )`,
-  `CREATE INDEX IF NOT EXISTS rag_links_by_index ON rag_links (index_id)`,
-];
-
-/** Options of {@linkcode PostgresBackend.open}. */
-export interface PostgresBackendOptions {
-  /**
-   * The bytes of memory that searching may keep of the passages themselves
-   * (texts, pages, tokens and vectors); the passages beyond it are read at
-   * each question.
-   * @default {DEFAULT_PASSAGE_MEMORY}
-   */
-  passageMemory?: number;
-}
+/** Options of {@linkcode PostgresBackend.open}: the memory that search keeps of the passages. */
+export type PostgresBackendOptions = Pick<IndexSearchOptions<string, undefined>, "passageMemory">;
 
 /**
  * The Postgres storage's indexes in a PostgreSQL database. Tables are named
@@ -160,20 +108,7 @@ export class PostgresBackend implements IndexBackend {
    * @throws {Error} when the tables are of another version of svc
    */
   static async open(sql: Sql, options: PostgresBackendOptions = {}): Promise<PostgresBackend> {
-    await sql.begin(async (tx) => {
-      await lock(tx, SCHEMA_LOCK);
-      for (const statement of SCHEMA) await tx.unsafe(statement);
-      const [found] = await tx`SELECT value FROM rag_meta WHERE name = 'schema'`;
-      if (found === undefined) {
-        await tx`INSERT INTO rag_meta (name, value) VALUES ('schema', ${SCHEMA_VERSION})`;
-      } else if (found.value !== SCHEMA_VERSION) {
-        throw new Error(
-          `its rag_* tables have schema version ${found.value}, and this svc knows ${SCHEMA_VERSION}`,
-        );
-      }
-      await tx`INSERT INTO rag_meta (name, value) VALUES (${LINKS_GENERATION}, '0')
-        ON CONFLICT (name) DO NOTHING`;
-    });
+    await createTables(sql);
     const [extension] = await sql`SELECT n.nspname AS schema FROM pg_extension e
       JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`;
     return new PostgresBackend(sql, extension?.schema, options);
@@ -220,7 +155,7 @@ export class PostgresBackend implements IndexBackend {
   /**
    * A chat's links, read again only when a process changed some links or
    * indexes since (one small read of their count of changes rather than the
-   * chat's rows: 1,000 of them took some milliseconds a question). The count
+   * chat's rows, which a chat of many documents felt at every question). The count
    * is read first, so that links read meanwhile are never kept as newer than
    * they are.
    */
@@ -434,86 +369,4 @@ export class PostgresBackend implements IndexBackend {
     this.#vectorTables.set(dimension, kind);
     return kind;
   }
-}
-
-/** Writes a new index: its row, chunks, postings and vectors; gives its id. */
-async function writeIndex(
-  tx: Transaction,
-  index: NewIndex,
-  { texts, prepared }: { texts: readonly string[]; prepared: PreparedIndex },
-  vectors: { table: string; kind: VectorKind },
-): Promise<string> {
-  const [created] = await tx`INSERT INTO rag_indexes (key, content_hash, chunk_size, chunk_overlap,
-      embedder, dimension, chunk_count, term_count)
-    VALUES (${index.key}, ${index.contentHash}, ${index.chunkSize}, ${index.chunkOverlap},
-      ${index.embedder}, ${index.dimension}, ${index.chunks.length}, ${prepared.totalTerms})
-    RETURNING id`;
-  const id = String(created!.id);
-  for (let start = 0; start < index.chunks.length; start += CHUNK_ROWS) {
-    const rows = index.chunks.slice(start, start + CHUNK_ROWS).map((chunk, i) => ({
-      ordinal: start + i,
-      text: texts[start + i],
-      page_numbers: chunk.pageNumbers,
-      num_tokens: chunk.numTokens,
-      num_terms: prepared.termCounts[start + i],
-    }));
-    await tx`INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens, num_terms)
-      SELECT ${id}, * FROM json_to_recordset(${JSON.stringify(rows)}::text::json)
-        AS r(ordinal INTEGER, text TEXT, page_numbers INTEGER[], num_tokens INTEGER,
-          num_terms INTEGER)`;
-  }
-  await tx`INSERT INTO rag_index_postings (index_id, data) VALUES (${id}, ${prepared.postings()})`;
-  if (index.vectors.length > 0) {
-    await copyIn(
-      tx`COPY ${tx(vectors.table)} (index_id, ordinal, embedding) FROM STDIN (FORMAT binary)`,
-      copyRows(BigInt(id), index.vectors, vectors.kind),
-    );
-  }
-  return id;
-}
-
-/**
- * Links a chat's document to the index of `link.key` in a transaction, and
- * removes the index it linked to before when no chat links to that any more;
- * false when there is no such index.
- */
-async function linkIn(tx: Transaction, link: IndexLink): Promise<boolean> {
-  await lock(tx, LINKS_LOCK);
-  const [earlier] = await tx`SELECT index_id FROM rag_links
-    WHERE chat_id = ${link.chatId} AND document_id = ${link.documentId}`;
-  const [linked] = await tx`INSERT INTO rag_links (chat_id, document_id, index_id)
-    SELECT ${link.chatId}, ${link.documentId}, id FROM rag_indexes WHERE key = ${link.key}
-    ON CONFLICT (chat_id, document_id) DO UPDATE SET index_id = excluded.index_id
-    RETURNING index_id`;
-  if (linked === undefined) return false;
-  if (earlier !== undefined && String(earlier.index_id) !== String(linked.index_id)) {
-    await removeOrphans(tx, [String(earlier.index_id)]);
-  }
-  await nextLinksGeneration(tx);
-  return true;
-}
-
-/** Counts a change to the links or indexes, which every process's kept links then give way to. */
-async function nextLinksGeneration(tx: Transaction): Promise<void> {
-  await tx`UPDATE rag_meta SET value = (value::bigint + 1)::text WHERE name = ${LINKS_GENERATION}`;
-}
-
-/** Removes the indexes of `ids` that no chat links to, with their rows (by cascade). */
-async function removeOrphans(tx: Transaction, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx`DELETE FROM rag_indexes i WHERE i.id = ANY(${[...new Set(ids)]}::bigint[])
-    AND NOT EXISTS (SELECT 1 FROM rag_links l WHERE l.index_id = i.id)`;
-}
-
-/** Takes a lock named by text until the transaction ends; whoever takes it next waits. */
-async function lock(tx: Transaction, name: string): Promise<void> {
-  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-function vectorTableName(dimension: number): string {
-  return `rag_vectors_${dimension}`;
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
