@@ -1,10 +1,9 @@
 /**
- * Searching a chat's indexes in memory, for the storages whose database
- * cannot rank a chat's chunks alone quickly (LibSQL, LanceDB): each index
- * kept as BM25 postings (`lexical/term_postings.ts`) and 8-bit vector codes
- * (`vectors/vector_codes.ts`); the full-text arm ranked over the chat's chunks
- * alone, the vector arm's best candidates by their codes, which the storage
- * ranks again exactly by their stored vectors ({@linkcode nearestExactly}).
+ * The two arms over indexes kept in memory (`index_search.ts` keeps them):
+ * each index as BM25 postings (`lexical/term_postings.ts`) and 8-bit vector
+ * codes (`vectors/vector_codes.ts`); the full-text arm ranked over the chat's
+ * chunks alone, the vector arm's best candidates found by their codes, then
+ * ranked again exactly by their stored vectors ({@linkcode nearestExactly}).
  * @module
  */
 import type { SearchQuery } from "../indexing/mod.ts";

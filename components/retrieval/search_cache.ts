@@ -1,5 +1,5 @@
 /**
- * What a storage keeps in memory of its indexes to search them, the least
+ * What search keeps in memory of a store's indexes, the least
  * recently used dropped first once a budget of bytes is spent. An index is
  * immutable once stored, so an entry stays true until its index is removed,
  * and then is no longer asked for.

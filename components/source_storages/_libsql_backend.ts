@@ -43,7 +43,6 @@ import {
   NEXT_GENERATION,
   postingsStatement,
   removeIndex,
-  storedCacheKey,
   type StoredIndex,
   vectorBytes,
   vectorTable,
@@ -204,7 +203,7 @@ export class LibSQLBackend implements IndexBackend {
         ...earlier ? await this.#removeIndex(earlier.id, earlier.dimension, "orphan") : [],
       ]);
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
-        prepared.keep(cacheKey(now, id, index.dimension));
+        prepared.keep(cacheKey(id, now));
       } else prepared.drop();
     } catch (error) {
       prepared?.drop();
@@ -267,7 +266,6 @@ export class LibSQLBackend implements IndexBackend {
   ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
     const state = await this.#state();
-    const dimension = query.vector.length;
     return await this.#search.search(keys, query, {
       // A database on a server is read at every search.
       state: state ?? {},
@@ -275,7 +273,7 @@ export class LibSQLBackend implements IndexBackend {
         (await this.#storedIndexes(keys, state)).map((index): FoundIndex<StoredIndex> => ({
           id: index,
           key: index.key,
-          cacheKey: storedCacheKey(index, dimension),
+          cacheKey: index.cacheKey,
         })),
     });
   }
@@ -298,7 +296,8 @@ export class LibSQLBackend implements IndexBackend {
       });
       for (const row of found) {
         const key = String(row.key);
-        byKey.set(key, { id: Number(row.id), key, createdAt: Number(row.created_at) });
+        const [id, createdAt] = [Number(row.id), Number(row.created_at)];
+        byKey.set(key, { id, key, createdAt, cacheKey: cacheKey(id, createdAt) });
       }
     }
     return keys.flatMap((key) => byKey.get(key) ?? []);

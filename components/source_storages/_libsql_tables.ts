@@ -169,32 +169,24 @@ export function linkStatement(link: IndexLink): InStatement {
   };
 }
 
-/** A complete index's row id, key and time of creation. */
+/**
+ * A complete index's row id, key and time of creation, and its name in
+ * search's memory ({@linkcode cacheKey}), made once when the row is read.
+ */
 export interface StoredIndex {
   id: number;
   key: string;
   createdAt: number;
-}
-
-// The cache keys of the indexes read, each made once: the same string at each question is hashed
-// once, rather than made anew for each index at each question.
-const storedCacheKeys = new WeakMap<StoredIndex, { dimension: number; key: string }>();
-
-/** {@linkcode cacheKey} of an index read from the database. */
-export function storedCacheKey(index: StoredIndex, dimension: number): string {
-  const made = storedCacheKeys.get(index);
-  if (made?.dimension === dimension) return made.key;
-  const key = cacheKey(index.createdAt, index.id, dimension);
-  storedCacheKeys.set(index, { dimension, key });
-  return key;
+  cacheKey: string;
 }
 
 /**
- * The key of an index in search's memory. An id may be reused once its index
- * is removed; with its creation time it names one index.
+ * The name of an index in search's memory. An id may be reused once its
+ * index is removed; with its creation time it names one index (whose key
+ * names its dimension).
  */
-export function cacheKey(createdAt: number, id: number, dimension: number): string {
-  return `${id}/${createdAt}/${dimension}`;
+export function cacheKey(id: number, createdAt: number): string {
+  return `${id}/${createdAt}`;
 }
 
 /** A vector as the bytes of its float32 values, which is how `F32_BLOB` stores it. */

@@ -1,6 +1,6 @@
 /**
- * BM25 in memory, for a storage whose database has no ranked full-text search
- * (Chroma). An index holds the term statistics of one stored document's
+ * BM25 in memory, for a store that has no ranked full-text search (Chroma,
+ * `remote_search.ts`). An index holds the term statistics of one stored document's
  * chunks; a search ranks the chunks of several indexes as if they were one
  * collection, with the words as `contentWords()` and `stem()` see them, which
  * is how the hash embedder sees them too.

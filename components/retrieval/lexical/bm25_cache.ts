@@ -1,7 +1,7 @@
 /**
  * The term statistics of the indexes searched lately, kept in memory within a
- * bound, for the storages whose full-text arm is svc's own BM25 (LanceDB,
- * Chroma). An index never changes under its key, so nothing kept goes stale.
+ * bound, for a store that has no ranked full-text search (Chroma,
+ * `remote_search.ts`). An index never changes under its key, so nothing kept goes stale.
  * @module
  */
 import { Bm25Index } from "./bm25.ts";
