@@ -78,7 +78,7 @@ export const INCLUDES: readonly string[] = [
   "components/indexing/_worker.ts",
   "components/documents/pdf/_worker.ts",
   "components/documents/_reader_worker.ts",
-  "components/source_storages/_code_scan_worker.ts",
+  "components/retrieval/vectors/code_scan_worker.ts",
 ];
 
 /** The release targets and the name of each one's binary in `dist/`. */

@@ -3,7 +3,9 @@
  * `components/`, `server/` and `cli/` as `deno info` resolves it (type-only
  * imports included): no module reaches itself through its imports,
  * `components/core/` is the bottom layer, the PDF reader is entered by its
- * `mod.ts`, and dependencies point one way, `cli -> server -> components`.
+ * `mod.ts`, dependencies point one way, `cli -> server -> components`, and
+ * within components `source_storages -> retrieval -> (indexing, embeddings,
+ * text, core)`.
  * @module
  */
 import assert from "node:assert/strict";
@@ -122,6 +124,39 @@ Deno.test("components/indexing/ knows the source storages only by the backend co
   const indexing = under("components/indexing");
   assert.deepEqual(
     crossings(graph, indexing, (file) => !under("components/source_storages")(file)),
+    [],
+  );
+});
+
+Deno.test("components/retrieval/ knows no storage: source storages hand it their data, never back", () => {
+  const retrieval = under("components/retrieval");
+  assert.deepEqual(
+    crossings(graph, retrieval, (file) => !under("components/source_storages")(file)),
+    [],
+  );
+});
+
+Deno.test("retrieval sits above indexing, embeddings, text and core: none of them imports it", () => {
+  const below = ["indexing", "embeddings", "text", "core", "documents", "assistants"]
+    .map((folder) => under(`components/${folder}`));
+  assert.deepEqual(
+    crossings(
+      graph,
+      (file) => below.some((folder) => folder(file)),
+      (file) => !under("components/retrieval")(file),
+    ),
+    [],
+  );
+});
+
+Deno.test("source storages reach retrieval through its door, retrieval/mod.ts", () => {
+  const retrieval = under("components/retrieval");
+  assert.deepEqual(
+    crossings(
+      graph,
+      under("components/source_storages"),
+      (file) => !retrieval(file) || file === "components/retrieval/mod.ts",
+    ),
     [],
   );
 });
