@@ -4,10 +4,11 @@ import { openaiFake } from "../assistants/_providers.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { freePort } from "../_process.ts";
 import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
+import { integration } from "../_tier.ts";
 
 const WORDS = ["The", " secret", " ingredient", " is", " cardamom", " [1]."];
 
-Deno.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible server's tokens as JSON Lines", async () => {
+integration.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible server's tokens as JSON Lines", async () => {
   await using fake = new FakeServer([(server) => openaiFake.answer(server, WORDS, { delay: 150 })]);
   await using dir = await tmpDir();
   const port = freePort();

@@ -10,6 +10,7 @@ import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
 import { watchThreads, watchWorkers } from "../source_storages/_threads.ts";
+import { integration } from "../_tier.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
 
@@ -188,7 +189,7 @@ Deno.test("chunkAndEmbed() stops when its signal aborts, before or during the wo
   assert.equal(workers.replies, 0, "it did not wait for the worker's answer");
 });
 
-Deno.test("chunkAndEmbed() does not keep the process alive once done", async () => {
+integration.test("chunkAndEmbed() does not keep the process alive once done", async () => {
   const module = new URL("../../components/indexing/pipeline.ts", import.meta.url).href;
   const script = `
     import { chunkAndEmbed } from ${JSON.stringify(module)};

@@ -17,6 +17,7 @@ import { zipOf } from "../documents/_helpers.ts";
 import { flateStream, page, pages, refs } from "../documents/_pdf_make.ts";
 import { failures } from "./_checks.ts";
 import { Client, type Svc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const MiB = 2 ** 20;
 
@@ -159,7 +160,7 @@ function deckOf(count: number, bytes: number): Uint8Array<ArrayBuffer> {
 
 const HELLO = flateStream("BT /F1 12 Tf 72 700 Td (Hello) Tj ET");
 
-Deno.test("hostile documents end in a 422 naming what they passed, on every path that parses them, while other users are answered", async () => {
+integration.test("hostile documents end in a 422 naming what they passed, on every path that parses them, while other users are answered", async () => {
   await using dir = await tmpDir();
   await using svc = await startReaders(dir.path, {
     SVC_READER_HEAP_MB: "256",
@@ -234,7 +235,7 @@ Deno.test("hostile documents end in a 422 naming what they passed, on every path
   assert.deepEqual(failures(svc), []);
 });
 
-Deno.test("a document whose reading passes the deadline ends in a 422, and the server reads the next", async () => {
+integration.test("a document whose reading passes the deadline ends in a 422, and the server reads the next", async () => {
   await using dir = await tmpDir();
   await using svc = await startReaders(dir.path, { SVC_READER_TIMEOUT: "1" });
   const [attacker, bystander] = await Promise.all([

@@ -14,6 +14,7 @@ import { openDatabase } from "../../server/database/mod.ts";
 import { tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
 import { startSvc, type Svc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -47,7 +48,7 @@ async function login(svc: Svc, user: string, password: string, address: string) 
   return { status: response.status, body: await response.json() };
 }
 
-Deno.test("40 guesses sent at once at one account get at most the limit checked, and the right password no more", async () => {
+integration.test("40 guesses sent at once at one account get at most the limit checked, and the right password no more", async () => {
   await using dir = await tmpDir();
   await using svc = await passwordSvc(dir.path, ["grace"]);
   const guesses = Array.from(
@@ -70,7 +71,7 @@ Deno.test("40 guesses sent at once at one account get at most the limit checked,
   assert.deepEqual(failures(svc), []);
 });
 
-Deno.test("30 logins at once leave /health and another user's GET /chats answered while they run", async () => {
+integration.test("30 logins at once leave /health and another user's GET /chats answered while they run", async () => {
   await using dir = await tmpDir();
   const users = Array.from({ length: 30 }, (_, i) => `user${i}`);
   await using svc = await passwordSvc(dir.path, ["bob", ...users]);

@@ -14,6 +14,7 @@ import { svcToml, tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
 import { rawRequest, writeAll } from "./_raw_http.ts";
 import { Client, pause, type Svc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 /** How far the provider gets before it holds. */
 type Stage = "before the provider answers" | "before the first token" | "after the first token";
@@ -179,7 +180,7 @@ const STAGES: Stage[] = [
   "after the first token",
 ];
 
-Deno.test("a client that leaves a streamed answer ends the provider's call, before or after the first token", async () => {
+integration.test("a client that leaves a streamed answer ends the provider's call, before or after the first token", async () => {
   await using dir = await tmpDir();
   await using provider = new HoldingProvider();
   await using svc = await startWithProvider(dir.path, provider);

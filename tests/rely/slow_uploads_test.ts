@@ -10,6 +10,7 @@ import { tmpDir } from "../test_utils.ts";
 import { failures, temporaryUploads } from "./_checks.ts";
 import { multipart, offsetOf, rawRequest, readResponse, writeAll } from "./_raw_http.ts";
 import { Client, pause, startSvc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const FILE = "X".repeat(100_000);
 
@@ -42,7 +43,7 @@ async function drip(client: Client, port: number) {
   return response;
 }
 
-Deno.test("uploads dripping a byte at a time in every slot are cut with 408, and the slots serve others after", async () => {
+integration.test("uploads dripping a byte at a time in every slot are cut with 408, and the slots serve others after", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, {
     env: {
