@@ -148,8 +148,11 @@ export class FakeServer implements AsyncDisposable {
 export class SilentServer implements AsyncDisposable {
   /** Everything received, as text. */
   received = "";
+  /** Settles when the first bytes of a request arrive. */
+  readonly requested: Promise<void>;
   /** Settles when a client closes its connection. */
   readonly hungUp: Promise<void>;
+  readonly #request = Promise.withResolvers<void>();
   readonly #listener: Deno.TcpListener;
   readonly #connections = new Set<Deno.Conn>();
   readonly #work: Promise<void>[] = [];
@@ -158,6 +161,7 @@ export class SilentServer implements AsyncDisposable {
     this.#listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     let hangUp!: () => void;
     this.hungUp = new Promise((resolve) => hangUp = resolve);
+    this.requested = this.#request.promise;
     this.#work.push(this.#accept(hangUp));
   }
 
@@ -183,6 +187,7 @@ export class SilentServer implements AsyncDisposable {
     try {
       for (let n = await connection.read(buffer); n !== null; n = await connection.read(buffer)) {
         this.received += decoder.decode(buffer.subarray(0, n), { stream: true });
+        this.#request.resolve();
       }
       hangUp();
     } catch {

@@ -197,7 +197,7 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
     });
     const controller = new AbortController();
     const answer = collect(assistant, chatParams(controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await within(server.requested, PATIENCE * 1000, "the request reaching the provider");
     controller.abort();
     assert.deepEqual(await within(answer, PATIENCE * 1000, "ending after the abort"), {
       texts: [],
@@ -206,13 +206,17 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
   });
 
   Deno.test(`${name} stops at once when the signal aborts while it waits to retry`, async () => {
+    const overloaded = Promise.withResolvers<void>();
     const { server, assistant } = setup([
-      () => fake.error(503, "Overloaded", { "retry-after": "5" }),
+      () => {
+        overloaded.resolve();
+        return fake.error(503, "Overloaded", { "retry-after": "5" });
+      },
     ], { SVC_ASSISTANT_TIMEOUT: String(PATIENCE) });
     await using _ = server;
     const controller = new AbortController();
     const answer = collect(assistant, chatParams(controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await within(overloaded.promise, PATIENCE * 1000, "the first request");
     controller.abort();
     assert.deepEqual(await within(answer, PATIENCE * 1000, "ending after the abort"), {
       texts: [],

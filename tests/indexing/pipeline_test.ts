@@ -36,6 +36,7 @@ Deno.test("chunkAndEmbed() reports the pages once parsed and the chunks once cut
 });
 
 Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", async () => {
+  using workers = watchWorkers();
   const document = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
   const stop = new AbortController();
   const steps: unknown[] = [];
@@ -43,15 +44,16 @@ Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", asyn
     ...settings,
     embedder: new HashEmbedder({ dimension: 64 }),
     signal: stop.signal,
-    // Aborted at the first step: the worker goes on to send the second, which no one is told.
     onProgress: (step) => {
       steps.push(step);
       stop.abort(new Error("left"));
     },
   });
   await assert.rejects(working, /left/);
-  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(steps.length, 1);
+  // Aborted at the first step, its pages read: the job never went to the indexing worker, so
+  // nothing is left that could tell a second step.
+  assert.equal(workers.posted, 0);
 });
 
 Deno.test("chunkAndEmbed() reads a PDF page by page into the chunks of its whole text", async () => {
