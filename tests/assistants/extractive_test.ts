@@ -22,7 +22,7 @@ async function answer(prompt: string, sources: Source[]): Promise<string[]> {
     user: "ada",
     chat_id: "c",
     chat_name: "Spices",
-    signal: AbortSignal.timeout(10_000),
+    signal: new AbortController().signal,
   };
   return await Array.fromAsync(new Extractive().answer(prompt, sources, params));
 }

@@ -75,11 +75,14 @@ export function pause(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
 
-/** Polls `probe` every 20 ms until it returns a value, for at most `ms` milliseconds. */
+/**
+ * Polls `probe` every 20 ms until it returns a value, for at most `ms`
+ * milliseconds: a guard against a hang, however busy the machine.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
-  ms = 30_000,
+  ms = 120_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
