@@ -6,9 +6,10 @@
  * about a minute.
  *
  * A test that starts any of these is an {@linkcode integration} test
- * (`postgresTest` and `browserTest` make theirs so), and the unit tier leaves
- * it out. The mark is on the test itself, so a test keeps its tier wherever
- * its file moves. A test that forgets it fails loudly in the unit tier: the
+ * (`postgresTest` and `browserTest` make theirs so), and a test whose own
+ * work takes seconds is a {@linkcode slow} one; the unit tier leaves both
+ * out. The mark is on the test itself, so a test keeps its tier wherever its
+ * file moves. A test that forgets it fails loudly in the unit tier: the
  * helpers that start children and clusters refuse there, and `_unit_tier.ts`
  * makes whatever starts a process without them refuse too.
  *
@@ -33,27 +34,43 @@ export function unitTier(): boolean {
 /** A test function, as `Deno.test` takes it. */
 type TestFn = (t: Deno.TestContext) => void | Promise<void>;
 
-/**
- * The tests that start a child process, a server process, PostgreSQL or a
- * browser: `deno task test` runs them, the unit tier leaves them out.
- */
-export const integration: {
-  /** Whether this run leaves them out. */
+/** A kind of test that only the whole suite runs. */
+export interface WholeSuiteTests {
+  /** Whether this run leaves them out: the unit tier. */
   readonly ignore: boolean;
   /**
    * `Deno.test` for such a test: its name and function, or its whole
    * definition, whose own `ignore` still counts.
    */
   test(nameOrDefinition: string | Deno.TestDefinition, fn?: TestFn): void;
-} = {
-  ignore: unitTier(),
-  test(nameOrDefinition, fn) {
-    const definition = typeof nameOrDefinition === "string"
-      ? { name: nameOrDefinition, fn: fn! }
-      : nameOrDefinition;
-    Deno.test({ ...definition, ignore: integration.ignore || definition.ignore });
-  },
-};
+}
+
+function wholeSuiteTests(): WholeSuiteTests {
+  const tests: WholeSuiteTests = {
+    ignore: unitTier(),
+    test(nameOrDefinition, fn) {
+      const definition = typeof nameOrDefinition === "string"
+        ? { name: nameOrDefinition, fn: fn! }
+        : nameOrDefinition;
+      Deno.test({ ...definition, ignore: tests.ignore || definition.ignore });
+    },
+  };
+  return tests;
+}
+
+/**
+ * The tests that start a child process, a server process, PostgreSQL or a
+ * browser: `deno task test` runs them, the unit tier leaves them out.
+ */
+export const integration: WholeSuiteTests = wholeSuiteTests();
+
+/**
+ * The tests whose own work takes seconds of a core (a whole labelled set
+ * ranked or answered, a tokenizer checked at every cut of every fixture,
+ * hundreds of writes compacted): `deno task test` runs them, the unit tier
+ * leaves them out to keep to its minute.
+ */
+export const slow: WholeSuiteTests = wholeSuiteTests();
 
 /**
  * Throws when this run is the unit tier, which starts no `what` (a child

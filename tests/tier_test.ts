@@ -1,8 +1,8 @@
 /**
  * The test tiers (`_tier.ts`): a test file run as `deno task test:unit` runs
- * it leaves out its integration tests, and fails an unmarked test that starts
- * a child process or PostgreSQL; run as `deno task test` runs it, every test
- * runs.
+ * it leaves out its integration and slow tests, and fails an unmarked test
+ * that starts a child process or PostgreSQL; run as `deno task test` runs it,
+ * every test runs.
  * @module
  */
 import assert from "node:assert/strict";
@@ -30,9 +30,10 @@ function testFile(): string {
 import { spawn } from ${module("./_process.ts")};
 import { postgresTest, startPostgres } from ${module("./_postgres.ts")};
 import { startSvc } from ${module("./rely/_server.ts")};
-import { integration } from ${module("./_tier.ts")};
+import { integration, slow } from ${module("./_tier.ts")};
 
 Deno.test("unit", () => console.log("RAN unit"));
+slow.test("slow", () => console.log("RAN slow"));
 integration.test("integration", async () => {
   console.log("RAN integration");
   await spawn("true", []).ended;
@@ -76,7 +77,7 @@ async function runAs(task: string, filter: string): Promise<{ ran: string[]; out
   return { ran, output };
 }
 
-integration.test("deno task test:unit leaves out integration tests and fails unmarked ones that start children", async () => {
+integration.test("deno task test:unit leaves out integration and slow tests, and fails unmarked ones that start children", async () => {
   const { ran, output } = await runAs("test:unit", "/./");
   assert.deepEqual(ran.toSorted(), [
     "unit",
@@ -88,7 +89,8 @@ integration.test("deno task test:unit leaves out integration tests and fails unm
   ]);
   assert.match(output, /integration \.\.\. ignored/);
   assert.match(output, /postgres \.\.\. ignored/);
-  assert.match(output, /\| 1 passed \| 5 failed \| 2 ignored/);
+  assert.match(output, /slow \.\.\. ignored/);
+  assert.match(output, /\| 1 passed \| 5 failed \| 3 ignored/);
   const refused = (what: string) =>
     new RegExp(
       `Cannot start ${what} in the unit tier: make its test integration\\.test\\(\\)`,
@@ -106,16 +108,17 @@ integration.test("deno task test:unit leaves out integration tests and fails unm
 integration.test("deno task test runs the tests the unit tier leaves out", async () => {
   const { ran, output } = await runAs(
     "test",
-    "/^(unit|integration|unmarked (spawn|command|node child))$/",
+    "/^(unit|slow|integration|unmarked (spawn|command|node child))$/",
   );
   assert.deepEqual(ran.toSorted(), [
     "integration",
+    "slow",
     "unit",
     "unmarked command",
     "unmarked node child",
     "unmarked spawn",
   ]);
-  assert.match(output, /\| 5 passed \| 0 failed/);
+  assert.match(output, /\| 6 passed \| 0 failed/);
 });
 
 Deno.test("no test starts a process but through tests/_process.ts", async () => {

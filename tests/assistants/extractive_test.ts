@@ -9,6 +9,7 @@ import "../../components/registry.ts";
 import { parseQuestions } from "../../cli/_eval_questions.ts";
 import { answers as isAnswer, pagesOfLocation } from "../../cli/_eval_scores.ts";
 import { FIXTURES, tmpLocalRoot } from "../test_utils.ts";
+import { slow } from "../_tier.ts";
 
 const pdf = LocalDocument.fromPath("/docs/spices.pdf");
 const notes = LocalDocument.fromPath("/docs/notes.md");
@@ -129,7 +130,7 @@ Deno.test("pieces() does not cut at abbreviations, initials and numbers", () => 
   ]);
 });
 
-Deno.test("Extractive with LibSQL cites an answering page for most of the labelled set", async () => {
+slow.test("Extractive with LibSQL cites an answering page for most of the labelled set", async () => {
   await using _root = await tmpLocalRoot();
   const folder = `${FIXTURES}labelled/`;
   const questions = parseQuestions(await Deno.readTextFile(`${folder}questions.json`), "q.json");

@@ -13,7 +13,7 @@ import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { denoArgs, type Ended, run } from "../_process.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams } from "./_helpers.ts";
-import { integration } from "../_tier.ts";
+import { integration, slow } from "../_tier.ts";
 
 /** Row counts of the LibSQL storage's tables of indexes, chunks and links. */
 async function stored(root: string): Promise<Record<string, number>> {
@@ -163,7 +163,7 @@ integration.test("A chunking storage is not made with a bound in the environment
   );
 });
 
-Deno.test("LibSQL refuses a document of more chunks than the limit before it stores anything", async () => {
+slow.test("LibSQL refuses a document of more chunks than the limit before it stores anything", async () => {
   await using root = await tmpLocalRoot();
   const storage = new LibSQL();
   const small = LocalDocument.fromPath(await writeFile(root.path, "small.txt", "A few words.\n"));

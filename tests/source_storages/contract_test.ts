@@ -20,7 +20,7 @@ import { closePostgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, run } from "../_process.ts";
 import { sharedCluster } from "../_postgres.ts";
 import { skipPostgres } from "./_pgvector.ts";
-import { integration } from "../_tier.ts";
+import { integration, slow } from "../_tier.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { type ChromaServer, startChroma } from "./_chroma.ts";
 import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
@@ -75,12 +75,19 @@ Deno.test("every registered source storage but the demo is in the contract suite
 for (const [path, Storage, setup] of RUNS) {
   const name = path.slice("svc.source_storages.".length);
   const label = setup.label ?? name;
-  /** A test of the storage; `child` when it starts a process of its own. */
-  const test = (title: string, fn: () => void | Promise<void>, options: { child?: boolean } = {}) =>
+  /**
+   * A test of the storage; `child` when it starts a process of its own, `slow` when its own
+   * work takes seconds (see tests/_tier.ts).
+   */
+  const test = (
+    title: string,
+    fn: () => void | Promise<void>,
+    options: { child?: boolean; slow?: boolean } = {},
+  ) =>
     Deno.test({
       name: title,
       ignore: (integration.ignore && Boolean(setup.start || options.child)) ||
-        setup.ignore?.(title),
+        (slow.ignore && Boolean(options.slow)) || setup.ignore?.(title),
       fn,
     });
 
@@ -315,6 +322,7 @@ for (const [path, Storage, setup] of RUNS) {
         assert.ok(scores.fusion[measure] > best, `${measure}: ${JSON.stringify(scores)}`);
       }
     }),
+    { slow: true },
   );
 
   test(
