@@ -31,6 +31,11 @@ export interface FeedOptions {
    * @default {false}
    */
   hold?: boolean;
+  /**
+   * Pieces from `after` on wait for `open` too: a test opens it once it saw
+   * what the pieces before brought, which then came while the rest was held.
+   */
+  gate?: { after: number; open: Promise<void> };
 }
 
 /** A body sent piece by piece. */
@@ -81,7 +86,7 @@ export class FakeServer implements AsyncDisposable {
     pieces: readonly string[],
     init: ResponseInit & FeedOptions = {},
   ): Response {
-    const { delay = 5, hold = false, ...responseInit } = init;
+    const { delay = 5, hold = false, gate, ...responseInit } = init;
     const encoder = new TextEncoder();
     let stop!: () => void;
     const hungUp = new Promise<void>((resolve) => stop = resolve);
@@ -94,8 +99,9 @@ export class FakeServer implements AsyncDisposable {
           if (!closed) controller.close();
           closed = true;
         };
-        for (const piece of pieces) {
+        for (const [i, piece] of pieces.entries()) {
           await new Promise((resolve) => setTimeout(resolve, delay));
+          if (gate && i >= gate.after) await gate.open;
           if (feed.cancelled) return;
           controller.enqueue(encoder.encode(piece));
           feed.sent++;

@@ -13,6 +13,7 @@ import {
   collect,
   configured,
   FAKES,
+  firstTextPieces,
   type ModelAssistantClass,
   okThen,
   type ProviderFake,
@@ -52,15 +53,20 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
 
   Deno.test(`${name} streams the provider's texts chunk by chunk, in order`, async () => {
     const texts = ["Revenue", " grew by", " 42 %", " [1]."];
-    const { server, assistant } = setup([(s) => fake.answer(s, texts, { delay: 40 })]);
+    // The pieces after the first text's are held until it is here.
+    const held = Promise.withResolvers<void>();
+    const gate = { after: firstTextPieces(fake, texts), open: held.promise };
+    const { server, assistant } = setup([(s) => fake.answer(s, texts, { gate })]);
     await using _ = server;
     const iterator = new assistant().answer("What grew?", SOURCES, chatParams())[
       Symbol.asyncIterator
     ]();
-    const first = await iterator.next();
+    // An assistant that waited for the whole stream would wait for ever: this guards the hang.
+    const first = await within(iterator.next(), PATIENCE * 1000, "the first text");
     assert.deepEqual(first, { value: "Revenue", done: false });
     const feed = server.feeds[0]!;
     assert.ok(feed.sent < feed.total, `the first text came after ${feed.sent}/${feed.total}`);
+    held.resolve();
     const rest: string[] = [];
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
       rest.push(step.value);
