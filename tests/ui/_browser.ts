@@ -192,11 +192,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, animations: "disabled" });
 }
 
-/** Waits until the condition holds, polling; fails with the message after the timeout. */
+/**
+ * Waits until the condition holds, polling; fails with the message after the
+ * timeout, which only guards against a hang, however busy the machine.
+ */
 export async function until(
   condition: () => Promise<boolean>,
   message: string,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
 ): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
