@@ -2,8 +2,9 @@
  * The test tiers. `deno task test` runs every test. `deno task test:unit`
  * sets env `SVC_TEST_TIER=unit` and preloads `_unit_tier.ts`: it runs what
  * needs no browser, no PostgreSQL and no child process (no `svc api`, no
- * Chroma, no spawned `deno`, no `pdftotext`), so that it gives its answer in
- * about a minute.
+ * Chroma, no spawned `deno`, no `pdftotext`), and no test of seconds of work,
+ * so that it gives its answer in about a minute. It leaves the type checks
+ * to `deno task ok`, which runs them once, doc examples included, before it.
  *
  * A test that starts any of these is an {@linkcode integration} test
  * (`postgresTest` and `browserTest` make theirs so), and a test whose own
