@@ -24,6 +24,26 @@ export function pgvectorInstalled(bin: string | undefined = findPostgres()): boo
 }
 
 /**
+ * What a test that needs PostgreSQL, with pgvector when `vector`, misses
+ * where PostgreSQL's programs are in `bin`, and how to get it; `undefined`
+ * when it misses nothing.
+ */
+export function missingPostgres(
+  bin: string | undefined,
+  options: { vector: boolean },
+): string | undefined {
+  if (bin === undefined) {
+    return "no PostgreSQL in /usr/lib/postgresql/<version>/bin (apt-get install postgresql-15, " +
+      "or set SVC_POSTGRES_BIN)";
+  }
+  if (options.vector && !pgvectorInstalled(bin)) {
+    return `the PostgreSQL of ${bin} has no pgvector (no ${controlFile(bin)}): run ` +
+      ".ci/setup-pgvector.sh as root to build it";
+  }
+  return undefined;
+}
+
+/**
  * Whether to skip the test `name`, which needs PostgreSQL, with pgvector when
  * `vector`: never in CI (`SVC_REQUIRE_POSTGRES=1`), where a missing one fails
  * instead. A skip says what is missing and how to get it; the unit tier, which
@@ -31,14 +51,7 @@ export function pgvectorInstalled(bin: string | undefined = findPostgres()): boo
  */
 export function skipPostgres(name: string, options: { vector: boolean }): boolean {
   if (postgresRequired() || unitTier()) return false;
-  const bin = findPostgres();
-  const missing = bin === undefined
-    ? "no PostgreSQL in /usr/lib/postgresql/<version>/bin (apt-get install postgresql-15, " +
-      "or set SVC_POSTGRES_BIN)"
-    : options.vector && !pgvectorInstalled(bin)
-    ? `the PostgreSQL of ${bin} has no pgvector (no ${controlFile(bin)}): run ` +
-      ".ci/setup-pgvector.sh as root to build it"
-    : undefined;
+  const missing = missingPostgres(findPostgres(), options);
   if (missing === undefined) return false;
   console.warn(`Skipping "${name}": ${missing}; set SVC_REQUIRE_POSTGRES=1 to make this a failure`);
   return true;
