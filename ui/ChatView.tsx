@@ -36,13 +36,30 @@ export function ChatView(props: {
   const { chat } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const [away, setAway] = useState(false);
   const [retried, setRetried] = useState<{ prompt: string } | undefined>(undefined);
+  const lastQuestion = chat.messages.findLast((message) => message.role === "user")?.key;
+  const asked = useRef(lastQuestion);
 
-  // Follow a streaming answer, unless the reader scrolled up to read something else.
+  // Follow a streaming answer, unless the reader scrolled up to read something else; a new
+  // question is scrolled to wherever the reader was, and followed from there.
   useLayoutEffect(() => {
     const element = list.current;
-    if (element && stick.current) element.scrollTop = element.scrollHeight;
+    if (!element) return;
+    if (lastQuestion !== asked.current) {
+      asked.current = lastQuestion;
+      stick.current = true;
+    }
+    if (stick.current) element.scrollTop = element.scrollHeight;
   }, [chat.messages]);
+
+  function jumpToLatest() {
+    const element = list.current;
+    if (!element) return;
+    stick.current = true;
+    element.scrollTop = element.scrollHeight;
+    setAway(false);
+  }
   useEffect(() => {
     document.getElementById("prompt")?.focus();
   }, [chat.id]);
@@ -95,6 +112,7 @@ export function ChatView(props: {
         onScroll={(event) => {
           const element = event.currentTarget;
           stick.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+          setAway(!stick.current);
         }}
       >
         {!chat.prepared && (
@@ -159,6 +177,11 @@ export function ChatView(props: {
               : undefined}
           />
         ))}
+        {away && (
+          <button type="button" class="button small jump-latest" onClick={jumpToLatest}>
+            <Icon name="down" /> Jump to latest
+          </button>
+        )}
       </div>
       <p class="visually-hidden" role="status" aria-live="polite">{status}</p>
       <Composer

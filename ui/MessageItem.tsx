@@ -8,6 +8,7 @@ import { useCallback } from "preact/hooks";
 import { linkCitations, SOURCE_ATTRIBUTE } from "./citations.ts";
 import type { ViewMessage } from "./chat_store.ts";
 import { CopyButton } from "./CopyButton.tsx";
+import { Failure } from "./Failure.tsx";
 import { Icon, Logo } from "./Icons.tsx";
 import { Markdown } from "./Markdown.tsx";
 import { initial } from "./Sidebar.tsx";
@@ -84,9 +85,15 @@ export function MessageItem(props: {
           </p>
         )}
         {message.state === "failed" && (
-          <p class="message-error" role="alert">
-            <Icon name="alert" /> The answer failed: {message.error}
-          </p>
+          <div class="message-error" role="alert">
+            <Icon name="alert" />
+            <Failure
+              lead="The answer failed:"
+              message={message.error ?? ""}
+              status={message.errorStatus}
+              details={message.errorDetails}
+            />
+          </div>
         )}
         {message.role === "assistant" && !waiting && (
           <div class="message-actions">

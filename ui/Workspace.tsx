@@ -5,7 +5,7 @@
  */
 import type { JSX } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { type ApiClient, describeError } from "./api_client.ts";
+import { type ApiClient, describeError, type FailureInfo, failureOf } from "./api_client.ts";
 import type { Components, UiSettings } from "./api_types.ts";
 import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
@@ -14,6 +14,8 @@ import { AddDocumentsDialog } from "./AddDocumentsDialog.tsx";
 import { ChatView } from "./ChatView.tsx";
 import { chatName } from "./conversation.ts";
 import { ConfirmDialog } from "./ConfirmDialog.tsx";
+import { useConnection } from "./connection.ts";
+import { Failure } from "./Failure.tsx";
 import { Icon, Logo } from "./Icons.tsx";
 import { lazy } from "./lazy.tsx";
 import { Notice } from "./Notice.tsx";
@@ -41,7 +43,7 @@ export function Workspace(
   const { api } = props;
   const store = useChatStore(api);
   const [components, setComponents] = useState<Components | undefined>(undefined);
-  const [componentsError, setComponentsError] = useState<string | undefined>(undefined);
+  const [componentsError, setComponentsError] = useState<FailureInfo | undefined>(undefined);
   const [selectedId, setSelectedId] = useState<string | undefined>(chatFromUrl);
   const [panel, setPanel] = useState<Panel | undefined>(undefined);
   const [creating, setCreating] = useState(false);
@@ -57,7 +59,7 @@ export function Workspace(
       setComponents(await api.components());
       setComponentsError(undefined);
     } catch (error) {
-      setComponentsError(describeError(error));
+      setComponentsError(failureOf(error));
     }
   }, [api]);
 
@@ -68,6 +70,11 @@ export function Workspace(
   useEffect(() => {
     load();
   }, []);
+  // Back after svc could not be reached: what could not be read is read again.
+  const connection = useConnection(api, () => {
+    void load();
+    if (selected?.openError) void store.open(selected.id);
+  });
 
   const chats = useMemo(() => store.chats && byActivity(store.chats), [store.chats]);
   const selected = chats?.find((chat) => chat.id === selectedId) ?? chats?.[0];
@@ -122,7 +129,9 @@ export function Workspace(
   useEffect(() => {
     if ((!creating && !adding) || components || !componentsError) return;
     const asked = creating ? "A new chat" : "Adding documents";
-    setNotice(`${asked} needs svc's components, which cannot be read now: ${componentsError}`);
+    setNotice(
+      `${asked} needs svc's components, which cannot be read now: ${componentsError.message}`,
+    );
     setCreating(false);
     setAdding(false);
   }, [creating, adding, components, componentsError]);
@@ -160,8 +169,14 @@ export function Workspace(
       <div class="state-card" role="alert">
         <Icon name="alert" class="state-icon" />
         <h1>{store.loadError ? "The chats cannot be shown" : "svc cannot start a chat now"}</h1>
-        <p>{failure}</p>
-        <button type="button" class="button primary" onClick={load}>
+        <div class="state-text">
+          <Failure {...failure} />
+        </div>
+        <button
+          type="button"
+          class="button primary"
+          onClick={connection.offline ? connection.tryNow : load}
+        >
           <Icon name="refresh" /> Try again
         </button>
       </div>
@@ -193,7 +208,9 @@ export function Workspace(
         <div class="state-card" role="alert">
           <Icon name="alert" class="state-icon" />
           <h1>This chat cannot be shown</h1>
-          <p>{selected.openError}</p>
+          <div class="state-text">
+            <Failure {...selected.openError} />
+          </div>
           <button type="button" class="button primary" onClick={() => store.open(selected.id)}>
             <Icon name="refresh" /> Try again
           </button>
@@ -269,6 +286,19 @@ export function Workspace(
       />
       <div class="backdrop" onClick={() => setMenuOpen(false)} aria-hidden="true" />
       <main class="main" id="main">
+        {connection.offline && (
+          <div class="connection" role="status">
+            <span class="spinner" aria-hidden="true" />
+            <p>
+              {connection.retryIn > 0
+                ? `svc cannot be reached. Trying again in ${connection.retryIn} s…`
+                : "svc cannot be reached. Trying again…"}
+            </p>
+            <button type="button" class="button ghost small" onClick={connection.tryNow}>
+              Try now
+            </button>
+          </div>
+        )}
         {notice && <Notice message={notice} onDismiss={() => setNotice(undefined)} />}
         {content}
       </main>

@@ -23,10 +23,13 @@ import { jsonLines } from "./json_lines.ts";
 /** A failed request, with the API's own message when it gave one; status 0 when unreachable. */
 export class ApiError extends Error {
   status: number;
-  constructor(message: string, status: number) {
+  /** What whoever runs svc needs to know, which the page keeps behind "Details". */
+  details?: string;
+  constructor(message: string, status: number, details?: string) {
     super(message);
     this.name = "ApiError";
     this.status = status;
+    this.details = details;
   }
 }
 
@@ -42,6 +45,7 @@ export interface ApiClientOptions {
 export class ApiClient {
   readonly baseUrl: string;
   #options: ApiClientOptions;
+  #unreachable = new Set<() => void>();
 
   constructor(baseUrl: string, options: ApiClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -68,6 +72,26 @@ export class ApiClient {
     const response = await this.#fetch("/logout", { method: "POST", headers: this.#headers({}) });
     if (!response.ok && response.status !== 401) throw await errorOf(response);
     await response.body?.cancel();
+  }
+
+  /**
+   * Calls `listener` whenever a request gets no answer at all (the API is
+   * down or out of reach); returns what stops that.
+   */
+  watchUnreachable(listener: () => void): () => void {
+    this.#unreachable.add(listener);
+    return () => this.#unreachable.delete(listener);
+  }
+
+  /** Whether the API answers: true once it does, false while it cannot be reached. */
+  async health(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.baseUrl}/health`, { cache: "no-store" });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
   }
 
   components(): Promise<Components> {
@@ -194,7 +218,7 @@ export class ApiClient {
           errorOf(response).then(reject, reject);
         }
       };
-      request.onerror = () => reject(this.#unreachable());
+      request.onerror = () => reject(this.#unreachableError());
       request.onabort = () => reject(new DOMException("The upload was cancelled", "AbortError"));
       options.signal?.addEventListener("abort", () => request.abort(), { once: true });
       request.send(form);
@@ -287,7 +311,7 @@ export class ApiClient {
       return await fetch(`${this.baseUrl}${path}`, init);
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      throw this.#unreachable();
+      throw this.#unreachableError();
     }
   }
 
@@ -296,11 +320,12 @@ export class ApiClient {
     return await errorOf(response);
   }
 
-  #unreachable(): ApiError {
+  #unreachableError(): ApiError {
+    for (const listener of this.#unreachable) listener();
     return new ApiError(
-      `Cannot reach the svc API at ${this.baseUrl}. Check that it is running ` +
-        `("svc ui" starts it, or "svc api"), then try again`,
+      "svc cannot be reached: it may be restarting, or the network is down",
       0,
+      `No answer from the svc API at ${this.baseUrl}; "svc ui" starts it, or "svc api"`,
     );
   }
 }
@@ -326,6 +351,21 @@ export async function errorOf(response: Response): Promise<ApiError> {
     response.statusText ? ` ${response.statusText}` : ""
   }`;
   return new ApiError(message || fallback, response.status);
+}
+
+/** An error as the page keeps it: its words, its status (0: no answer) and its details. */
+export interface FailureInfo {
+  message: string;
+  status?: number;
+  details?: string;
+}
+
+/** Any error as {@linkcode FailureInfo}. */
+export function failureOf(error: unknown): FailureInfo {
+  if (error instanceof ApiError) {
+    return { message: error.message, status: error.status, details: error.details };
+  }
+  return { message: describeError(error) };
 }
 
 /** Any error in words, for the page. */

@@ -5,8 +5,9 @@
  * @module
  */
 import { useMemo, useRef, useState } from "preact/hooks";
-import { type ApiClient, describeError } from "./api_client.ts";
+import { type ApiClient, describeError, type FailureInfo, failureOf } from "./api_client.ts";
 import type { Chat, ChatSummary, MessageLine } from "./api_types.ts";
+import { BROKE_OFF } from "./failures.ts";
 import { type ProgressByDocument, withStep } from "./prepare_progress.ts";
 
 import type { ViewMessage } from "./conversation.ts";
@@ -21,7 +22,7 @@ export interface ViewChat extends Omit<Chat, "messages"> {
   /** The time of the last message, as the list gave it. */
   last_activity?: string | null;
   opening?: boolean;
-  openError?: string;
+  openError?: FailureInfo;
   preparing?: boolean;
   prepareError?: string;
   /** Where each document stands while the chat is prepared. */
@@ -32,7 +33,7 @@ export interface ViewChat extends Omit<Chat, "messages"> {
 export interface ChatStore {
   /** `undefined` while loading. */
   chats: ViewChat[] | undefined;
-  loadError: string | undefined;
+  loadError: FailureInfo | undefined;
   reload(): Promise<void>;
   /** Reads the messages of a chat that the list gave without them; once, unless it failed. */
   open(chatId: string): Promise<void>;
@@ -68,9 +69,11 @@ function viewChat(chat: Chat): ViewChat {
     messages: chat.messages.map((message) => ({
       ...message,
       key: message.id,
-      // A stored answer that did not end complete says how it ended.
+      // A stored answer that did not end complete says how it ended, and why when it was told.
       ...(message.status ? { state: message.status } : {}),
-      ...(message.status === "failed" ? { error: "The answer broke off" } : {}),
+      ...(message.status === "failed"
+        ? { error: (message as { error?: string }).error ?? BROKE_OFF }
+        : {}),
     })),
   };
 }
@@ -83,7 +86,7 @@ function listedChat(summary: ChatSummary): ViewChat {
 /** The chats of the logged-in user. */
 export function useChatStore(api: ApiClient): ChatStore {
   const [chats, setChats] = useState<ViewChat[] | undefined>(undefined);
-  const [loadError, setLoadError] = useState<string | undefined>(undefined);
+  const [loadError, setLoadError] = useState<FailureInfo | undefined>(undefined);
   const [answering, setAnswering] = useState<ReadonlySet<string>>(new Set());
   const controllers = useRef(new Map<string, AbortController>());
   const opening = useRef(new Set<string>());
@@ -170,10 +173,13 @@ export function useChatStore(api: ApiClient): ChatStore {
         return true;
       } catch (error) {
         const stopped = controller.signal.aborted;
+        const failure = failureOf(error);
         updateMessage(chatId, key, (message) => ({
           ...message,
           state: stopped ? "stopped" : "failed",
-          error: stopped ? undefined : describeError(error),
+          error: stopped ? undefined : failure.message,
+          errorStatus: stopped ? undefined : failure.status,
+          errorDetails: stopped ? undefined : failure.details,
         }));
         return stopped;
       } finally {
@@ -234,7 +240,7 @@ export function useChatStore(api: ApiClient): ChatStore {
           setChats(list.map(listedChat));
           setLoadError(undefined);
         } catch (error) {
-          setLoadError(describeError(error));
+          setLoadError(failureOf(error));
         }
       },
       async open(chatId) {
@@ -246,7 +252,7 @@ export function useChatStore(api: ApiClient): ChatStore {
           const read = viewChat(await api.chat(chatId));
           update(chatId, (chat) => ({ ...chat, ...read, opening: false }));
         } catch (error) {
-          update(chatId, (chat) => ({ ...chat, opening: false, openError: describeError(error) }));
+          update(chatId, (chat) => ({ ...chat, opening: false, openError: failureOf(error) }));
         } finally {
           opening.current.delete(chatId);
         }
