@@ -13,6 +13,7 @@ import { Icon } from "./Icons.tsx";
 import { locationPages } from "./location.ts";
 import { Modal } from "./Modal.tsx";
 import { findPassage } from "./passage.ts";
+import { nextZoom, ZOOMS } from "./zoom.ts";
 
 /** The first page of a location (`3`, `1-3, 5`, `page 2`), else 1. */
 function firstPage(location: string): number {
@@ -43,6 +44,7 @@ export function DocumentView(props: {
   const [page, setPage] = useState(firstPage(source.location));
   const [count, setCount] = useState<number | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [zoom, setZoom] = useState(1);
   const go = (to: number) => setPage((now) => Math.min(Math.max(1, to), count ?? now));
   // A location past the document's end (a source of an older upload) opens at its last page.
   const counted = (pages: number) => {
@@ -52,6 +54,11 @@ export function DocumentView(props: {
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (pdf && ["+", "=", "-", "0"].includes(event.key)) {
+      event.preventDefault();
+      setZoom((now) => event.key === "0" ? 1 : nextZoom(now, event.key === "-" ? -1 : 1));
+      return;
+    }
     const step = { ArrowLeft: -1, PageUp: -1, ArrowRight: 1, PageDown: 1 }[event.key];
     if (step === undefined) return;
     event.preventDefault();
@@ -69,16 +76,48 @@ export function DocumentView(props: {
       <div class="document-view-body" onKeyDown={onKeyDown}>
         <div class="document-toolbar">
           <p class="document-source">
-            Source {props.rank}
-            {label && <span aria-hidden="true">·</span>}
+            <span class="label-wide">Source {props.rank}</span>
+            {label && <span class="label-wide" aria-hidden="true">·</span>}
             <span aria-live="polite">{label}</span>
           </p>
           <div class="document-steps">
+            {pdf && (
+              <div class="document-zoom" role="group" aria-label="Zoom">
+                <button
+                  type="button"
+                  class="button ghost small icon-only"
+                  aria-label="Zoom out"
+                  // Not disabled: a disabled button would drop the focus out of the dialog.
+                  aria-disabled={zoom <= ZOOMS[0]!}
+                  onClick={() => setZoom(nextZoom(zoom, -1))}
+                >
+                  <Icon name="zoomOut" />
+                </button>
+                <button
+                  type="button"
+                  class="button ghost small zoom-level"
+                  aria-label={`${Math.round(zoom * 100)}%: fit the width`}
+                  onClick={() => setZoom(1)}
+                >
+                  {Math.round(zoom * 100)}%
+                </button>
+                <button
+                  type="button"
+                  class="button ghost small icon-only"
+                  aria-label="Zoom in"
+                  aria-disabled={zoom >= ZOOMS.at(-1)!}
+                  onClick={() => setZoom(nextZoom(zoom, 1))}
+                >
+                  <Icon name="zoomIn" />
+                </button>
+              </div>
+            )}
             <button
               type="button"
               class="button ghost small"
               aria-label="Previous page"
-              disabled={page <= 1}
+              // Not disabled, which would drop the focus out of the dialog at the first page.
+              aria-disabled={page <= 1}
               onClick={() => go(page - 1)}
             >
               <Icon name="back" />
@@ -87,13 +126,18 @@ export function DocumentView(props: {
               type="button"
               class="button ghost small"
               aria-label="Next page"
-              disabled={count === undefined || page >= count}
+              aria-disabled={count === undefined || page >= count}
               onClick={() => go(page + 1)}
             >
               <Icon name="forward" />
             </button>
-            <button type="button" class="button ghost small" onClick={props.onClose}>
-              <Icon name="close" /> Close
+            <button
+              type="button"
+              class="button ghost small"
+              aria-label="Close"
+              onClick={props.onClose}
+            >
+              <Icon name="close" /> <span class="label-wide">Close</span>
             </button>
           </div>
         </div>
@@ -108,13 +152,20 @@ export function DocumentView(props: {
             <PdfView
               {...props}
               page={page}
+              zoom={zoom}
+              onZoom={setZoom}
               onCount={counted}
               onError={setError}
             />
           )
           : <TextView {...props} page={page} onCount={counted} onError={setError} />}
         <p class="document-hint">
-          <kbd>←</kbd> <kbd>→</kbd> step through the pages, <kbd>Esc</kbd> closes
+          <kbd>←</kbd> <kbd>→</kbd> step through the pages, {pdf && (
+            <>
+              <kbd>+</kbd> <kbd>−</kbd> zoom, <kbd>0</kbd> fits the width,{" "}
+            </>
+          )}
+          <kbd>Esc</kbd> closes
         </p>
       </div>
     </Modal>
@@ -130,8 +181,11 @@ interface ViewProps {
 }
 
 /** A PDF page drawn by pdf.js, which is loaded with its first use. */
-function PdfView(props: ViewProps): JSX.Element {
+function PdfView(
+  props: ViewProps & { zoom: number; onZoom: (change: (zoom: number) => number) => void },
+): JSX.Element {
   const canvas = useRef<HTMLDivElement>(null);
+  const pinch = useRef<{ distance: number; zoom: number } | undefined>(undefined);
   const [pdf, setPdf] = useState<
     { module: typeof import("./pdf_page.ts"); document: import("./pdf_page.ts").PdfDocument }
   >();
@@ -163,22 +217,67 @@ function PdfView(props: ViewProps): JSX.Element {
     const number = Math.min(props.page, pdf.document.pdf.numPages);
     const passage = holdsPassage(props.source, number) ? props.source.content : "";
     let current = true;
+    const pages = element.parentElement!;
+    const style = getComputedStyle(pages);
+    const inside = pages.clientWidth - parseFloat(style.paddingLeft) -
+      parseFloat(style.paddingRight);
     pdf.module.drawPage(pdf.document, number, element, {
-      width: element.parentElement!.clientWidth - 2,
+      width: Math.max(100, inside - 2) * props.zoom,
       passage,
     }).then((marks) => {
       if (!current) return;
       setDrawn({ page: number, found: marks.length > 0 });
-      marks[0]?.scrollIntoView({ block: "center" });
+      // The passage in view; a page without it from its top, not where the last one was left.
+      if (marks[0]) marks[0].scrollIntoView({ block: "center", inline: "nearest" });
+      else pages.scrollTo({ top: 0, left: 0 });
     }, (error) => current && props.onError(describeError(error)));
     return () => {
       current = false;
     };
-  }, [pdf, props.page]);
+  }, [pdf, props.page, props.zoom]);
 
   const busy = !drawn || drawn.page !== props.page;
+  const distance = (touches: TouchList) =>
+    Math.hypot(
+      touches[0]!.clientX - touches[1]!.clientX,
+      touches[0]!.clientY - touches[1]!.clientY,
+    );
   return (
-    <div class="document-pages" tabIndex={0} aria-label="Document page" aria-busy={busy}>
+    <div
+      class="document-pages"
+      tabIndex={0}
+      aria-label="Document page"
+      aria-busy={busy}
+      // A pinch, with two fingers or on a touchpad (a wheel with Ctrl), zooms the page, not the UI.
+      onWheel={(event) => {
+        if (!event.ctrlKey) return;
+        event.preventDefault();
+        props.onZoom((zoom) => nextZoom(zoom, event.deltaY < 0 ? 1 : -1));
+      }}
+      onTouchStart={(event) => {
+        if (event.touches.length === 2) {
+          pinch.current = { distance: distance(event.touches), zoom: props.zoom };
+        }
+      }}
+      onTouchMove={(event) => {
+        if (pinch.current && event.touches.length === 2) event.preventDefault();
+      }}
+      onTouchEnd={(event) => {
+        const start = pinch.current;
+        if (!start || event.touches.length + event.changedTouches.length < 2) return;
+        pinch.current = undefined;
+        const touches = [...event.touches, ...event.changedTouches];
+        const now = Math.hypot(
+          touches[0]!.clientX - touches[1]!.clientX,
+          touches[0]!.clientY - touches[1]!.clientY,
+        );
+        const wanted = start.zoom * now / start.distance;
+        const nearest = ZOOMS.reduce((best, zoom) =>
+          Math.abs(zoom - wanted) < Math.abs(best - wanted) ? zoom : best
+        );
+        props.onZoom(() => nearest);
+      }}
+    >
       {!pdf && (
         <p class="document-loading">
           <span class="spinner" aria-hidden="true" /> Opening the document…
@@ -194,6 +293,7 @@ function PdfView(props: ViewProps): JSX.Element {
 function TextView(props: ViewProps): JSX.Element {
   const [pages, setPages] = useState<DocumentPage[] | undefined>(undefined);
   const mark = useRef<HTMLElement>(null);
+  const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let gone = false;
     props.api.documentPages(props.source.document.id).then((read) => {
@@ -211,8 +311,10 @@ function TextView(props: ViewProps): JSX.Element {
   const atSource = page !== undefined && holdsPassage(props.source, page.number ?? 1);
   const span = page && atSource ? findPassage(page.text, props.source.content) : undefined;
 
+  // The passage in view; a page without it from its top, not where the last one was left.
   useLayoutEffect(() => {
-    mark.current?.scrollIntoView({ block: "center" });
+    if (mark.current) mark.current.scrollIntoView({ block: "center" });
+    else box.current?.scrollTo({ top: 0 });
   }, [page, span?.start]);
 
   if (!pages) {
@@ -223,7 +325,7 @@ function TextView(props: ViewProps): JSX.Element {
     );
   }
   return (
-    <div class="document-pages" tabIndex={0} aria-label="Document text">
+    <div class="document-pages" ref={box} tabIndex={0} aria-label="Document text">
       <pre class="document-text">
         {span
           ? (
