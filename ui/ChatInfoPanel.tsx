@@ -1,9 +1,12 @@
 /**
- * What a chat was made with: its components, parameters and documents.
+ * What a chat was made with: its components, parameters and documents; its
+ * export as Markdown or JSON.
  * @module
  */
 import type { JSX } from "preact";
 import type { ViewChat } from "./chat_store.ts";
+import { chatName } from "./conversation.ts";
+import { chatJson, chatMarkdown, exportName } from "./export.ts";
 import { Icon } from "./Icons.tsx";
 import { SidePanel } from "./SidePanel.tsx";
 
@@ -49,9 +52,51 @@ export function ChatInfoPanel(
           </li>
         ))}
       </ul>
+      <h3 class="panel-subhead">Export</h3>
+      <p class="muted">The questions and answers, each answer with its sources.</p>
+      <div class="panel-actions">
+        <button
+          type="button"
+          class="button small"
+          aria-label="Export as Markdown"
+          onClick={() =>
+            download(
+              exportName(chatName(props.chat), "md"),
+              "text/markdown",
+              chatMarkdown(props.chat),
+            )}
+        >
+          <Icon name="download" /> Markdown
+        </button>
+        <button
+          type="button"
+          class="button small"
+          aria-label="Export as JSON"
+          onClick={() =>
+            download(
+              exportName(chatName(props.chat), "json"),
+              "application/json",
+              chatJson(props.chat),
+            )}
+        >
+          <Icon name="download" /> JSON
+        </button>
+      </div>
       <button type="button" class="button danger-solid" onClick={props.onDelete}>
         <Icon name="trash" /> Delete this chat…
       </button>
     </SidePanel>
   );
+}
+
+/** Saves a text as a file through the browser's download. */
+function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: `${type}; charset=utf-8` }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url));
 }

@@ -32,6 +32,8 @@ export function ChatView(props: {
   onShowSources: (messageKey: string, source?: number) => void;
   onShowInfo: () => void;
   onDelete: () => void;
+  /** A message that a search found: scrolled to and marked. */
+  found?: string;
 }): JSX.Element {
   const { chat } = props;
   const list = useRef<HTMLDivElement>(null);
@@ -63,6 +65,13 @@ export function ChatView(props: {
   useEffect(() => {
     document.getElementById("prompt")?.focus();
   }, [chat.id]);
+  // A message a search found is shown in place of the chat's end.
+  useLayoutEffect(() => {
+    const element = props.found && document.getElementById(`message-${props.found}`);
+    if (!element) return;
+    stick.current = false;
+    element.scrollIntoView({ block: "center" });
+  }, [props.found, chat.loaded]);
 
   const messages = withAnswers(chat.messages, props.answering);
   const last = messages.at(-1);
@@ -162,6 +171,7 @@ export function ChatView(props: {
           <MessageItem
             key={message.key}
             message={message}
+            found={message.id === props.found}
             assistant={chat.metadata.assistant}
             user={props.user}
             onShowSources={(source) => props.onShowSources(message.key, source)}

@@ -60,7 +60,7 @@ export function DocumentPicker(
               <Icon
                 name={item.status === "done"
                   ? "check"
-                  : item.status === "uploading"
+                  : item.status === "uploading" || item.status === "checking"
                   ? "file"
                   : "alert"}
               />
@@ -68,7 +68,10 @@ export function DocumentPicker(
                 <div class="upload-line">
                   <span class="upload-name">{item.name}</span>
                   <span class="upload-size">
-                    {item.status === "done" && "Uploaded · "}
+                    {item.status === "checking" && "Uploaded · reading… · "}
+                    {item.status === "done" && item.pages === undefined && "Uploaded · "}
+                    {item.status === "done" && item.pages !== undefined &&
+                      `Uploaded · ${pagesOf(item.name, item.pages)} · `}
                     {item.status === "uploading" && `${Math.round(item.progress * 100)}% of `}
                     {formatSize(item.size)}
                   </span>
@@ -121,4 +124,10 @@ export function DocumentPicker(
       )}
     </div>
   );
+}
+
+/** A page count in words: "3 pages", "1 slide". */
+function pagesOf(name: string, count: number): string {
+  const unit = /\.pptx$/i.test(name) ? "slide" : "page";
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
 }

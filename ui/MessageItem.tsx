@@ -17,6 +17,8 @@ import { formatMessageTime } from "./time.ts";
 /** A message of the open chat. */
 export function MessageItem(props: {
   message: ViewMessage;
+  /** Whether a search found this message. */
+  found?: boolean;
   assistant: string;
   /** The logged-in user, whose initial marks their messages. */
   user: string;
@@ -40,7 +42,10 @@ export function MessageItem(props: {
   const streaming = message.state === "streaming";
   return (
     <article
-      class={`message ${message.role}${streaming ? " streaming" : ""}`}
+      id={`message-${message.id}`}
+      class={`message ${message.role}${streaming ? " streaming" : ""}${
+        props.found ? " found" : ""
+      }`}
       aria-label={`${who}, ${formatMessageTime(message.timestamp)}`}
       aria-busy={waiting || streaming}
     >

@@ -9,8 +9,6 @@ import { type ApiClient, describeError, type FailureInfo, failureOf } from "./ap
 import type { Components, UiSettings } from "./api_types.ts";
 import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
-import { ChatInfoPanel } from "./ChatInfoPanel.tsx";
-import { AddDocumentsDialog } from "./AddDocumentsDialog.tsx";
 import { ChatView } from "./ChatView.tsx";
 import { chatName } from "./conversation.ts";
 import { ConfirmDialog } from "./ConfirmDialog.tsx";
@@ -25,9 +23,13 @@ import { SourcesPanel } from "./SourcesPanel.tsx";
 import { DocumentViewLoader } from "./DocumentViewLoader.tsx";
 import type { Source } from "./api_types.ts";
 
-// Dialogs that few visits open: loaded when first opened.
+// Dialogs and panels that few visits open: loaded when first opened.
 const NewChatDialog = lazy(() => import("./NewChatDialog.tsx").then((m) => m.NewChatDialog));
 const ApiKeysDialog = lazy(() => import("./ApiKeysDialog.tsx").then((m) => m.ApiKeysDialog));
+const AddDocumentsDialog = lazy(() =>
+  import("./AddDocumentsDialog.tsx").then((m) => m.AddDocumentsDialog)
+);
+const ChatInfoPanel = lazy(() => import("./ChatInfoPanel.tsx").then((m) => m.ChatInfoPanel));
 
 /** What the side panel shows. */
 type Panel = { kind: "sources"; messageKey: string; source?: number } | { kind: "info" };
@@ -53,6 +55,8 @@ export function Workspace(
   const [keysOpen, setKeysOpen] = useState(false);
   const [viewing, setViewing] = useState<{ source: Source; rank: number } | undefined>();
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  /** The message a search found, to scroll to in the chat it opens. */
+  const [found, setFound] = useState<string | undefined>(undefined);
 
   const loadComponents = useCallback(async () => {
     try {
@@ -136,8 +140,9 @@ export function Workspace(
     setAdding(false);
   }, [creating, adding, components, componentsError]);
 
-  function select(chatId: string) {
+  function select(chatId: string, messageId?: string) {
     setSelectedId(chatId);
+    setFound(messageId);
     setPanel(undefined);
     setMenuOpen(false);
   }
@@ -240,6 +245,7 @@ export function Workspace(
         onShowInfo={() => setPanel(panel?.kind === "info" ? undefined : { kind: "info" })}
         onDelete={() => setDeleting(selected)}
         infoOpen={panel?.kind === "info"}
+        found={found}
       />
     );
   }
@@ -278,6 +284,7 @@ export function Workspace(
         user={props.session.user}
         version={props.settings.version}
         onSelect={select}
+        onSearch={(query) => api.searchChats(query)}
         onNew={startChat}
         onApiKeys={() => {
           setMenuOpen(false);

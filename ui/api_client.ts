@@ -7,9 +7,11 @@ import type {
   ApiKey,
   Chat,
   ChatMetadata,
+  ChatSearchHit,
   ChatSummary,
   Components,
   Document,
+  DocumentCheck,
   DocumentPage,
   DocumentPages,
   DocumentUpload,
@@ -103,6 +105,11 @@ export class ApiClient {
     return this.#json("GET", "/chats?messages=false");
   }
 
+  /** The user's chats that hold every word of `query`, in names or messages, with where. */
+  searchChats(query: string): Promise<ChatSearchHit[]> {
+    return this.#json("GET", `/chats/search?q=${encodeURIComponent(query)}`);
+  }
+
   /** A chat with all its messages. */
   chat(chatId: string): Promise<Chat> {
     return this.#json("GET", `/chats/${encodeURIComponent(chatId)}`);
@@ -176,6 +183,11 @@ export class ApiClient {
       url: `${this.baseUrl}/documents/${encodeURIComponent(documentId)}/content`,
       headers: this.#headers({}),
     };
+  }
+
+  /** Reads an uploaded document as preparing would: its page count, or why it cannot be read. */
+  checkDocument(documentId: string): Promise<DocumentCheck> {
+    return this.#json("GET", `/documents/${encodeURIComponent(documentId)}/check`);
   }
 
   /** A document's pages as svc read them. */
