@@ -80,8 +80,9 @@ export function followUpText(
 /**
  * What retrieval searches for a prompt: the prompt itself, unless it reads as
  * a follow-up ({@linkcode followUpText}); then the question that `ask` (the
- * chat's assistant) words to stand alone, or, when it gives none, fails or
- * does not answer in time, the follow-up with the questions before it.
+ * chat's assistant) words to stand alone, or, when it gives none or the
+ * follow-up as it was, fails or does not answer in time, the follow-up with
+ * the questions before it.
  *
  * @example
  * ```ts
@@ -104,10 +105,15 @@ export async function followUpSearch(
   const rule = followUpText(prompt, history);
   if (rule === undefined) return prompt;
   if (!ask) return rule;
+  let asked: string | undefined;
   try {
-    return (await ask(prompt, history ?? []))?.trim() || rule;
+    asked = (await ask(prompt, history ?? []))?.trim();
   } catch {
     // The assistant's model failed or was too slow: the rule does without it.
     return rule;
   }
+  // A model that gives the follow-up back as it was says nothing the rule's text does not hold.
+  const same = (a: string, b: string) =>
+    a.toLowerCase().replace(/\s+/g, " ") === b.toLowerCase().replace(/\s+/g, " ");
+  return asked && !same(asked, prompt.trim()) ? asked : rule;
 }

@@ -132,6 +132,8 @@ Deno.test("followUpSearch() asks only for a follow-up, and keeps the rule when t
     rule,
   );
   assert.equal(await followUpSearch("And how do I thaw it?", history), rule);
+  const unchanged = ask(() => Promise.resolve("and how do  I thaw it?"));
+  assert.equal(await followUpSearch("And how do I thaw it?", history, unchanged), rule);
 });
 
 /** A kitchen note whose sections each answer one question. */
