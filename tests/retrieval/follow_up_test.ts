@@ -200,7 +200,7 @@ Deno.test("A chat searches a follow-up by the rule when the model fails or does 
   await using silent = new SilentServer();
   const silentModel = configured(OpenAI, {
     ...openaiFake.env(silent.url),
-    SVC_FOLLOW_UP_TIMEOUT: "0.05",
+    SVC_FOLLOW_UP_TIMEOUT: "0.5",
   });
   assert.deepEqual(await firstSource(silentModel), rule);
   await within(silent.hungUp, 10_000, "hanging up on the model");
