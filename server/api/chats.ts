@@ -131,14 +131,13 @@ export function chatRoutes(): Hono<ApiEnv> {
     if (!unprepared.prepared) {
       throw new SvcError("The chat is not prepared: prepare it before answering", { status: 400 });
     }
-    const prompt = await deps.database.takeBackAnswer(user, id);
+    // The last question is asked again, after the messages before it; its answers so far stay,
+    // as versions of the new one.
+    const { id: asked, content: prompt } = await deps.database.lastQuestion(user, id);
     const record = await deps.database.getChat(user, id);
-    // The last question is asked again, after the messages before it; the answers of the
-    // questions before it stay where they are.
-    const last = record.messages.findLastIndex((message) => message.role === "user");
+    const last = record.messages.findIndex((message) => message.id === asked);
     const messages = record.messages.slice(0, last);
     const chat = await coreChat(deps, user, { ...record, messages });
-    const asked = record.messages[last]!.id;
     return await answerPrompt(c, { chat, user, prompt, stream, asked }, {
       format: JSON_LINES,
       whole: (reply) => c.json(reply),

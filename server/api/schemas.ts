@@ -43,6 +43,29 @@ export const Document: z.ZodObject<{ id: z.ZodString; name: z.ZodString }> = z.o
 /** A stored document: `{id, name}`. */
 export type Document = z.infer<typeof Document>;
 
+export const DocumentSummary: z.ZodObject<{
+  id: z.ZodString;
+  name: z.ZodString;
+  size: z.ZodNullable<z.ZodInt>;
+  pages: z.ZodNullable<z.ZodInt>;
+  chats: z.ZodArray<z.ZodString>;
+}> = z.object({
+  id: z.string(),
+  name: z.string(),
+  size: z.int().nullable().meta({ description: "The bytes of its file; null if unknown" }),
+  pages: z.int().nullable().meta({
+    description: "Its pages (or slides), once a chat has read it; null before, and for a format " +
+      "without pages it is 1",
+  }),
+  chats: z.array(z.string()).meta({
+    description: "The ids of the user's chats that use it, as one of their documents or " +
+      "through the sources of their answers, oldest first: DELETE /documents/{id} is refused " +
+      "while there are any",
+  }),
+}).meta({ id: "DocumentSummary" });
+/** A document as `GET /documents` lists it. */
+export type DocumentSummary = z.infer<typeof DocumentSummary>;
+
 export const Source: z.ZodObject<{
   id: z.ZodString;
   document: typeof Document;
@@ -59,15 +82,33 @@ export const Source: z.ZodObject<{
 /** A passage of a document that an answer is based on. */
 export type Source = z.infer<typeof Source>;
 
-export const Message: z.ZodObject<{
+export const Feedback: z.ZodObject<{
+  rating: z.ZodEnum<{ good: "good"; bad: "bad" }>;
+  note: z.ZodOptional<z.ZodString>;
+  timestamp: z.ZodString;
+}> = z.object({
+  rating: z.enum(["good", "bad"]),
+  note: z.string().optional().meta({ description: "What the user wrote about the answer" }),
+  timestamp: z.string().meta({ description: "When it was given (ISO 8601, UTC)" }),
+}).meta({ id: "Feedback" });
+/** What a user thought of an answer. */
+export type Feedback = z.infer<typeof Feedback>;
+
+type MessageShape = {
   id: z.ZodString;
   content: z.ZodString;
   role: z.ZodEnum<{ system: "system"; user: "user"; assistant: "assistant" }>;
   sources: z.ZodArray<typeof Source>;
   timestamp: z.ZodString;
   citations: z.ZodArray<z.ZodInt>;
-  status: z.ZodOptional<z.ZodEnum<{ stopped: "stopped"; failed: "failed" }>>;
-}> = z.object({
+  status: z.ZodOptional<
+    z.ZodEnum<{ streaming: "streaming"; stopped: "stopped"; failed: "failed" }>
+  >;
+  error: z.ZodOptional<z.ZodString>;
+  feedback: z.ZodOptional<typeof Feedback>;
+};
+
+const MESSAGE_SHAPE: MessageShape = {
   id: z.string(),
   content: z.string(),
   role: z.enum(["system", "user", "assistant"]),
@@ -78,10 +119,36 @@ export const Message: z.ZodObject<{
       "each once, in the order first cited; a marker without a source is not listed. On a " +
       "streamed line, the sources cited up to and including that line",
   }),
-  status: z.enum(["stopped", "failed"]).optional().meta({
-    description: 'Left out for a complete message; "stopped": an answer its reader stopped, ' +
-      'its content as far as it was written; "failed": an answer that broke off, its content ' +
-      "as far as it was written (perhaps none)",
+  status: z.enum(["streaming", "stopped", "failed"]).optional().meta({
+    description: 'Left out for a complete message; "streaming": an answer still being written, ' +
+      "its content as far as it was saved (GET /chats/{id}/messages/{message_id}/stream follows " +
+      'it); "stopped": an answer stopped (POST /chats/{id}/stop, or the server stopping), its ' +
+      'content as far as it was written; "failed": an answer that broke off, its content as far ' +
+      "as it was written (perhaps none)",
+  }),
+  error: z.string().optional().meta({
+    description: "Why an answer stopped or failed, in words; left out otherwise",
+  }),
+  feedback: Feedback.optional().meta({
+    description: "The user's rating of an answer (POST /chats/{id}/messages/{message_id}/feedback)",
+  }),
+};
+
+export const MessageVersion: z.ZodObject<MessageShape> = z.object(MESSAGE_SHAPE).meta({
+  id: "MessageVersion",
+});
+/** A version of a message: an earlier answer to its question, or an earlier wording of it. */
+export type MessageVersion = z.infer<typeof MessageVersion>;
+
+export const Message: z.ZodObject<
+  MessageShape & { versions: z.ZodOptional<z.ZodArray<typeof MessageVersion>> }
+> = z.object({
+  ...MESSAGE_SHAPE,
+  versions: z.array(MessageVersion).optional().meta({
+    description: "Every version, oldest first, the message itself last, when there are two or " +
+      "more: an answer's are the answers its question had (POST /chats/{id}/regenerate keeps " +
+      "them), a question's the wordings it had (POST /chats/{id}/messages/{message_id}/edit; " +
+      "GET /chats/{id}/messages/{message_id}/branch gives the conversation that followed one)",
   }),
 }).meta({ id: "Message" });
 /** A message of a chat, with all its sources. */
