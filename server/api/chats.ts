@@ -16,7 +16,7 @@ import { CACHED_LIST_LENGTH, type ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
-import { deleteChat } from "./chat_deletion.ts";
+import { deleteChat, forgetDocument } from "./chat_deletion.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { EncodedTexts } from "./encoded_texts.ts";
 import { messageRecord } from "./records.ts";
@@ -91,8 +91,24 @@ export function chatRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const user = await requestUser(c);
     const record = await deps.database.getChat(user, c.req.param("id"));
+    // Its answers here stop first, rather than write into a chat gone; those of other replicas
+    // stop at their next save, which finds their runs gone.
+    await deps.answers!.stopChat(user, record.id);
     await deleteChat(deps, user, record);
     return c.json(null);
+  });
+
+  app.post("/chats/:id/stop", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const id = c.req.param("id");
+    // Asked in the database first, for the replicas that write the chat's other answers; this
+    // replica's stop at once, and are stored as stopped before the answer goes out.
+    const asked = await deps.database.stopAnswers(user, id);
+    const here = deps.answers!.running(user, id);
+    const stopped = new Set([...asked, ...here.map((run) => run.head?.id ?? run)]);
+    await deps.answers!.stopChat(user, id);
+    return c.json({ stopped: stopped.size });
   });
 
   app.patch("/chats/:id", async (c) => {
@@ -120,6 +136,17 @@ export function chatRoutes(): Hono<ApiEnv> {
       await deps.database.addChatDocuments(user, record.id, documents);
       return await deps.database.getChat(user, record.id);
     });
+  });
+
+  app.delete("/chats/:id/documents/:document_id", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const record = await deps.database.getChat(user, c.req.param("id"));
+    const documentId = c.req.param("document_id");
+    await deps.database.removeChatDocument(user, record.id, documentId);
+    // The chat's storage forgets the document's passages for the chat; the document stays.
+    await forgetDocument(deps, user, record, documentId);
+    return c.json(await deps.database.getChat(user, record.id));
   });
 
   app.post("/chats/:id/regenerate", async (c) => {

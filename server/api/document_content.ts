@@ -1,7 +1,8 @@
 /**
  * A document as its owner uploaded it, `GET /documents/{id}/content` (with
  * ranges and an ETag, so that a viewer reads a large file in parts and a
- * browser keeps it), and as svc reads it, `GET /documents/{id}/pages`.
+ * browser keeps it), as svc reads it, `GET /documents/{id}/pages`, and as the
+ * web UI shows it, `GET /documents/{id}/view`.
  * @module
  */
 import { type Context, Hono } from "hono";
@@ -13,7 +14,8 @@ import type { StoredDocument } from "../database/mod.ts";
 import { byteRange } from "./byte_range.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
-import type { DocumentPages } from "./schemas.ts";
+import type { DocumentPages, DocumentView } from "./schemas.ts";
+import { VERSION } from "../../components/version.ts";
 import { requestUser } from "./user.ts";
 
 /** The media type of each suffix svc reads. */
@@ -89,6 +91,22 @@ export function documentContentRoutes(): Hono<ApiEnv> {
       pages: pages.map((page) => ({ number: page.number, text: page.text })),
     };
     return c.json(body);
+  });
+
+  app.get("/documents/:id/view", async (c) => {
+    const { deps } = c.var;
+    const row = await uploadedDocument(c);
+    const { size } = await stat(row.metadata.path as string, row);
+    // The same file reads the same by the same svc: a client keeps the view of each document.
+    const etag = `"view-${VERSION}-${row.id}-${size.toString(36)}"`;
+    const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
+    if (matches(c.req.header("If-None-Match"), etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    // Loaded by the first request of a document's view; rendered in a reader thread.
+    const { viewOf } = await loadReaders();
+    const view: DocumentView = await viewOf(new (deps.document ?? LocalDocument)(row));
+    return c.json(view, 200, headers);
   });
 
   return app;

@@ -48,6 +48,36 @@ function documentRecord(document: Document): api.Document {
 export type PrepareWork<T> = (options: Required<PrepareOptions>) => Promise<T>;
 
 /**
+ * The work, with the pages of each document it parsed recorded once it
+ * ended, for `GET /documents`; a failure to record them is logged.
+ */
+function countingPages<T>(c: Context<ApiEnv>, work: PrepareWork<T>): PrepareWork<T> {
+  return async (options) => {
+    const pages: Record<string, number> = {};
+    try {
+      return await work({
+        ...options,
+        onProgress(progress) {
+          if (progress.stage === "parsed" && progress.pages !== undefined) {
+            pages[progress.document.id] = progress.pages;
+          }
+          options.onProgress(progress);
+        },
+      });
+    } finally {
+      if (Object.keys(pages).length > 0) {
+        const { deps, requestId, user } = c.var;
+        await deps.database.recordPages(user!, pages).catch((error) => {
+          deps.log(logLine("warn", `Cannot record the pages of the documents: ${error.message}`, {
+            request_id: requestId,
+          }));
+        });
+      }
+    }
+  };
+}
+
+/**
  * Runs `work` (a chat's `prepare()` or `addDocuments()`, and the write that
  * keeps its outcome) for a request: as one JSON body, or as progress lines
  * with the result last when the request asks for them. A failure before the
@@ -56,8 +86,9 @@ export type PrepareWork<T> = (options: Required<PrepareOptions>) => Promise<T>;
  */
 export async function runPrepare<T>(
   c: Context<ApiEnv>,
-  work: PrepareWork<T>,
+  given: PrepareWork<T>,
 ): Promise<Response> {
+  const work = countingPages(c, given);
   const cancel = new AbortController();
   const release = cancelWhenLeft(c.req.raw, cancel);
   if (!wantsProgress(c)) {

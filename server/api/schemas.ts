@@ -324,6 +324,55 @@ export const DocumentPage = z.object({
 export type DocumentPage = z.infer<typeof DocumentPage>;
 
 export const DocumentPages = z.object({ pages: z.array(DocumentPage) });
+
+/** Where a block's text is in the text it belongs to: from `start` to `end`, in UTF-16 units. */
+const PLACE = {
+  start: z.int().meta({ description: "Where its text starts in the slide's text" }),
+  end: z.int().meta({ description: "Where its text ends in the slide's text" }),
+};
+
+export const SlideBlock = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("title"), text: z.string(), ...PLACE }),
+  z.object({ kind: z.literal("text"), paragraphs: z.array(z.string()), ...PLACE }),
+  z.object({ kind: z.literal("table"), rows: z.array(z.array(z.string())), ...PLACE }),
+]).meta({ id: "SlideBlock" });
+
+export const DocumentView = z.discriminatedUnion("format", [
+  z.object({ format: z.literal("pdf") }).meta({
+    description: "Shown from its file: GET /documents/{id}/content",
+  }),
+  z.object({
+    format: z.literal("docx"),
+    html: z.string().meta({
+      description: "Sanitised HTML: headings, paragraphs, lists, tables, emphasis, links to web " +
+        "and mail addresses; no images, scripts, styles or event attributes. Each paragraph, " +
+        "heading, list item and table that holds text has data-start and data-end: where its " +
+        'text is in "text"',
+    }),
+    text: z.string().meta({
+      description: "The text svc indexes: a source's passage is found in it",
+    }),
+  }),
+  z.object({
+    format: z.literal("pptx"),
+    slides: z.array(z.object({
+      number: z.int().meta({ description: "From 1, in presentation order" }),
+      title: z.string().nullable(),
+      blocks: z.array(SlideBlock).meta({
+        description: "The title, text boxes and tables, in document order",
+      }),
+      text: z.string().meta({
+        description: "The slide's text as svc indexes it: a source's passage is found in it",
+      }),
+    })),
+  }),
+  z.object({
+    format: z.enum(["markdown", "text"]),
+    text: z.string().meta({ description: "The text as svc indexes it" }),
+  }),
+]).meta({ id: "DocumentView" });
+/** `GET /documents/{id}/view`: a document as the web UI shows it. */
+export type DocumentView = z.infer<typeof DocumentView>;
 /** `GET /documents/{id}/pages`: the document's pages, in order. */
 export type DocumentPages = z.infer<typeof DocumentPages>;
 
@@ -364,5 +413,27 @@ export const RegenerateBody = z.strictObject({ stream: z.boolean().default(false
 export const ChatDocuments = z.strictObject({
   documents: z.array(Document).min(1).meta({
     description: "Documents of the user's, none of them the chat's already",
+  }),
+});
+
+/** The longest note of a feedback, in characters. */
+export const MAX_NOTE_LENGTH = 4000;
+
+/** What `POST /chats/{id}/messages/{message_id}/feedback` takes. */
+export const FeedbackBody = z.strictObject({
+  rating: z.enum(["good", "bad"]).nullable().meta({
+    description: "How good the answer was; null takes the feedback back",
+  }),
+  note: Text.refine((note) => [...note].length <= MAX_NOTE_LENGTH, {
+    error: `must be at most ${MAX_NOTE_LENGTH} characters`,
+  }).optional().meta({ description: `At most ${MAX_NOTE_LENGTH} characters` }),
+});
+
+/** What `POST /chats/{id}/stop` answers. */
+export const StopResult = z.object({
+  stopped: z.int().meta({
+    description: "How many running answers of the chat were told to stop: those of this " +
+      "server are stored as stopped when it answers, those of another replica within a save " +
+      "interval (SVC_API_ANSWER_SAVE_INTERVAL)",
   }),
 });

@@ -55,12 +55,17 @@ function lostRunSteps(now: number): Step[] {
   ];
 }
 
-/** The query of the ids among `ids` whose stop was asked. */
+/**
+ * The query of the ids among `ids` of answers that are to stop: their stop
+ * was asked, or their run is gone (their chat deleted, their lease over).
+ */
 export function stopsQuery(ids: string[]): InStatement {
+  const list = JSON.stringify(ids);
   return {
-    sql: `SELECT m.id FROM answer_runs r JOIN messages m ON m.seq = r.message_seq
-      WHERE r.stop_asked = 1 AND m.id IN (SELECT value FROM json_each(?))`,
-    args: [JSON.stringify(ids)],
+    sql: `SELECT value AS id FROM json_each(?) WHERE value NOT IN (
+        SELECT m.id FROM answer_runs r JOIN messages m ON m.seq = r.message_seq
+        WHERE r.stop_asked = 0 AND m.id IN (SELECT value FROM json_each(?)))`,
+    args: [list, list],
   };
 }
 

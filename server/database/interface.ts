@@ -169,13 +169,17 @@ export interface Database {
    * Saves the text so far of answers being written (see `NewMessage.runsUntil`),
    * and extends their runs' leases to `until` (milliseconds since the epoch);
    * the runs of any process whose lease ended by `now` end as failed, their
-   * text as far as it was saved. The ids among them whose stop was asked.
+   * text as far as it was saved. The ids among them that are to stop (see
+   * {@linkcode Database.stopsAsked}).
    */
   saveAnswers(
     progress: AnswerProgress[],
     options: { until: number; now: number },
   ): Promise<string[]>;
-  /** The ids among those of answers being written whose stop was asked. */
+  /**
+   * The ids among those of answers being written that are to stop: their
+   * stop was asked, or their run is gone (their chat deleted, their lease over).
+   */
   stopsAsked(ids: string[]): Promise<string[]>;
   /** Ends an answer that was being written; nothing when it is gone (its chat deleted). */
   finishAnswer(end: AnswerEnd): Promise<void>;

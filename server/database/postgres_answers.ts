@@ -93,10 +93,11 @@ export async function saveAnswers(
   return await stopsAsked(tx, ids);
 }
 
-/** The ids among `ids` whose stop was asked. */
+/** The ids among `ids` of answers that are to stop (see `stopsQuery`). */
 export async function stopsAsked(sql: Postgres.Sql | Tx, ids: string[]): Promise<string[]> {
-  const rows = await sql`SELECT m.id FROM answer_runs r JOIN messages m ON m.seq = r.message_seq
-    WHERE r.stop_asked = 1 AND m.id = ANY(${ids})`;
+  const rows = await sql`SELECT id FROM unnest(${ids}::text[]) AS id WHERE id NOT IN (
+      SELECT m.id FROM answer_runs r JOIN messages m ON m.seq = r.message_seq
+      WHERE r.stop_asked = 0 AND m.id = ANY(${ids}))`;
   return rows.map((row) => String(row.id));
 }
 

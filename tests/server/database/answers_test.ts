@@ -51,11 +51,15 @@ for (const kind of KINDS) {
     });
     await db.addMessages("ada", "c1", [message("q1"), running("a1")]);
     await db.addMessages("ada", "c1", [message("q2"), running("a2")]);
-    assert.deepEqual(await db.stopsAsked(["a1", "a2"]), []);
+    assert.deepEqual(await db.stopsAsked(["a1", "a2"]), [], "both run, unstopped");
     await assert.rejects(db.stopAnswers("bob", "c1"), svcError(404, 'No chat "c1"'));
 
     assert.deepEqual((await db.stopAnswers("ada", "c1")).sort(), ["a1", "a2"]);
-    assert.deepEqual((await db.stopsAsked(["a1", "a2", "unknown"])).sort(), ["a1", "a2"]);
+    assert.deepEqual(
+      (await db.stopsAsked(["a1", "a2", "gone"])).sort(),
+      ["a1", "a2", "gone"],
+      "an answer whose run is gone is to stop as well",
+    );
     assert.deepEqual(
       await db.saveAnswers([{ id: "a1" }], { until, now: Date.now() }),
       ["a1"],
@@ -68,7 +72,7 @@ for (const kind of KINDS) {
       status: "stopped",
       error: "The answer was stopped",
     });
-    assert.deepEqual(await db.stopsAsked(["a1", "a2"]), ["a2"]);
+    assert.deepEqual((await db.stopsAsked(["a1", "a2"])).sort(), ["a1", "a2"]);
     const a1 = await db.getMessage("ada", "c1", "a1");
     assert.deepEqual([a1.content, a1.status, a1.error], [
       "Cut",
@@ -107,8 +111,8 @@ for (const kind of KINDS) {
     await db.deleteChat("ada", "c1");
     await assert.rejects(db.getChat("ada", "c1"), svcError(404, 'No chat "c1"'));
     // The run's end finds nothing to end.
+    assert.deepEqual(await db.stopsAsked(["a1"]), ["a1"], "its run went with the chat");
     await db.finishAnswer({ id: "a1", content: "Late", citations: [] });
-    assert.deepEqual(await db.stopsAsked(["a1"]), []);
   });
 
   Deno.test(`Database.editQuestion() keeps the edited question and what followed it as its branch, and lists the new wording with its versions (${kind})`, async () => {
