@@ -18,35 +18,6 @@ import { logLine } from "../log.ts";
 import type * as api from "./schemas.ts";
 
 /**
- * Aborts `cancel` as soon as the client of `request` goes away, from the
- * moment this is called: before the first chunk as well as during the
- * stream, so that the provider's call ends at once rather than at its
- * timeout. Returns the function that stops watching.
- */
-export function cancelWhenLeft(request: Request, cancel: AbortController): () => void {
-  const { signal } = request;
-  const abort = () => cancel.abort(clientLeft());
-  if (signal.aborted) {
-    abort();
-    return () => {};
-  }
-  signal.addEventListener("abort", abort, { once: true });
-  return () => signal.removeEventListener("abort", abort);
-}
-
-/**
- * The error of an answer whose client went away: nobody reads it, but the
- * request's log line says what happened (499, as proxies log it) rather than
- * logging a failure.
- */
-export function clientLeft(cause?: unknown): SvcError {
-  return new SvcError("The client went away before the answer was complete", {
-    status: 499,
-    cause,
-  });
-}
-
-/**
  * How a streamed answer is written: its content type and the text of each
  * part. Each function returns what is written as it is.
  */

@@ -15,10 +15,38 @@ import type { Document } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { PrepareProgress } from "../../components/core/progress.ts";
 import { logLine } from "../log.ts";
-import { cancelWhenLeft, clientLeft } from "./answer_stream.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
 import type * as api from "./schemas.ts";
+
+/**
+ * Aborts `cancel` as soon as the client of `request` goes away, from the
+ * moment this is called: before the first step as well as during the
+ * stream, so that the storage's work ends at once. Returns the function that
+ * stops watching.
+ */
+export function cancelWhenLeft(request: Request, cancel: AbortController): () => void {
+  const { signal } = request;
+  const abort = () => cancel.abort(clientLeft());
+  if (signal.aborted) {
+    abort();
+    return () => {};
+  }
+  signal.addEventListener("abort", abort, { once: true });
+  return () => signal.removeEventListener("abort", abort);
+}
+
+/**
+ * The error of work whose client went away: nobody reads it, but the
+ * request's log line says what happened (499, as proxies log it) rather than
+ * logging a failure.
+ */
+export function clientLeft(cause?: unknown): SvcError {
+  return new SvcError("The client went away before the work was complete", {
+    status: 499,
+    cause,
+  });
+}
 
 /** The media type of a progress stream. */
 export const PROGRESS_LINES = "application/x-ndjson";

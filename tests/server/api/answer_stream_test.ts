@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { Assistant } from "../../../components/core/component.ts";
 import type { ChatParams } from "../../../components/core/params.ts";
-import { cancelWhenLeft } from "../../../server/api/answer_stream.ts";
 import { waitFor } from "../../rely/_server.ts";
 import { testApi } from "./_api.ts";
 
@@ -62,29 +61,6 @@ Deno.test("a streamed answer whose client leaves before the first chunk goes on 
       ["assistant", "", "stopped"],
     ],
   );
-});
-
-Deno.test("cancelWhenLeft() aborts when the request's signal does, until released", () => {
-  const left = new AbortController();
-  const request = new Request("http://svc.test/", { signal: left.signal });
-  const cancel = new AbortController();
-  const release = cancelWhenLeft(request, cancel);
-  left.abort();
-  assert.equal(cancel.signal.aborted, true);
-  assert.equal((cancel.signal.reason as { status: number }).status, 499);
-
-  const later = new AbortController();
-  const released = new AbortController();
-  cancelWhenLeft(new Request("http://svc.test/", { signal: later.signal }), released)();
-  later.abort();
-  assert.equal(released.signal.aborted, false, "a released watch does nothing");
-  release();
-
-  const gone = new AbortController();
-  gone.abort();
-  const already = new AbortController();
-  cancelWhenLeft(new Request("http://svc.test/", { signal: gone.signal }), already);
-  assert.equal(already.signal.aborted, true, "a client that left already cancels at once");
 });
 
 /** Streams until it is told to stop, then fails as it ends. */
