@@ -12,13 +12,28 @@ export const LONG_PDF_PAGES = 330;
 const MANUAL = new URL("../tests/fixtures/labelled/clsguide.pdf", import.meta.url).pathname;
 const REPOSITORY = new URL("../", import.meta.url).pathname;
 
+/** Options of {@linkcode readPdfArgs}. */
+export interface ReadPdfArgsOptions {
+  /**
+   * How many workers `readPdfPages()` shares the pages with.
+   * @default {0}
+   */
+  workers?: number;
+  /**
+   * `svc` reads with `readPdfPages()`; `pdfjs` reads every page with pdfjs alone.
+   * @default {"svc"}
+   */
+  reader?: "svc" | "pdfjs";
+}
+
 /**
- * The arguments of `deno` that read a PDF with `readPdfPages()` on `workers` workers in a process
- * of its own (`_read_pdf.ts`), which prints the page count and its peak memory as JSON: started
- * as `deno task svc` starts svc, with its V8 flags, as a reader thread reads in svc.
+ * The arguments of `deno` that read a PDF in a process of its own (`_read_pdf.ts`), which prints
+ * the page count and its peak memory as JSON: started as `deno task svc` starts svc, with its V8
+ * flags, as a reader thread reads in svc.
  */
-export function readPdfArgs(path: string, workers: number): string[] {
-  return [...svcTaskArgs(), `${REPOSITORY}bench/_read_pdf.ts`, path, String(workers)];
+export function readPdfArgs(path: string, options: ReadPdfArgsOptions = {}): string[] {
+  const { workers = 0, reader = "svc" } = options;
+  return [...svcTaskArgs(), `${REPOSITORY}bench/_read_pdf.ts`, path, String(workers), reader];
 }
 
 /** Makes the long PDF and returns its path. */

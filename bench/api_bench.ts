@@ -4,7 +4,7 @@
  * database, JSON) to a request and to each chunk of a streamed answer.
  */
 import { Assistant } from "../components/core/component.ts";
-import { Rag } from "../components/core/rag.ts";
+import { Rag } from "../components/rag.ts";
 import { SvcDemoSourceStorage } from "../components/source_storages/demo.ts";
 import { createApi } from "../server/api/app.ts";
 import { SvcDemoAuthentication } from "../server/auth/demo.ts";

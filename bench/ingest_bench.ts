@@ -125,7 +125,7 @@ async function ingest(): Promise<Ingest> {
 async function svcReading(): Promise<number> {
   const started = performance.now();
   const output = await new Deno.Command(Deno.execPath(), {
-    args: readPdfArgs(document, pdfWorkers()),
+    args: readPdfArgs(document, { workers: pdfWorkers() }),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -1,15 +1,17 @@
 /**
- * Reading a long PDF against poppler's `pdftotext` on the same file in the same run: ten copies of
- * the labelled set's TeX manual `clsguide.pdf` (330 pages, `_long_pdf.ts`). Each run is a process
- * of its own, timed from start to end, whose peak memory is the high-water mark of its resident
- * set (`VmHWM`): svc's own from `/proc/self/status`, workers included, and pdftotext's sampled
- * from its `/proc/<pid>/status` while it runs; its processor time (user and system, every thread)
- * is the last sampled from `/proc/<pid>/stat`, which on shared cores says what a run cost apart
- * from what it waited for. After the benches, a table gives the medians and the ratios to
- * pdftotext.
+ * The make-or-buy measure of `components/documents/pdf/`: svc's reading of a long PDF against
+ * poppler's `pdftotext` and against pdfjs-dist reading every page alone, on the same file in the
+ * same run: ten copies of the labelled set's TeX manual `clsguide.pdf` (330 pages,
+ * `_long_pdf.ts`). Each run is a process of its own, timed from start to end, whose peak memory is
+ * the high-water mark of its resident set (`VmHWM`): svc's own from `/proc/self/status`, workers
+ * included, and pdftotext's sampled from its `/proc/<pid>/status` while it runs; its processor
+ * time (user and system, every thread) is the last sampled from `/proc/<pid>/stat`, which on
+ * shared cores says what a run cost apart from what it waited for. After the benches, a table
+ * gives the medians and the ratios to pdftotext, and `bench/results/<date>-pdf.json` keeps them
+ * with the machine they were taken on.
  * @module
  */
-import { LONG_PDF_PAGES, longPdf, readPdfArgs } from "./_long_pdf.ts";
+import { LONG_PDF_PAGES, longPdf, readPdfArgs, type ReadPdfArgsOptions } from "./_long_pdf.ts";
 
 const RUNS = 5;
 
@@ -53,8 +55,8 @@ async function sampled(command: string, args: string[]): Promise<Sample & { stdo
   return { ms, peakBytes, cpuMs, stdout: new TextDecoder().decode(output.stdout) };
 }
 
-async function svc(workers: number): Promise<Sample> {
-  const { ms, cpuMs, stdout } = await sampled(Deno.execPath(), readPdfArgs(document, workers));
+async function svc(options: ReadPdfArgsOptions): Promise<Sample> {
+  const { ms, cpuMs, stdout } = await sampled(Deno.execPath(), readPdfArgs(document, options));
   const { pages, peakBytes } = JSON.parse(stdout);
   if (pages !== LONG_PDF_PAGES) throw new Error(`svc read ${pages} pages, not ${LONG_PDF_PAGES}`);
   return { ms, peakBytes, cpuMs };
@@ -64,8 +66,9 @@ async function svc(workers: number): Promise<Sample> {
 const WORKERS = Math.max(1, navigator.hardwareConcurrency - 1);
 const rows: [string, () => Promise<Sample>][] = [
   ["pdftotext (reference)", () => sampled("pdftotext", ["-enc", "UTF-8", document, "-"])],
-  ["readPdfPages() on the calling thread", () => svc(0)],
-  [`readPdfPages() taking turns with ${WORKERS} worker(s)`, () => svc(WORKERS)],
+  ["pdfjs-dist alone on the calling thread", () => svc({ reader: "pdfjs" })],
+  ["readPdfPages() on the calling thread", () => svc({})],
+  [`readPdfPages() taking turns with ${WORKERS} worker(s)`, () => svc({ workers: WORKERS })],
 ];
 const samples = new Map<string, Sample[]>(rows.map(([name]) => [name, []]));
 
@@ -79,7 +82,7 @@ for (const [name, run] of rows) {
     async fn() {
       const list = samples.get(name)!;
       list.push(await run());
-      if (name === rows.at(-1)![0] && list.length === RUNS + 1) printTable();
+      if (name === rows.at(-1)![0] && list.length === RUNS + 1) await report();
     },
   });
 }
@@ -89,8 +92,8 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** The medians of the runs after the first of each (the warm-up), as a Markdown table. */
-function printTable(): void {
+/** The medians of the runs after the first of each (the warm-up), printed and kept in results/. */
+async function report(): Promise<void> {
   const medians = rows.map(([name]) => {
     const runs = samples.get(name)!.slice(1);
     return {
@@ -115,4 +118,43 @@ function printTable(): void {
         `${mb.toFixed(0)} MB | ${(mb / reference.mb).toFixed(1)} |`
       ).join("\n"),
   );
+  const date = new Date().toISOString().slice(0, 10);
+  const results = new URL(`./results/${date}-pdf.json`, import.meta.url);
+  await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
+  const round = (value: number, digits: number) => Number(value.toFixed(digits));
+  const pdftotextVersion = (await new Deno.Command("pdftotext", { args: ["-v"], stderr: "piped" })
+    .output()).stderr;
+  await Deno.writeTextFile(
+    results,
+    JSON.stringify(
+      {
+        bench: "bench/pdf_bench.ts",
+        date,
+        document: `${LONG_PDF_PAGES} pages: ten copies of tests/fixtures/labelled/clsguide.pdf ` +
+          "joined by pdfunite",
+        measure: `the median of ${RUNS} runs after a warm-up, each a process of its own; ` +
+          "wall time from its start to its end, processor time of all its threads, peak " +
+          "memory its VmHWM",
+        machine: {
+          cores: navigator.hardwareConcurrency,
+          cpu: cpu ?? Deno.build.arch,
+          loadAverageAtEnd: Number(load),
+          deno: Deno.version.deno,
+          pdftotext: new TextDecoder().decode(pdftotextVersion).split("\n")[0],
+        },
+        rows: medians.map(({ name, ms, cpuMs, mb }) => ({
+          name,
+          wallSeconds: round(ms / 1000, 2),
+          wallRatio: round(ms / reference.ms, 2),
+          processorSeconds: round(cpuMs / 1000, 2),
+          processorRatio: round(cpuMs / reference.cpuMs, 2),
+          peakMiB: round(mb, 0),
+          peakRatio: round(mb / reference.mb, 1),
+        })),
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(`\nKept in ${results.pathname}`);
 }

@@ -43,8 +43,8 @@ import { LanceDB } from "../components/source_storages/lancedb.ts";
 import { LibSQL } from "../components/source_storages/libsql.ts";
 import { closePostgres, Postgres } from "../components/source_storages/postgres.ts";
 import { findPostgres, startPostgres } from "../tests/_postgres.ts";
-import { topPositions } from "../components/source_storages/_positions.ts";
-import { queryTerms } from "../components/source_storages/_bm25.ts";
+import { topPositions } from "../components/retrieval/positions.ts";
+import { queryTerms } from "../components/retrieval/lexical/bm25.ts";
 import { type Client, createClient } from "@libsql/client";
 import * as lancedb from "npm:@lancedb/lancedb@0.31.0";
 

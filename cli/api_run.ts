@@ -90,6 +90,7 @@ export async function runApi(options: ApiArgs, context: CommandContext): Promise
       ignoreUnavailableComponents: options.ignoreUnavailableComponents,
       log,
       signal: context.signal,
+      env: context.env,
     });
   } finally {
     endSpareThread();

@@ -13,13 +13,13 @@ import {
 } from "../components/core/component.ts";
 import { quote } from "../components/core/errors.ts";
 import type { Family } from "../components/core/component.ts";
-import { envVar, type Requirement } from "../components/core/requirements.ts";
+import type { Requirement } from "../components/core/requirements.ts";
 import { supportedSuffixes } from "../components/core/document.ts";
 import { OPTIONAL_PACKAGES } from "../components/packages.ts";
 import { redactUrl } from "../components/core/redact_url.ts";
 import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
-import { builtinClassPaths as allClassPaths, loadClass } from "../components/class_paths.ts";
+import { SERVER_CLASS_PATHS } from "../server/auth/registry.ts";
 import { exposedDemo } from "../server/auth/exposure.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
@@ -82,7 +82,7 @@ export interface ComponentStatus {
 
 /** The class paths of a family's built-in components, read at run time from the registry. */
 export function builtinClassPaths(family: ComponentFamily): string[] {
-  return allClassPaths().filter((classPath) => classPath.startsWith(family.prefix));
+  return SERVER_CLASS_PATHS.classPaths().filter((classPath) => classPath.startsWith(family.prefix));
 }
 
 /** Options of {@linkcode componentStatus}. */
@@ -119,7 +119,7 @@ export async function componentStatus(
   });
   let value: unknown;
   try {
-    value = await loadClass(classPath, { base: options.base });
+    value = await SERVER_CLASS_PATHS.load(classPath, { base: options.base });
   } catch (error) {
     return unusable((error as Error).message);
   }
@@ -330,7 +330,7 @@ async function report(
  */
 async function signInProblem(config: Config): Promise<string | undefined> {
   try {
-    const found = await loadClass(config.authentication, { base: config.base });
+    const found = await SERVER_CLASS_PATHS.load(config.authentication, { base: config.base });
     const exposed = exposedDemo(config, found);
     if (exposed === undefined && typeof found === "function") new (found as new () => unknown)();
     return exposed;
@@ -370,7 +370,7 @@ async function describeEmbedder(
  * embedding models; or that none answers.
  */
 async function describeLocalModels(env: CommandContext["env"]): Promise<string> {
-  const get = (name: string) => (env ? env[name] : envVar(name))?.trim() || undefined;
+  const get = (name: string) => env?.[name]?.trim() || undefined;
   const host = ollamaUrl(get("OLLAMA_HOST"));
   const shown = quote(redactUrl(host));
   if (!offersOllamaModels(get("SVC_OLLAMA_OFFER_MODELS"))) {

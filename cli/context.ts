@@ -17,7 +17,7 @@ export interface CommandContext {
   io: Io;
   /** Sets the exit code of the run; the last call wins. */
   exit(code: number): void;
-  /** The environment, for tests. */
+  /** The environment, read once by `run()` (a test's own in tests): every setting comes from it. */
   env?: Record<string, string | undefined>;
   /** Ends long-running commands (`svc api`, `svc ui`); SIGINT and SIGTERM abort it. */
   signal?: AbortSignal;

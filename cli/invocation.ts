@@ -15,7 +15,7 @@ export interface SvcCommandOptions {
   standalone?: boolean;
   /**
    * The environment, where npx leaves `npm_lifecycle_event=npx`.
-   * @default {Deno.env.toObject()}
+   * @default {readEnv(), the environment read once (settings.ts)}
    */
   env?: Env;
   /**

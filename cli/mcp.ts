@@ -13,6 +13,7 @@ import { SvcError } from "../components/core/errors.ts";
 import { importPackage } from "../components/packages.ts";
 import { Config, findConfigPath } from "../server/config.ts";
 import { unknownEnvWarnings } from "../server/config_env.ts";
+import { readEnv } from "../server/settings.ts";
 import { logLine } from "../server/log.ts";
 import { type CommandContext, configOption, ignoreUnavailableOption } from "./context.ts";
 
@@ -24,7 +25,7 @@ export function mcpCommand(context: CommandContext): Command {
     .addOption(ignoreUnavailableOption())
     .action(async (options: { config?: string; ignoreUnavailableComponents?: boolean }) => {
       const log = (line: string) => context.io.err(`${line}\n`);
-      const env = context.env ?? Deno.env.toObject();
+      const env = context.env ?? readEnv();
       for (const warning of unknownEnvWarnings(context.env)) log(logLine("warn", warning));
       const key = env.SVC_API_KEY;
       if (!key) {
@@ -45,10 +46,12 @@ export function mcpCommand(context: CommandContext): Command {
       const components = await loadComponents(config, {
         ignoreUnavailable: options.ignoreUnavailableComponents,
         warn: (message) => log(logLine("warn", message)),
+        env,
       });
       const database = await openDatabase(config.api.databaseUrl, {
         localRoot: config.localRoot,
         base: config.base,
+        authToken: env.SVC_API_DATABASE_AUTH_TOKEN,
       });
       try {
         const user = await new ApiKeys({ database }).verify(key);

@@ -9,6 +9,7 @@ import { SvcError } from "../components/core/errors.ts";
 import { addEnvironmentSecrets, redact } from "../components/core/secrets.ts";
 import { apiArgs, runApi } from "./api_run.ts";
 import type { CommandContext, Io } from "./context.ts";
+import { readEnv } from "../server/settings.ts";
 
 export type { CommandContext, Io } from "./context.ts";
 
@@ -36,7 +37,10 @@ const REMOVED: Readonly<Record<string, string>> = {
 
 /** Options of {@linkcode run}. */
 export interface RunOptions {
-  /** The environment, for tests. */
+  /**
+   * The environment, for tests.
+   * @default {readEnv()}
+   */
   env?: Record<string, string | undefined>;
   /** Ends long-running commands. */
   signal?: AbortSignal;
@@ -63,7 +67,8 @@ export async function run(
   const context: CommandContext = {
     io,
     exit: (code) => exitCode = code,
-    env: options.env,
+    // Read once, here: the commands and the servers they start are given it.
+    env: options.env ?? readEnv(),
     signal: options.signal,
   };
   try {

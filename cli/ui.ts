@@ -73,6 +73,7 @@ export function uiCommand(context: CommandContext): Command {
             ignoreUnavailableComponents: options.ignoreUnavailableComponents,
             log,
             signal: stop.signal,
+            env: context.env,
           });
           running.push(api.finished);
         } else {
@@ -81,7 +82,7 @@ export function uiCommand(context: CommandContext): Command {
               `(start it with "svc api", or run "svc ui" without --no-start-api)`,
           );
         }
-        const ui = serveUi(config, { log, signal: stop.signal });
+        const ui = serveUi(config, { log, signal: stop.signal, env: context.env });
         running.push(ui.finished);
         context.io.out(`svc UI: ${ui.url}\n`);
         if (options.openBrowser !== false && options.browser !== false) openBrowser(ui.url, log);

@@ -69,6 +69,7 @@ export function userCommand(context: CommandContext, options: UserCommandOptions
     const database = await openDatabase(config.api.databaseUrl, {
       localRoot: config.localRoot,
       base: config.base,
+      authToken: context.env?.SVC_API_DATABASE_AUTH_TOKEN,
     });
     try {
       // The accounts made before names were normalised get their one spelling first.

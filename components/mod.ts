@@ -19,8 +19,10 @@
 export * from "./core/mod.ts";
 export { chunkPages, countTokens, pageNumbersToLocation } from "./chunking.ts";
 export type { Chunk, ChunkOptions } from "./chunking.ts";
-export { BUILTINS, loadClass, register, REGISTRY } from "./registry.ts";
-export type { LoadClassOptions } from "./registry.ts";
+export { Rag, UnavailableComponentError } from "./rag.ts";
+export type { LoadComponentOptions } from "./rag.ts";
+export { BUILTINS, ClassPaths, loadClass, register, REGISTRY } from "./registry.ts";
+export type { ClassLoader, ClassResolver, LoadClassOptions } from "./registry.ts";
 export type { DocumentHandler } from "./documents/mod.ts";
 export { shorten } from "./shorten.ts";
 export { redactUrl, redactUrls } from "./core/redact_url.ts";

@@ -21,7 +21,8 @@
  * @module
  */
 import { join, posix } from "node:path";
-import { BUILTIN_MODULES, READERS_MODULE } from "../components/class_paths.ts";
+import { BUILTIN_MODULES } from "../components/class_paths.ts";
+import { READERS_MODULE } from "../components/core/document.ts";
 import { AUTHENTICATION_MODULES } from "../server/auth/registry.ts";
 import { POSTGRES } from "../server/database/connect.ts";
 import { COMMANDS as CLI_COMMANDS } from "../cli/mod.ts";
@@ -46,8 +47,9 @@ export const COMMANDS = "cli/mod.ts";
  * commands from `main.ts`, so that `svc --version` does not load them;
  * commander's commands and the server from `cli/mod.ts`, so that `svc api`
  * prepares neither the other commands nor the server before its database
- * thread starts; the built-in components and the document readers from
- * `components/class_paths.ts`, the authentications from `server/auth/registry.ts`
+ * thread starts; the built-in components from `components/class_paths.ts`, the
+ * document readers from `components/core/document.ts`, the authentications from
+ * `server/auth/registry.ts`
  * and PostgreSQL's database from `server/database/connect.ts`, so that a
  * start prepares none it does not load.
  */
@@ -57,9 +59,8 @@ export const NAMED_IMPORTS: readonly string[] = [
     // Each named relative to the module that imports it.
     posix.join("cli", CLI_COMMANDS),
     posix.join("cli", SERVER),
-    ...[...Object.values(BUILTIN_MODULES), READERS_MODULE].map((module) =>
-      posix.join("components", module)
-    ),
+    ...Object.values(BUILTIN_MODULES).map((module) => posix.join("components", module)),
+    posix.join("components/core", READERS_MODULE),
     ...Object.values(AUTHENTICATION_MODULES).map((module) => posix.join("server/auth", module)),
     posix.join("server/database", POSTGRES),
   ]),
@@ -75,9 +76,9 @@ export const INCLUDES: readonly string[] = [
   "server/database/_thread_worker.ts",
   "server/auth/_password_worker.ts",
   "components/indexing/_worker.ts",
-  "components/documents/_pdf_worker.ts",
+  "components/documents/pdf/_worker.ts",
   "components/documents/_reader_worker.ts",
-  "components/source_storages/_code_scan_worker.ts",
+  "components/retrieval/vectors/code_scan_worker.ts",
 ];
 
 /** The release targets and the name of each one's binary in `dist/`. */

@@ -5,6 +5,7 @@
  */
 import { envNumber } from "../components/core/env_number.ts";
 import { DEFAULT_ANSWER_SAVE_INTERVAL, DEFAULT_ANSWER_TIMEOUT } from "./api/answer_runs.ts";
+import type { Env } from "./settings.ts";
 
 /** The answer limits of the REST API, in milliseconds. */
 export interface AnswerLimits {
@@ -28,7 +29,7 @@ export interface AnswerLimits {
  *
  * @throws {SvcError} naming the variable whose value is not a positive number of seconds
  */
-export function answerLimits(env?: Record<string, string | undefined>): AnswerLimits {
+export function answerLimits(env: Env): AnswerLimits {
   return {
     answerTimeout: envNumber("SVC_API_ANSWER_TIMEOUT", {
       fallback: DEFAULT_ANSWER_TIMEOUT,

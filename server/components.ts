@@ -12,16 +12,15 @@ import {
   type Family,
   SourceStorage,
 } from "../components/core/component.ts";
-import { envVar } from "../components/core/requirements.ts";
 import { redactUrl } from "../components/core/redact_url.ts";
 import { offersOllamaModels, ollamaModels, ollamaUrl } from "../components/served_models.ts";
 import { Document, type DocumentClass } from "../components/core/document.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
-import { Rag, UnavailableComponentError } from "../components/core/rag.ts";
-import { CLASS_PATHS, loadClass } from "../components/class_paths.ts";
+import { Rag, UnavailableComponentError } from "../components/rag.ts";
 import { Authentication } from "./auth/authentication.ts";
-import "./auth/registry.ts";
+import { SERVER_CLASS_PATHS } from "./auth/registry.ts";
 import type { Config } from "./config.ts";
+import type { Env } from "./settings.ts";
 import { shareApiDatabase } from "./database/url.ts";
 
 /** The server's components. */
@@ -42,6 +41,12 @@ export interface LoadComponentsOptions {
   warn?: (line: string) => void;
   /** Where what svc found to offer goes (a local model server's models). */
   notice?: (line: string) => void;
+  /**
+   * The environment svc read at start: `SVC_OLLAMA_OFFER_MODELS`, `OLLAMA_HOST`, and the
+   * authentication's own settings.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -52,13 +57,13 @@ export interface LoadComponentsOptions {
  */
 async function localModels(
   configured: readonly Assistant[],
-  notice: ((line: string) => void) | undefined,
+  { notice, env = {} }: LoadComponentsOptions,
 ): Promise<Assistant[]> {
-  if (!offersOllamaModels(envVar("SVC_OLLAMA_OFFER_MODELS"))) return [];
-  const host = ollamaUrl(envVar("OLLAMA_HOST")?.trim() || undefined);
+  if (!offersOllamaModels(env.SVC_OLLAMA_OFFER_MODELS)) return [];
+  const host = ollamaUrl(env.OLLAMA_HOST?.trim() || undefined);
   const models = await ollamaModels(host);
   if (!models?.some((model) => !model.embedding)) return [];
-  const Ollama = await loadClass("svc.assistants.Ollama") as typeof OllamaAssistant;
+  const Ollama = await SERVER_CLASS_PATHS.load("svc.assistants.Ollama") as typeof OllamaAssistant;
   const taken = new Set(configured.map((assistant) => assistant.displayName));
   const offered = models.filter((model) => !model.embedding)
     .map((model) => Ollama.pinned(model.name))
@@ -86,7 +91,7 @@ export async function loadComponents(
 ): Promise<ServerComponents> {
   // Before any component is made: the Postgres storage uses the API's database when it is one.
   shareApiDatabase(config.api.databaseUrl);
-  const rag = new Rag(CLASS_PATHS);
+  const rag = new Rag(SERVER_CLASS_PATHS);
   const load = async <T extends Component>(paths: string[], family: Family<T>, noun: string) => {
     const loaded: T[] = [];
     for (const path of paths) {
@@ -118,14 +123,15 @@ export async function loadComponents(
   };
   const sourceStorages = await load(config.sourceStorages, SourceStorage, "source storage");
   const assistants = await load(config.assistants, Assistant, "assistant");
-  assistants.push(...await localModels(assistants, options.notice));
+  assistants.push(...await localModels(assistants, options));
 
-  const Authenticating = await subclass<new () => Authentication>(
+  // A class of the user's own may take no options; the built-in ones read their settings here.
+  const Authenticating = await subclass<new (options: { env: Env }) => Authentication>(
     config.authentication,
     Authentication,
     config.base,
   );
-  const authentication = new Authenticating();
+  const authentication = new Authenticating({ env: options.env ?? {} });
   const document = await subclass<DocumentClass>(config.document, Document, config.base);
   return { rag, authentication, document, sourceStorages, assistants };
 }
@@ -140,7 +146,7 @@ async function subclass<T>(
   base: abstract new (...args: never[]) => unknown,
   from: string,
 ): Promise<T> {
-  const found = await loadClass(classPath, { base: from });
+  const found = await SERVER_CLASS_PATHS.load(classPath, { base: from });
   if (typeof found !== "function" || !(found.prototype instanceof base)) {
     throw new SvcError(`${quote(classPath)} is not a subclass of ${base.name}`, { status: 422 });
   }

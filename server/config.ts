@@ -49,7 +49,7 @@ export interface ConfigOptions {
   base?: string;
   /**
    * The environment variables, which beat the values.
-   * @default {Deno.env.toObject()}
+   * @default {readEnv(), the environment read once (settings.ts)}
    */
   env?: Env;
 }
@@ -58,7 +58,7 @@ export interface ConfigOptions {
 export interface FromFileOptions {
   /**
    * The environment variables, which beat the file.
-   * @default {Deno.env.toObject()}
+   * @default {readEnv(), the environment read once (settings.ts)}
    */
   env?: Env;
 }
@@ -286,7 +286,7 @@ export interface FindConfigPathOptions {
   config?: string;
   /**
    * The environment variables, for `SVC_CONFIG`.
-   * @default {Deno.env.toObject()}
+   * @default {readEnv(), the environment read once (settings.ts)}
    */
   env?: Env;
   /**

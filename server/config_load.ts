@@ -6,7 +6,6 @@
 import { resolve } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { localRoot } from "../components/core/local_root.ts";
-import { envVar } from "../components/core/requirements.ts";
 import {
   check,
   type Checked,
@@ -20,9 +19,9 @@ import {
   show,
   TABLES,
 } from "./config_schema.ts";
+import { type Env, readEnv } from "./settings.ts";
 
-/** Environment variables by name; an absent name is unset. */
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 /** Options of {@linkcode build}. */
 export interface BuildOptions {
@@ -163,16 +162,9 @@ function httpUrl(hostname: unknown, port: unknown): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** Reads the given variables, else the process environment. */
-export function envReader(env: Env | undefined): (name: string) => string | undefined {
-  if (env) return (name) => Object.hasOwn(env, name) ? env[name] : undefined;
-  try {
-    const all = Deno.env.toObject();
-    return (name) => all[name];
-  } catch {
-    // Without full env permission, each variable may still be allowed on its own.
-    return envVar;
-  }
+/** Reads the given variables, else the process environment (read once, by `readEnv()`). */
+export function envReader(env: Env = readEnv()): (name: string) => string | undefined {
+  return (name) => Object.hasOwn(env, name) ? env[name] : undefined;
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {

@@ -1,15 +1,16 @@
 /**
- * The keys of `svc.toml`, how each value is checked and normalised, and the
+ * The keys of `svc.toml`, what each holds and sets (which `settings.ts` lists
+ * with the other settings), how each value is checked and normalised, and the
  * words of every refusal. `config.ts` puts these together into a `Config`.
  * @module
  */
 import { homedir, isAbsolute, join, resolve } from "../components/core/paths.ts";
 import { quote } from "../components/core/errors.ts";
 import { trimSlashes } from "../components/core/text_scan.ts";
-import { builtinClassPaths, isModulePath } from "../components/class_paths.ts";
-// Registers the built-in authentications, which the "authentication" key names.
-import "./auth/registry.ts";
-import { closest, distance } from "./closest.ts";
+import { isModulePath } from "../components/class_paths.ts";
+import { SERVER_CLASS_PATHS } from "./auth/registry.ts";
+import { distance } from "fastest-levenshtein";
+import { closest } from "./closest.ts";
 
 /** What a key holds, and so how its value is checked. */
 export type Kind =
@@ -24,31 +25,131 @@ export type Kind =
   | "databaseUrl"
   | "boolean";
 
-/** A key of the configuration, dotted (`api.port`), and what it holds. */
+/** A key of the configuration, dotted (`api.port`), what it holds, and what it sets. */
 export interface KeySpec {
   key: string;
   kind: Kind;
   /** For class paths: the prefix of the family's built-ins. */
   family?: string;
+  /** What its value is, as the configuration reference names it. */
+  type: string;
+  /** The value when it is not set, as the reference shows it. */
+  default: string;
+  /** What it sets, in one line. */
+  description: string;
 }
 
 /** Every key, in the order `toToml()` writes them. */
 export const KEYS: readonly KeySpec[] = [
-  { key: "local_root", kind: "path" },
-  { key: "authentication", kind: "class", family: "svc.deploy." },
-  { key: "document", kind: "class", family: "svc.core." },
-  { key: "source_storages", kind: "classes", family: "svc.source_storages." },
-  { key: "assistants", kind: "classes", family: "svc.assistants." },
-  { key: "api.hostname", kind: "hostname" },
-  { key: "api.port", kind: "port" },
-  { key: "api.root_path", kind: "rootPath" },
-  { key: "api.url", kind: "url" },
-  { key: "api.database_url", kind: "databaseUrl" },
-  { key: "api.origins", kind: "origins" },
-  { key: "api.allow_insecure_demo_sign_in", kind: "boolean" },
-  { key: "ui.hostname", kind: "hostname" },
-  { key: "ui.port", kind: "port" },
-  { key: "ui.origins", kind: "origins" },
+  {
+    key: "local_root",
+    kind: "path",
+    type: "path",
+    default: "`~/.cache/svc`",
+    description: "the folder where svc and its components keep their files",
+  },
+  {
+    key: "authentication",
+    kind: "class",
+    family: "svc.deploy.",
+    type: "class path",
+    default: "`svc.deploy.SvcDemoAuthentication`",
+    description: "how users sign in",
+  },
+  {
+    key: "document",
+    kind: "class",
+    family: "svc.core.",
+    type: "class path",
+    default: "`svc.core.LocalDocument`",
+    description: "the class of every uploaded document",
+  },
+  {
+    key: "source_storages",
+    kind: "classes",
+    family: "svc.source_storages.",
+    type: "JSON list of class paths",
+    default: '`["svc.source_storages.LibSQL", "svc.source_storages.SvcDemoSourceStorage"]`',
+    description: "the source storages a chat may use",
+  },
+  {
+    key: "assistants",
+    kind: "classes",
+    family: "svc.assistants.",
+    type: "JSON list of class paths",
+    default: '`["svc.assistants.Extractive", "svc.assistants.SvcDemoAssistant"]`',
+    description: "the assistants a chat may use",
+  },
+  {
+    key: "api.hostname",
+    kind: "hostname",
+    type: "host",
+    default: "`127.0.0.1`",
+    description: "where the REST API binds",
+  },
+  {
+    key: "api.port",
+    kind: "port",
+    type: "port",
+    default: "`31476`",
+    description: "the port of the REST API",
+  },
+  {
+    key: "api.root_path",
+    kind: "rootPath",
+    type: "path prefix",
+    default: '`""`',
+    description: "the prefix a proxy serves the API under, such as `/svc`",
+  },
+  {
+    key: "api.url",
+    kind: "url",
+    type: "URL",
+    default: "`http://{api.hostname}:{api.port}{api.root_path}`",
+    description: "where clients (the web UI) reach the API; binding is not affected",
+  },
+  {
+    key: "api.database_url",
+    kind: "databaseUrl",
+    type: "database URL",
+    default: "`sqlite:///<local_root>/svc.db`",
+    description: "the API's database: SQLite file or memory, a libSQL server, or PostgreSQL",
+  },
+  {
+    key: "api.origins",
+    kind: "origins",
+    type: "JSON list of origins",
+    default: '`["http://{ui.hostname}:{ui.port}"]`',
+    description: "the origins CORS allows (each on 127.0.0.1 also on localhost)",
+  },
+  {
+    key: "api.allow_insecure_demo_sign_in",
+    kind: "boolean",
+    type: "boolean",
+    default: "`false`",
+    description: "serve the demo sign-in on an address other than loopback",
+  },
+  {
+    key: "ui.hostname",
+    kind: "hostname",
+    type: "host",
+    default: "`127.0.0.1`",
+    description: "where the web UI binds",
+  },
+  {
+    key: "ui.port",
+    kind: "port",
+    type: "port",
+    default: "`31477`",
+    description: "the port of the web UI",
+  },
+  {
+    key: "ui.origins",
+    kind: "origins",
+    type: "JSON list of origins",
+    default: '`["http://{ui.hostname}:{ui.port}"]`',
+    description: "the origins the web UI's server allows",
+  },
 ];
 
 /** The tables of the configuration. */
@@ -221,7 +322,7 @@ function checkClass(classPath: string, subject: string, family: string): Checked
 
 /** The built-in class paths of a family. */
 function known(family: string): string[] {
-  return builtinClassPaths().filter((name) => name.startsWith(family)).sort();
+  return SERVER_CLASS_PATHS.classPaths().filter((name) => name.startsWith(family)).sort();
 }
 
 function checkDatabaseUrl(value: unknown, subject: string, base: string): Checked {

@@ -6,19 +6,22 @@
  * @module
  */
 import { envNumber } from "../components/core/env_number.ts";
+import { type Env, numberDefault } from "./settings.ts";
 
 /** The most chats one user may have, unless `SVC_API_MAX_CHATS_PER_USER` says otherwise. */
-export const DEFAULT_MAX_CHATS_PER_USER = 1000;
+export const DEFAULT_MAX_CHATS_PER_USER: number = numberDefault("SVC_API_MAX_CHATS_PER_USER");
 
 /** The most bytes one user's uploads may take, unless `SVC_API_MAX_STORAGE_PER_USER` says otherwise: 1 GiB. */
-export const DEFAULT_MAX_STORAGE_PER_USER = 1024 ** 3;
+export const DEFAULT_MAX_STORAGE_PER_USER: number = numberDefault("SVC_API_MAX_STORAGE_PER_USER");
 
 /**
  * The most documents one user may have registered (`POST /document`) whose
  * files have not come, among those whose upload can still start, unless
  * `SVC_API_MAX_PENDING_DOCUMENTS_PER_USER` says otherwise.
  */
-export const DEFAULT_MAX_PENDING_DOCUMENTS_PER_USER = 200;
+export const DEFAULT_MAX_PENDING_DOCUMENTS_PER_USER: number = numberDefault(
+  "SVC_API_MAX_PENDING_DOCUMENTS_PER_USER",
+);
 
 /** The quotas of each user. */
 export interface Quotas {
@@ -46,7 +49,7 @@ export interface Quotas {
  *
  * @throws {SvcError} naming the variable whose value is not a positive whole number
  */
-export function quotas(env?: Record<string, string | undefined>): Quotas {
+export function quotas(env: Env): Quotas {
   return {
     maxChatsPerUser: envNumber("SVC_API_MAX_CHATS_PER_USER", {
       fallback: DEFAULT_MAX_CHATS_PER_USER,

@@ -5,6 +5,7 @@
  * @module
  */
 import { envNumber } from "../components/core/env_number.ts";
+import type { Env } from "./settings.ts";
 import { DEFAULT_BODY_TIMEOUT } from "./api/body_timeout.ts";
 import { DEFAULT_MAX_UPLOADS, DEFAULT_MAX_UPLOADS_PER_USER } from "./api/upload_slots.ts";
 import {
@@ -46,7 +47,7 @@ export interface RequestLimits {
  *
  * @throws {SvcError} naming the variable whose value is not a positive number
  */
-export function requestLimits(env?: Record<string, string | undefined>): RequestLimits {
+export function requestLimits(env: Env): RequestLimits {
   return {
     bodyTimeout: envNumber("SVC_API_BODY_TIMEOUT", {
       fallback: DEFAULT_BODY_TIMEOUT,

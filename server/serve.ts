@@ -6,6 +6,7 @@
 import { join } from "../components/core/paths.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { envNumber } from "../components/core/env_number.ts";
+import { type Env, numberDefault, readEnv } from "./settings.ts";
 import { embedderFromEnv } from "../components/embeddings/mod.ts";
 import { localRoot } from "../components/core/local_root.ts";
 import { pdfWorkers } from "../components/core/pdf_workers.ts";
@@ -30,7 +31,7 @@ import { signingKey } from "./signing_secret.ts";
 import { UploadTokens } from "./upload_token.ts";
 
 /** The default upload limit: 100 MiB. */
-export const DEFAULT_MAX_UPLOAD_SIZE = 100 * 1024 * 1024;
+export const DEFAULT_MAX_UPLOAD_SIZE: number = numberDefault("SVC_API_MAX_UPLOAD_SIZE");
 
 /** Options of {@linkcode serveApi}. */
 export interface ServeApiOptions {
@@ -49,6 +50,12 @@ export interface ServeApiOptions {
    * @default {env SVC_SHUTDOWN_TIMEOUT, else 10}
    */
   shutdownTimeout?: number;
+  /**
+   * The environment, read once at start: every setting of the server and of its sign-in comes
+   * from here (see `settings.ts`).
+   * @default {readEnv()}
+   */
+  env?: Env;
 }
 
 /** A running REST API. */
@@ -68,8 +75,8 @@ const CUT_OFF_GRACE_MS = 2000;
  *
  * @throws {SvcError} naming the setting and what is wrong with it
  */
-async function checkEmbedder(): Promise<void> {
-  const problem = await embedderFromEnv().problem?.();
+async function checkEmbedder(env: Env): Promise<void> {
+  const problem = await embedderFromEnv(env).problem?.();
   if (problem) throw new SvcError(problem);
 }
 
@@ -81,29 +88,31 @@ async function checkEmbedder(): Promise<void> {
  * short, an unusable database, or a port that cannot be bound
  */
 export async function serveApi(config: Config, options: ServeApiOptions = {}): Promise<RunningApi> {
+  const env = options.env ?? readEnv();
   // Before anything can fail or log: no message or log line shows what these hold.
-  addEnvironmentSecrets();
+  addEnvironmentSecrets(definedValues(env));
   secrets.addUrl(config.api.databaseUrl);
   // Every line JSON, notices written as plain text included (see log.ts).
   const log = jsonLog(options.log ?? ((line: string) => console.error(line)));
   const warn = (message: string) => log(logLine("warn", message));
-  const timeout = options.shutdownTimeout ?? shutdownTimeout();
-  const limits = requestLimits();
-  const answering = answerLimits();
-  const userQuotas = quotas();
+  const timeout = options.shutdownTimeout ?? shutdownTimeout(env.SVC_SHUTDOWN_TIMEOUT);
+  const limits = requestLimits(env);
+  const answering = answerLimits(env);
+  const userQuotas = quotas(env);
   // Read when a document is, and checked here, so that a mistyped value stops svc rather than
   // each read.
-  pdfWorkers();
-  const passwords = passwordPool();
-  await checkEmbedder();
-  readerSettings();
-  const proxies = trustedProxies();
+  pdfWorkers(env);
+  const passwords = passwordPool(env);
+  await checkEmbedder(env);
+  readerSettings(env);
+  const proxies = trustedProxies(env.SVC_API_TRUSTED_PROXIES);
   localRoot(config.localRoot);
   await removeUnfinishedUploads(join(config.localRoot, "documents"), log);
   const components = await loadComponents(config, {
     ignoreUnavailable: options.ignoreUnavailableComponents,
     warn,
     notice: (message) => log(logLine("info", message)),
+    env,
   });
   const exposed = exposedDemo(config, components.authentication.constructor);
   if (exposed) throw new SvcError(exposed);
@@ -112,6 +121,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const database = await openDatabase(config.api.databaseUrl, {
     localRoot: config.localRoot,
     base: config.base,
+    authToken: env.SVC_API_DATABASE_AUTH_TOKEN,
   });
   // Replicas that share a database keep the secrets they make there, so that
   // each accepts the tokens of the others.
@@ -123,6 +133,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   try {
     sessionKey = await signingKey({
       env: ["SVC_API_SESSION_SECRET", "SVC_DEMO_AUTHENTICATION_SECRET"],
+      variables: env,
       file: "session.key",
       localRoot: config.localRoot,
       log,
@@ -131,6 +142,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     uploadTokens = new UploadTokens({
       key: await signingKey({
         env: ["SVC_API_DOCUMENT_UPLOAD_SECRET"],
+        variables: env,
         file: "upload.key",
         localRoot: config.localRoot,
         log,
@@ -138,7 +150,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
       }),
     });
     await components.authentication.setUp({
-      sessions: new Sessions({ database, key: sessionKey }),
+      sessions: new Sessions({ database, key: sessionKey, env }),
       database,
       warn,
       api: { url: config.api.url, origins: withLocalhostTwins(config.api.origins) },
@@ -162,7 +174,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     localRoot: config.localRoot,
     database,
     uploadTokens,
-    maxUploadSize: maxUploadSize(),
+    maxUploadSize: maxUploadSize(env),
     ...limits,
     ...userQuotas,
     trustedProxies: proxies,
@@ -275,6 +287,17 @@ async function settles(promise: Promise<unknown>, ms: number): Promise<boolean> 
   }
 }
 
-function maxUploadSize(): number {
-  return envNumber("SVC_API_MAX_UPLOAD_SIZE", { fallback: DEFAULT_MAX_UPLOAD_SIZE, unit: "bytes" });
+function maxUploadSize(env: Env): number {
+  return envNumber("SVC_API_MAX_UPLOAD_SIZE", {
+    fallback: DEFAULT_MAX_UPLOAD_SIZE,
+    unit: "bytes",
+    env,
+  });
+}
+
+/** The variables that are set. */
+function definedValues(env: Env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }

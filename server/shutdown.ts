@@ -4,12 +4,12 @@
  * @module
  */
 import { SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
 import { RunStop } from "./api/answer_runs.ts";
 import { errorBody } from "./api/errors.ts";
+import { numberDefault } from "./settings.ts";
 
 /** How long a stopping API lets answers in flight finish by default: 10 s. */
-export const DEFAULT_SHUTDOWN_TIMEOUT = 10;
+export const DEFAULT_SHUTDOWN_TIMEOUT: number = numberDefault("SVC_SHUTDOWN_TIMEOUT");
 
 /** What a cut-off stream says last; the prompt was stored when the answer started. */
 export const CUT_OFF_MESSAGE = "The server stopped before the answer was complete; " +
@@ -24,7 +24,7 @@ const CUT_OFF_LINE = new TextEncoder().encode(`${JSON.stringify(errorBody(CUT_OF
 
 /**
  * How long a stopping API waits for answers in flight, in seconds: `value`
- * (env `SVC_SHUTDOWN_TIMEOUT` by default), else {@linkcode DEFAULT_SHUTDOWN_TIMEOUT}.
+ * (of env `SVC_SHUTDOWN_TIMEOUT`), else {@linkcode DEFAULT_SHUTDOWN_TIMEOUT}.
  *
  * @example
  * ```ts
@@ -34,9 +34,7 @@ const CUT_OFF_LINE = new TextEncoder().encode(`${JSON.stringify(errorBody(CUT_OF
  * ```
  * @throws {SvcError} for a value that is not a number of seconds
  */
-export function shutdownTimeout(
-  value: string | undefined = envVar("SVC_SHUTDOWN_TIMEOUT"),
-): number {
+export function shutdownTimeout(value: string | undefined): number {
   if (value === undefined || value.trim() === "") return DEFAULT_SHUTDOWN_TIMEOUT;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0) {

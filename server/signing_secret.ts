@@ -5,6 +5,7 @@
  * @module
  */
 import { join } from "../components/core/paths.ts";
+import type { Env } from "./settings.ts";
 import { quote, SvcError } from "../components/core/errors.ts";
 import { secrets } from "../components/core/secrets.ts";
 import { hmacKey, MIN_SECRET_BYTES } from "./jwt.ts";
@@ -20,10 +21,10 @@ export interface SigningKeyOptions {
   /** Where the line that names the file goes. */
   log: (line: string) => void;
   /**
-   * Reads a variable.
-   * @default {Deno.env.get}
+   * The environment svc read at start, where the variables of `env` are looked up.
+   * @default {{}}
    */
-  read?: (name: string) => string | undefined;
+  variables?: Env;
   /**
    * Keeps a secret elsewhere than the local root: given the name (`file`)
    * and a secret just made, it returns the secret kept under that name,
@@ -55,9 +56,8 @@ export interface SigningKeyOptions {
  * from, or a file that cannot be read or written
  */
 export async function signingKey(options: SigningKeyOptions): Promise<Uint8Array> {
-  const read = options.read ?? ((name: string) => Deno.env.get(name));
   for (const name of options.env) {
-    const value = read(name);
+    const value = options.variables?.[name];
     if (value) return hmacKey(value, name);
   }
   const folder = join(options.localRoot, "secrets");

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
+import { type Env, readEnv } from "./settings.ts";
 import { VERSION } from "../components/version.ts";
 import type { Log } from "./log.ts";
 import type { Config } from "./config.ts";
@@ -126,6 +126,11 @@ export interface ServeUiOptions {
   log?: Log;
   /** Stops the server. */
   signal?: AbortSignal;
+  /**
+   * The environment svc read at start, for the sign-in's own settings.
+   * @default {readEnv()}
+   */
+  env?: Env;
 }
 
 /** A running web UI. */
@@ -143,13 +148,16 @@ export interface RunningUi {
  */
 export function serveUi(config: Config, options: ServeUiOptions = {}): RunningUi {
   const log = options.log ?? ((line: string) => console.error(line));
+  const env = options.env ?? readEnv();
   const demo = config.authentication === DEMO_AUTHENTICATION;
   const app = createUiApp({
     apiUrl: config.api.url,
     demoAuthentication: demo
-      ? { sharedPassword: envVar("SVC_DEMO_AUTHENTICATION_PASSWORD") !== undefined }
+      ? { sharedPassword: env.SVC_DEMO_AUTHENTICATION_PASSWORD !== undefined }
       : null,
-    openIdConnect: config.authentication === OIDC_AUTHENTICATION ? { name: providerName() } : null,
+    openIdConnect: config.authentication === OIDC_AUTHENTICATION
+      ? { name: providerName(env) }
+      : null,
     trustedProxy: config.authentication === PROXY_AUTHENTICATION,
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -175,9 +183,9 @@ export function serveUi(config: Config, options: ServeUiOptions = {}): RunningUi
  * The OpenID provider as the login page names it: `SVC_OIDC_NAME`, else
  * the issuer's host, as the API's sign-in names it.
  */
-function providerName(): string {
-  const issuer = envVar("SVC_OIDC_ISSUER") ?? "";
-  return envVar("SVC_OIDC_NAME") ||
+function providerName(env: Env): string {
+  const issuer = env.SVC_OIDC_ISSUER ?? "";
+  return env.SVC_OIDC_NAME ||
     (URL.canParse(issuer) ? new URL(issuer).host : "your organisation");
 }
 

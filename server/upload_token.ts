@@ -5,7 +5,6 @@
  * @module
  */
 import { SvcError } from "../components/core/errors.ts";
-import { envVar } from "../components/core/requirements.ts";
 import { hmacKey, signJwt, type TokenKind, verifyJwt } from "./jwt.ts";
 
 /** How long an upload token lives, in seconds; fixed by the interface. */
@@ -17,8 +16,9 @@ export const UPLOAD_TOKEN: TokenKind = { type: "svc-upload+jwt", audience: "svc:
 /** Options of {@linkcode UploadTokens}. */
 export interface UploadTokensOptions {
   /**
-   * The signing secret; env `SVC_API_DOCUMENT_UPLOAD_SECRET`, else random per
-   * process (`serveApi` gives the key it keeps in the local root instead).
+   * The signing secret; random per process when neither it nor `key` is given
+   * (`serveApi` gives the key of `SVC_API_DOCUMENT_UPLOAD_SECRET`, or the one it keeps in the
+   * local root).
    */
   secret?: string;
   /** The signing key, instead of a secret. */
@@ -35,10 +35,7 @@ export class UploadTokens {
   /** @throws {SvcError} for a secret shorter than 32 bytes */
   constructor(options: UploadTokensOptions = {}) {
     this.#key = options.key ??
-      hmacKey(
-        options.secret ?? envVar("SVC_API_DOCUMENT_UPLOAD_SECRET"),
-        "SVC_API_DOCUMENT_UPLOAD_SECRET",
-      );
+      hmacKey(options.secret, "SVC_API_DOCUMENT_UPLOAD_SECRET");
     this.#now = options.now ?? (() => new Date());
   }
 

@@ -2,13 +2,16 @@
  * The shape of the house, checked on the import graph of every module of
  * `components/`, `server/` and `cli/` as `deno info` resolves it (type-only
  * imports included): no module reaches itself through its imports,
- * `components/core/` is the bottom layer, and dependencies point one way,
- * `cli -> server -> components`.
+ * `components/core/` is the bottom layer, the PDF reader is entered by its
+ * `mod.ts`, dependencies point one way, `cli -> server -> components`, and
+ * within components `source_storages -> retrieval -> (indexing, embeddings,
+ * text, core)`.
  * @module
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { info, ROOT } from "./dist/_graph.ts";
+import { integration } from "./_tier.ts";
 
 /** The folders whose modules make up svc's program. */
 const AREAS = ["components", "server", "cli"];
@@ -87,18 +90,26 @@ function crossings(
   );
 }
 
-const graph = await importGraph();
+let reading: Promise<Map<string, Import[]>> | undefined;
+/**
+ * The import graph, read once by the first test that needs it: `deno info` runs as a child
+ * process, which leaves these tests out of the unit tier.
+ */
+function theGraph(): Promise<Map<string, Import[]>> {
+  return reading ??= importGraph();
+}
 const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`);
 
-Deno.test("the import graph walks every module of components/, server/ and cli/", async () => {
+integration.test("the import graph walks every module of components/, server/ and cli/", async () => {
+  const graph = await theGraph();
   for (const area of AREAS) {
     for await (const file of sources(area)) assert.ok(graph.has(file), `${file} is in the graph`);
   }
   assert.ok(graph.get("components/core/chat.ts")!.length > 0);
 });
 
-Deno.test("no module of components/, server/ or cli/ reaches itself through its imports", () => {
-  assert.deepEqual(cycles(graph).map((cycle) => cycle.join(" -> ")), []);
+integration.test("no module of components/, server/ or cli/ reaches itself through its imports", async () => {
+  assert.deepEqual(cycles(await theGraph()).map((cycle) => cycle.join(" -> ")), []);
 });
 
 Deno.test("cycles() finds a loop of imports and names the files it goes through", () => {
@@ -113,20 +124,75 @@ Deno.test("cycles() finds a loop of imports and names the files it goes through"
   assert.deepEqual(cycles(loop), []);
 });
 
-Deno.test("components/core/ is the bottom layer: it imports nothing of svc outside itself", () => {
+integration.test("components/core/ is the bottom layer: it imports nothing of svc outside itself", async () => {
   const core = under("components/core");
-  assert.deepEqual(crossings(graph, core, core), []);
+  assert.deepEqual(crossings(await theGraph(), core, core), []);
 });
 
-Deno.test("components/indexing/ knows the source storages only by the backend contract it defines", () => {
+integration.test("components/indexing/ knows the source storages only by the backend contract it defines", async () => {
   const indexing = under("components/indexing");
   assert.deepEqual(
-    crossings(graph, indexing, (file) => !under("components/source_storages")(file)),
+    crossings(await theGraph(), indexing, (file) => !under("components/source_storages")(file)),
     [],
   );
 });
 
-Deno.test("dependencies point one way: cli -> server -> components", () => {
+integration.test("components/retrieval/ knows no storage: source storages hand it their data, never back", async () => {
+  const graph = await theGraph();
+  const retrieval = under("components/retrieval");
+  assert.deepEqual(
+    crossings(graph, retrieval, (file) => !under("components/source_storages")(file)),
+    [],
+  );
+});
+
+integration.test("retrieval sits above indexing, embeddings, text and core: none of them imports it", async () => {
+  const graph = await theGraph();
+  const below = ["indexing", "embeddings", "text", "core", "documents", "assistants"]
+    .map((folder) => under(`components/${folder}`));
+  assert.deepEqual(
+    crossings(
+      graph,
+      (file) => below.some((folder) => folder(file)),
+      (file) => !under("components/retrieval")(file),
+    ),
+    [],
+  );
+});
+
+integration.test("source storages reach retrieval through its door, retrieval/mod.ts", async () => {
+  const graph = await theGraph();
+  const retrieval = under("components/retrieval");
+  assert.deepEqual(
+    crossings(
+      graph,
+      under("components/source_storages"),
+      (file) => !retrieval(file) || file === "components/retrieval/mod.ts",
+    ),
+    [],
+  );
+});
+
+integration.test("components/documents/pdf/ is entered by its mod.ts and reaches only core/ and documents/", async () => {
+  const graph = await theGraph();
+  const pdf = under("components/documents/pdf");
+  const door = "components/documents/pdf/mod.ts";
+  assert.deepEqual(
+    crossings(graph, (file) => !pdf(file), (file) => !pdf(file) || file === door),
+    [],
+  );
+  assert.deepEqual(
+    crossings(
+      graph,
+      pdf,
+      (file) => under("components/core")(file) || under("components/documents")(file),
+    ),
+    [],
+  );
+});
+
+integration.test("dependencies point one way: cli -> server -> components", async () => {
+  const graph = await theGraph();
   const components = under("components");
   const server = under("server");
   const lower = (file: string) => components(file) || server(file) || file === "deno.json";

@@ -6,7 +6,7 @@
  * words it adds.
  * @module
  */
-import { contentWords, stem } from "../embeddings/_words.ts";
+import { contentWords, stem } from "../text/words.ts";
 import { type Piece, pieces } from "./_sentences.ts";
 
 /** A piece of a source chosen for the answer. */

@@ -38,8 +38,17 @@ export interface DocumentOptions {
 /** A class of documents that can be made from {@linkcode DocumentOptions}, such as `LocalDocument`. */
 export type DocumentClass = new (options: DocumentOptions) => Document;
 
-/** Reads the pages of a document by the handler of its format. */
-export type PageReader = (document: Document) => Promise<Page[]>;
+/**
+ * svc's document handlers (`components/documents/`), imported by a name Deno does not read ahead
+ * the first time a document is read: a start needs none of them, and the core knows them only
+ * by this name. `deploy/compile.ts` includes the module in the binary.
+ */
+export const READERS_MODULE = "../documents/mod.ts";
+
+/** What this module needs of {@linkcode READERS_MODULE}. */
+interface Readers {
+  readPages(document: Document): Promise<Page[]>;
+}
 
 /**
  * A document that svc can read: a name whose suffix names a supported format,
@@ -56,18 +65,6 @@ export abstract class Document {
    * `extractPages()` sets this to `true`.
    */
   static readsOwnPages: boolean = false;
-
-  /**
-   * What `extractPages()` reads pages with: svc's registry sets the reader of
-   * `components/documents/` here when it loads, which importing `@svc/svc`
-   * does.
-   */
-  static pageReader: PageReader = (document) =>
-    Promise.reject(
-      new SvcError(
-        `Cannot read ${quote(document.name)}: no document handlers are loaded (import "@svc/svc")`,
-      ),
-    );
 
   readonly id: string;
   readonly name: string;
@@ -115,7 +112,8 @@ export abstract class Document {
    * empty, encrypted, truncated, oversized or not of the format its suffix says.
    */
   async extractPages(): Promise<Page[]> {
-    return await Document.pageReader(this);
+    const { readPages }: Readers = await import(READERS_MODULE);
+    return await readPages(this);
   }
 }
 

@@ -81,17 +81,53 @@ export interface ExcerptOptions {
  * ```
  */
 export function excerpt(text: string, options: ExcerptOptions = {}): string {
-  const { head: headLength = 100, tail: tailLength = 40 } = options;
+  const { head: headLength = HEAD, tail: tailLength = TAIL } = options;
   if (text.length <= headLength + tailLength + 1) return text;
-  // Read past each cut by the longest secret, so that one across it is whole in what is read,
-  // and by a long credential's length, so that it is not cut too short to be known as one.
-  const reach = Math.max(secrets.longest, 64);
+  const reach = readPastCut();
   let head = redact(text.slice(0, headLength + reach)).slice(0, headLength);
   let tail = tailLength > 0 ? redact(text.slice(-(tailLength + reach))).slice(-tailLength) : "";
   // Never half a surrogate pair.
   if (isHighSurrogate(head.charCodeAt(head.length - 1))) head = head.slice(0, -1);
   if (isLowSurrogate(tail.charCodeAt(0))) tail = tail.slice(1);
   return `${head}…${tail}`;
+}
+
+/**
+ * A value as JSON, as a message may quote it: the {@linkcode excerpt} of its JSON text. Each long
+ * string in it is cut to its ends before the value is written out, so that a value of a megabyte
+ * costs what one of a few kilobytes does; what the excerpt shows is the same.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { jsonExcerpt } from "./errors.ts";
+ * assert.equal(jsonExcerpt({ size: 500 }), '{"size":500}');
+ * assert.equal(jsonExcerpt("C".repeat(900_000)), `"${"C".repeat(99)}…${"C".repeat(39)}"`);
+ * ```
+ */
+export function jsonExcerpt(value: unknown): string {
+  // The first and last `keep` characters of a string hold all that the excerpt reads of the
+  // text's ends: writing them out as JSON only makes them longer.
+  const keep = HEAD + readPastCut();
+  const cut = (text: string) =>
+    text.length > 2 * keep ? text.slice(0, keep) + text.slice(-keep) : text;
+  const json = typeof value === "string"
+    ? JSON.stringify(cut(value))
+    : JSON.stringify(value, (_key, item) => typeof item === "string" ? cut(item) : item);
+  return excerpt(json ?? String(value));
+}
+
+/** The characters an excerpt keeps of the start of a long text, and of its end, by default. */
+const HEAD = 100;
+const TAIL = 40;
+
+/**
+ * How far an excerpt reads past each cut: by the longest secret, so that one across it is whole
+ * in what is read, and by a long credential's length, so that it is not cut too short to be known
+ * as one.
+ */
+function readPastCut(): number {
+  return Math.max(secrets.longest, 64);
 }
 
 function isHighSurrogate(code: number): boolean {

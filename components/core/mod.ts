@@ -8,7 +8,7 @@ export type { AnswerOptions, ChatComponents, ChatOptions, PrepareOptions } from 
 export { Assistant, Component, displayNameOf, SourceStorage } from "./component.ts";
 export type { AnswerChunks, ComponentClass, ComponentRef, Family } from "./component.ts";
 export { Document, LocalDocument, supportedSuffixes } from "./document.ts";
-export type { DocumentClass, DocumentOptions, PageReader } from "./document.ts";
+export type { DocumentClass, DocumentOptions } from "./document.ts";
 export { quote, SvcError, unreadable } from "./errors.ts";
 export type { SvcErrorOptions } from "./errors.ts";
 export { localRoot } from "./local_root.ts";
@@ -25,8 +25,6 @@ export type {
   ParamSchema,
   SpecialParams,
 } from "./params.ts";
-export { Rag, UnavailableComponentError } from "./rag.ts";
-export type { ClassResolver, LoadComponentOptions } from "./rag.ts";
 export {
   EnvVarRequirement,
   ModelRequirement,

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { excerpt, SvcError } from "./errors.ts";
+import { excerpt, jsonExcerpt, SvcError } from "./errors.ts";
 import type { PrepareProgressCallback } from "./progress.ts";
 import { envVar } from "./requirements.ts";
 
@@ -259,7 +259,7 @@ function listed(lines: readonly string[]): string[] {
 
 /** A value as the message shows it: JSON, cut to an excerpt. */
 function show(value: unknown): string {
-  return value === undefined ? "undefined" : excerpt(JSON.stringify(value) ?? String(value));
+  return value === undefined ? "undefined" : jsonExcerpt(value);
 }
 
 function titleCase(name: string): string {

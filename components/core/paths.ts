@@ -1,9 +1,11 @@
 /**
  * The path functions of `node:path`, `node:url` and `node:os` that `svc api`
- * needs before it serves, as Node gives them, without loading Node's
- * compatibility layer, which took 10 to 20 ms of the start: on Linux and
- * macOS they are Node's POSIX algorithms written again here (a test compares
- * them with Node's on thousands of paths), on Windows Node's own.
+ * needs before it serves, as Node gives them, without setting up Node's
+ * compatibility layer, which costs every start processor time and memory: on
+ * Linux and macOS they are Node's POSIX algorithms written again here (a test
+ * compares them with Node's on thousands of paths), on Windows Node's own.
+ * The kept package for this, `pathe`, does not spare it: it reads
+ * `globalThis.process` as it loads, which is what makes Deno set the layer up.
  * @module
  */
 

@@ -7,6 +7,7 @@
 import v8 from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { SvcError } from "../core/errors.ts";
+import { lowerThreadPriority } from "../core/thread_priority.ts";
 import { parsePages } from "./parse.ts";
 import { renderView } from "./views.ts";
 import type { ReadReply, ReadRequest } from "./reader_pool.ts";
@@ -33,6 +34,7 @@ function watchHeap(): void {
   }, WATCH_MS);
 }
 
+lowerThreadPriority();
 watchHeap();
 
 port.on("message", async ({ id, buffer, content, task }: ReadRequest) => {

@@ -1,7 +1,8 @@
 /**
  * The reading of a document's pages, in reader threads, each format by its
  * handler (`parse.ts`, which the threads load; the thread that serves
- * requests never does).
+ * requests never does). PDF's reader has a folder of its own, `pdf/`, whose
+ * `mod.ts` says why svc reads PDFs itself and where it leaves them to pdfjs.
  * @module
  */
 export type { DocumentHandler } from "./handler.ts";

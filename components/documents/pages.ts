@@ -70,9 +70,8 @@ export async function readPages(document: Document): Promise<Page[]> {
 /**
  * The pages of a document, as `document.extractPages()` gives them: by its
  * class when the class declares that it reads its pages itself
- * (`Document.readsOwnPages`), else by {@linkcode readPages}. svc's own
- * components read pages through here, so that they do not depend on the
- * registry having set `Document.pageReader`.
+ * (`Document.readsOwnPages`), else by {@linkcode readPages}, without the
+ * by-name import of the handlers that `Document.extractPages()` makes.
  */
 export function extractPages(document: Document): Promise<Page[]> {
   return readsOwnPages(document) ? document.extractPages() : readPages(document);

@@ -10,7 +10,7 @@ import { checkContent, type ContentOf } from "./content.ts";
 import { docxHandler } from "./docx.ts";
 import type { DocumentHandler } from "./handler.ts";
 import { TextBudget } from "./limits.ts";
-import { pdfHandler } from "./pdf.ts";
+import { pdfHandler } from "./pdf/mod.ts";
 import { pptxHandler } from "./pptx.ts";
 import { textHandler } from "./text.ts";
 

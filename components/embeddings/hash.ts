@@ -8,7 +8,7 @@
  * @module
  */
 import type { Embedder, EmbedOptions, WorkerRecipe } from "./embedder.ts";
-import { contentWords, stem } from "./_words.ts";
+import { contentWords, stem } from "../text/words.ts";
 
 /** Options of {@linkcode HashEmbedder}. */
 export interface HashEmbedderOptions {

@@ -6,6 +6,7 @@
  */
 import { chunkPages } from "../chunking.ts";
 import { SvcError } from "../core/errors.ts";
+import { lowerThreadPriority } from "../core/thread_priority.ts";
 import { isSlides } from "../documents/parse.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { rebuildEmbedder } from "../embeddings/recipe.ts";
@@ -15,6 +16,8 @@ const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<IndexJob>) => void) | null;
   postMessage(reply: IndexReply, transfer?: Transferable[]): void;
 };
+
+lowerThreadPriority();
 
 /** The embedders made so far, by their recipe. */
 const embedders = new Map<string, Embedder>();

@@ -1,6 +1,7 @@
 /**
  * The contract between the chunking source storages and where they keep
- * their indexes: an {@linkcode IndexBackend} (LibSQL's, LanceDB's, Chroma's),
+ * their indexes: an {@linkcode IndexBackend} (LibSQL's, LanceDB's, Chroma's,
+ * Postgres's),
  * the records it stores and finds, and the key that names an index by what
  * it was made from.
  * @module
@@ -150,14 +151,15 @@ export interface IndexBackend {
    */
   unlinkDocument?(chatId: string, documentId: string): Promise<void>;
   /**
-   * Ranks the chunks of the indexes under `keys`, and only those: one ranking
-   * per arm, best first, the vector arm last (LibSQL: full-text, then vector).
+   * Ranks the chunks of the indexes under `keys`, and only those, as
+   * retrieval's `IndexSearch` or `RemoteSearch` does with what the store
+   * reads: one ranking per arm, best first, full-text then vector.
    */
   search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]>;
   /**
    * Every chunk of the complete index under `key`, in document order; none
    * when no index is stored under it. Retrieval reads a document's pages
-   * from them (`source_storages/_page_search.ts`).
+   * from them (`retrieval/page_search.ts`).
    */
   chunks(key: string): Promise<StoredChunk[]>;
 }

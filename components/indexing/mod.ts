@@ -5,6 +5,12 @@
  * thread, chunking and embedding in the indexing worker `_worker.ts`), and
  * the contract of where the chunking source storages keep such indexes
  * ({@linkcode IndexBackend}, each index named by {@linkcode indexInfo}).
+ * The {@linkcode Indexer} stores a chat's documents in a backend, each once
+ * per owner, content and settings, and links the chat to them; backends
+ * share the plumbing beside it: {@linkcode SerialBackend} for a store without
+ * transactions, {@linkcode Openings} (one backend per location),
+ * {@linkcode KeptLinks} (a chat's links kept while the store is unchanged),
+ * and `builds.ts` (whether a build that wrote part of an index still runs).
  *
  * What runs off the main thread is chosen by what a document and an embedder
  * declare: a document class that reads its own pages
@@ -23,7 +29,13 @@ export type {
   SearchQuery,
   StoredChunk,
 } from "./backend.ts";
+export { Indexer } from "./indexer.ts";
+export type { IndexOptions } from "./indexer.ts";
 export { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
 export type { ChunkAndEmbedOptions, EmbeddedChunks, IndexProgress } from "./pipeline.ts";
+export { abandoned, newBuilder, runBuild, STALE_AFTER_MS } from "./builds.ts";
+export type { StoredBuild } from "./builds.ts";
+export { KeptLinks } from "./kept_links.ts";
+export { Openings } from "./openings.ts";
 export { SerialBackend } from "./serial_backend.ts";
 export type { StoredLink } from "./serial_backend.ts";

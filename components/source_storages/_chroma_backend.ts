@@ -6,14 +6,9 @@
  * Everything lives on the server, so that svc processes sharing it (with
  * other local roots) never delete an index another one still links to.
  *
- * The full-text arm is svc's own BM25 (`_bm25.ts`) over the chunks of the
- * chat's collections, not Chroma's `$contains` document filter: that is an
- * unranked, case-sensitive substring match, one request per word and
- * collection, with no stems and no word weights, so as a ranking it would
- * add noise to the fusion rather than the lexical evidence the other storages
- * fuse. An index never changes once complete, so its term statistics are
- * built once (when stored, or from the collection's documents on the first
- * search after a restart) and kept in memory within a bound.
+ * Chroma finds the vector arm's nearest chunks of each collection; the
+ * full-text arm is svc's own BM25 over the chat's collections' documents
+ * (`retrieval/remote_search.ts` says why, and merges the two).
  *
  * Chroma has no transactions: the writes of one process go one at a time
  * (`SerialBackend`, which also keeps the links), and a link is checked again
@@ -23,8 +18,7 @@
  * @module
  */
 import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
-import { Bm25Index, bm25Search } from "./_bm25.ts";
-import { Bm25Cache } from "./_bm25_cache.ts";
+import { RemoteSearch } from "../retrieval/mod.ts";
 import {
   type IndexInfo,
   indexInfoOf,
@@ -51,7 +45,7 @@ export class ChromaBackend extends SerialBackend {
   readonly #client: ChromaClient;
   readonly #links: Collection;
   readonly #collections = new Map<string, Collection>();
-  readonly #bm25 = new Bm25Cache();
+  readonly #search = new RemoteSearch();
 
   private constructor(client: ChromaClient, links: Collection) {
     super();
@@ -104,11 +98,11 @@ export class ChromaBackend extends SerialBackend {
           });
         }
         await collection.modify({ metadata: { ...info, svc_state: "complete" } });
-        this.#bm25.set(index.key, Bm25Index.build(index.chunks.map((chunk) => chunk.text)));
+        this.#search.add(index.key, index.chunks.map((chunk) => chunk.text));
         if (!(await this.linkHeld(link))) throw new Error("the index was removed as it was stored");
       } catch (error) {
         await this.#client.deleteCollection({ name: collectionName(index.key) }).catch(() => {});
-        this.#bm25.delete(index.key);
+        this.#search.delete(index.key);
         throw error;
       }
     });
@@ -120,53 +114,29 @@ export class ChromaBackend extends SerialBackend {
       const collection = await this.#collection(key);
       if (collection) collections.set(key, collection);
     });
-    const found = [...collections.keys()];
-
-    query.signal?.throwIfAborted();
-    const indexes = new Map<string, Bm25Index>();
-    await each(
-      found,
-      async (key) => indexes.set(key, await this.#index(key, collections.get(key)!)),
-    );
-    const hits = bm25Search(found.map((key) => indexes.get(key)!), query.text, query.limit);
-    const wanted = new Map<string, number[]>();
-    for (const hit of hits) {
-      const key = found[hit.index]!;
-      wanted.set(key, [...wanted.get(key) ?? [], hit.text]);
-    }
-    const text = new Map<string, StoredChunk>();
-    await each([...wanted], async ([key, ordinals]) => {
-      const records = await collections.get(key)!.get({
-        ids: ordinals.map(String),
-        include: ["documents", "metadatas"],
-      });
-      records.ids.forEach((id, i) => {
-        text.set(`${key}-${id}`, chunkOf(key, id, records.documents[i], records.metadatas[i]));
-      });
+    return await this.#search.search([...collections.keys()], query, {
+      texts: (key) => this.#texts(collections.get(key)!),
+      chunks: async (key, ordinals) => {
+        const records = await collections.get(key)!.get({
+          ids: ordinals.map(String),
+          include: ["documents", "metadatas"],
+        });
+        return records.ids.map((id, i) =>
+          chunkOf(key, id, records.documents[i], records.metadatas[i])
+        );
+      },
+      nearest: async (key, vector, limit) => {
+        const result = await collections.get(key)!.query({
+          queryEmbeddings: [Array.from(vector)],
+          nResults: limit,
+          include: ["documents", "metadatas", "distances"],
+        });
+        return result.ids[0]!.map((id, i) => ({
+          ...chunkOf(key, id, result.documents[0]![i], result.metadatas[0]![i]),
+          distance: result.distances[0]![i] ?? Infinity,
+        }));
+      },
     });
-
-    query.signal?.throwIfAborted();
-    const vector: (StoredChunk & { distance: number })[] = [];
-    const embedding = Array.from(query.vector);
-    await each(found, async (key) => {
-      const result = await collections.get(key)!.query({
-        queryEmbeddings: [embedding],
-        nResults: query.limit,
-        include: ["documents", "metadatas", "distances"],
-      });
-      result.ids[0]!.forEach((id, i) => {
-        const chunk = chunkOf(key, id, result.documents[0]![i], result.metadatas[0]![i]);
-        vector.push({ ...chunk, distance: result.distances[0]![i] ?? Infinity });
-      });
-    });
-    // Ties in the order of the chunks, so that a search gives the same on every run.
-    vector.sort((a, b) =>
-      a.distance - b.distance || a.key.localeCompare(b.key) || a.ordinal - b.ordinal
-    );
-    return [
-      hits.map((hit) => text.get(`${found[hit.index]}-${hit.text}`)).filter((chunk) => !!chunk),
-      vector.slice(0, query.limit).map(({ distance: _, ...chunk }) => chunk),
-    ];
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -237,7 +207,7 @@ export class ChromaBackend extends SerialBackend {
     const linked = await this.#links.get({ where: { key }, limit: 1, include: [] });
     if (linked.ids.length > 0) return;
     this.#collections.delete(key);
-    this.#bm25.delete(key);
+    this.#search.delete(key);
     await this.#client.deleteCollection({ name: collectionName(key) }).catch((error) => {
       if ((error as Error).name !== "ChromaNotFoundError") throw error;
     });
@@ -264,17 +234,15 @@ export class ChromaBackend extends SerialBackend {
     return this.#collections.get(key);
   }
 
-  /** An index's term statistics, from memory or from its collection's documents. */
-  #index(key: string, collection: Collection): Promise<Bm25Index> {
-    return this.#bm25.get(key, async () => {
-      const texts: string[] = [];
-      for (let offset = 0;; offset += 1000) {
-        const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
-        page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
-        if (page.ids.length < 1000) break;
-      }
-      return Array.from(texts, (text) => text ?? "");
-    });
+  /** The texts of a collection's chunks, in the order of their ordinals. */
+  async #texts(collection: Collection): Promise<string[]> {
+    const texts: string[] = [];
+    for (let offset = 0;; offset += 1000) {
+      const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
+      page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
+      if (page.ids.length < 1000) break;
+    }
+    return Array.from(texts, (text) => text ?? "");
   }
 }
 

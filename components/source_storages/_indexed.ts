@@ -1,17 +1,15 @@
 /**
- * The shared half of the chunking source storages (LibSQL, LanceDB, Chroma):
- * chat parameters, indexing each document once per user, content and
- * settings, links from chats to the indexes they use, hybrid retrieval with
- * reciprocal rank fusion of the full-text and vector rankings, of the
- * candidates' proximity and of their pages' full-text ranking (a follow-up
- * searched with the questions before it),
- * passages that repeat a better one left out, and the token budget. A storage supplies an
- * `IndexBackend` (`components/indexing/`): where indexes live and
- * how they are searched; the indexing itself is `components/indexing/`'s.
+ * The shared half of the indexed source storages (LibSQL, LanceDB, Chroma,
+ * Postgres): their chat parameters, and a chat's documents handed to
+ * indexing (`components/indexing/`, which stores each document's index once
+ * per user, content and settings, and links the chat to it) and its
+ * questions to retrieval (`components/retrieval/`, which ranks the chat's
+ * passages and chooses an answer's sources). A storage supplies an
+ * `IndexBackend`: where its indexes live, and how it writes, reads, links
+ * and sweeps them.
  * @module
  */
 import { z } from "zod";
-import { pageNumbersToLocation } from "../page_location.ts";
 import { SourceStorage } from "../core/component.ts";
 import type { Document } from "../core/document.ts";
 import { quote, SvcError } from "../core/errors.ts";
@@ -21,24 +19,9 @@ import type { Source } from "../core/source.ts";
 import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
-import { fillBudget, numTokensParam } from "./_budget.ts";
-import { joinNeighbours, type Passage } from "./_neighbours.ts";
-import { chunkLimits, chunkSizeParam, overlapBelowSize } from "./_chunk_limits.ts";
-import { followUpText } from "./_follow_up.ts";
-import { fuseRankings } from "./_fusion.ts";
-import { type Index, PageSearch, rankByPages } from "./_page_search.ts";
-import { RecentLists } from "./_recent_lists.ts";
-import { proximityRanking, type WordsKept } from "./_proximity.ts";
-import { repeatsNone } from "./_near_duplicates.ts";
-import {
-  chunkAndEmbed,
-  contentHash,
-  holdIndexingWorker,
-  type IndexBackend,
-  type IndexInfo,
-  indexInfo,
-  type StoredChunk,
-} from "../indexing/mod.ts";
+import { numTokensParam, type Rankings, Retriever } from "../retrieval/mod.ts";
+import { chunkLimits, chunkSizeParam, overlapBelowSize } from "../indexing/chunk_limits.ts";
+import { type IndexBackend, Indexer, type IndexOptions } from "../indexing/mod.ts";
 
 /**
  * The default `chunk_overlap`, in tokens. Chunks end at paragraphs and
@@ -53,23 +36,6 @@ export const DEFAULT_CHUNK_OVERLAP = 100;
  * still reaches the model; small beside the context of the models svc calls.
  */
 export const DEFAULT_NUM_TOKENS = 1536;
-
-/**
- * How many of the best candidates of the full-text and vector rankings the
- * proximity ranking orders: enough for every source an answer can take, few
- * enough that a passage far down both rankings is not pulled up by one close pair.
- */
-const PROXIMITY_CANDIDATES = 30;
-
-/**
- * How many of the best candidates the page ranking orders: the depth of the
- * full-text and vector rankings, so that a passage only its page matches well
- * can still rise.
- */
-const PAGE_CANDIDATES = 100;
-// Documents parsed and embedded that a store may have waiting to be written: a backend that
-// writes several at once (LanceDB) gets them while the next ones are parsed.
-const WRITES_AHEAD = 8;
 
 /** The chat parameters of every chunking source storage. */
 export const INDEX_PARAMS: ParamSchema = {
@@ -131,18 +97,6 @@ export function shareIndexesFromEnv(value = envVar(SHARE_INDEXES_ENV)): boolean 
   );
 }
 
-/** The rankings behind an answer's sources, for evaluation and debugging. */
-export interface Rankings {
-  /** Each arm's ranking, as the backend gives them: the vector arm last. */
-  arms: Source[][];
-  /** The arms fused, with the proximity ranking of their best candidates, before the token budget. */
-  fused: Source[];
-  /** The token budget of the chat's parameters (`num_tokens`), checked once with the others. */
-  numTokens: number;
-  /** Where each ranked passage is in its document. */
-  passageOf: (source: Source) => Passage;
-}
-
 /**
  * A source storage that cuts documents into passages and finds them by
  * several rankings fused. A document is indexed once per user, content, chunk
@@ -157,13 +111,8 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   static override paramRules: readonly ParamRule[] = INDEX_PARAM_RULES;
   #embedder?: Embedder;
   readonly #shareIndexes?: boolean;
-  // Builds in progress, so that chats storing the same new document at once
-  // index it once.
-  #building = new WeakMap<IndexBackend, Map<string, Promise<void>>>();
-  // The pages of the indexes searched lately, for the page ranking.
-  readonly #pages = new PageSearch();
-  readonly #keys = new RecentLists<string>((a, b) => a === b);
-  readonly #pageIndexes = new RecentLists<Index>((a, b) => a.key === b.key && a.name === b.name);
+  readonly #indexer = new Indexer();
+  readonly #retriever = new Retriever();
 
   /** @throws {SvcError} naming a bound of chunking in the environment that is not valid */
   constructor(options: IndexedSourceStorageOptions = {}) {
@@ -187,52 +136,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
   protected abstract backend(): Promise<IndexBackend>;
 
   override async store(documents: Document[], params: ChatParams): Promise<void> {
-    const settings = settingsOf(params);
-    const backend = await this.backend();
-    using _worker = holdIndexingWorker();
-    // Two lanes: the worker parses and embeds one document while this thread
-    // reads the other; each document parsed is written behind them (up to
-    // WRITES_AHEAD at once). After a failure, the documents under way are
-    // finished and no other is begun.
-    let next = 0;
-    let failed = false;
-    const writes = new Set<Promise<void>>();
-    const fail = (document: Document, error: unknown): never => {
-      failed = true;
-      if (!params.signal?.aborted) {
-        params.progress?.({ document, stage: "failed", error: (error as Error).message });
-      }
-      throw error;
-    };
-    const lane = async () => {
-      while (!failed && next < documents.length) {
-        const document = documents[next++]!;
-        let written: Promise<void>;
-        try {
-          params.signal?.throwIfAborted();
-          params.progress?.({ document, stage: "reading" });
-          ({ written } = await this.#storeOne(backend, document, {
-            ...settings,
-            chatId: params.chat_id,
-            params,
-          }));
-        } catch (error) {
-          return fail(document, error);
-        }
-        const write: Promise<void> = written.then(
-          () => void writes.delete(write),
-          (error) => fail(document, error),
-        );
-        // Awaited below, with the others; a failed one stays in the set and ends the lane.
-        write.catch(() => {});
-        writes.add(write);
-        while (writes.size >= WRITES_AHEAD) await Promise.race(writes);
-      }
-    };
-    const lanes = await Promise.allSettled([lane(), lane()]);
-    const written = await Promise.allSettled([...writes]);
-    const failure = [...lanes, ...written].find((result) => result.status === "rejected");
-    if (failure) throw failure.reason;
+    await this.#indexer.store(await this.backend(), documents, this.#indexOptions(params));
   }
 
   override async retrieve(
@@ -240,17 +144,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     prompt: string,
     params: ChatParams,
   ): Promise<Source[]> {
-    const { fused, numTokens, passageOf } = await this.rankings(documents, prompt, params);
-    // Repeats are checked against the sources taken only, which the budget keeps few.
-    const chosen = fillBudget(fused, numTokens, { accept: repeatsNone() });
-    const joined = joinNeighbours(chosen, passageOf);
-    if (joined.length === chosen.length) return chosen;
-    // A joined source leaves out the text its second passage repeated: its tokens are counted anew.
-    const { countTokens } = await import("../token_counts.ts");
-    const unjoined = new Set(chosen);
-    return joined.map((source) =>
-      unjoined.has(source) ? source : { ...source, numTokens: countTokens(source.content) }
-    );
+    return await this.#retriever.choose(await this.rankings(documents, prompt, params));
   }
 
   override async delete(params: ChatParams): Promise<void> {
@@ -283,173 +177,30 @@ export abstract class IndexedSourceStorage extends SourceStorage {
    * stored with other settings or another embedder, are stored first.
    */
   async rankings(documents: Document[], prompt: string, params: ChatParams): Promise<Rankings> {
-    const settings = settingsOf(params);
+    const options = this.#indexOptions(params);
     const backend = await this.backend();
-    const embedder = this.embedder;
-    const current = (info: IndexInfo | undefined) =>
-      info !== undefined && info.chunkSize === settings.chunkSize &&
-      info.chunkOverlap === settings.chunkOverlap && info.embedder === embedder.id &&
-      info.dimension === embedder.dimension;
-
-    let links = await backend.links(params.chat_id);
-    const missing = documents.filter((document) => !current(links.get(document.id)));
-    if (missing.length > 0) {
-      await this.store(missing, params);
-      links = await backend.links(params.chat_id);
-    }
-
-    const documentOf = new Map<string, Document>();
-    for (const document of documents) {
-      const info = links.get(document.id);
-      if (!current(info)) {
-        throw new SvcError(
-          `The document ${quote(document.name)} was stored, but its index is gone: ` +
-            `was the chat deleted meanwhile?`,
-          { status: 409 },
-        );
-      }
-      if (!documentOf.has(info!.key)) documentOf.set(info!.key, document);
-    }
-    if (documentOf.size === 0) {
-      return { arms: [], fused: [], numTokens: settings.numTokens, passageOf: noPassage };
-    }
-
-    // A follow-up is searched for with the questions it follows.
-    const text = followUpText(prompt, params.history) ?? prompt;
-    const [vector] = await embedder.embed([text], { signal: params.signal });
-    const limit = Math.max(100, Math.ceil((2 * settings.numTokens) / settings.chunkSize));
-    // The same lists as an earlier question's when they hold the same (a chat
-    // asked again), which the backend and the page search know again by them.
-    const keys = this.#keys.of([...documentOf.keys()]);
-    const rankings = await backend.search(keys, {
-      text,
-      vector: vector!,
-      limit,
+    const indexes = await this.#indexer.indexes(backend, documents, options);
+    return await this.#retriever.rank(backend, this.embedder, {
+      documents: indexes,
+      prompt,
+      history: params.history,
+      numTokens: options.numTokens,
+      chunkSize: options.chunkSize,
       signal: params.signal,
     });
-
-    const sources = new Map<string, Source>();
-    const chunkOf = new Map<Source, StoredChunk>();
-    const sourceOf = (chunk: StoredChunk): Source => {
-      const id = `${chunk.key.slice(0, 32)}-${chunk.ordinal}`;
-      let source = sources.get(id);
-      if (!source) {
-        source = {
-          id,
-          document: documentOf.get(chunk.key)!,
-          location: pageNumbersToLocation(chunk.pageNumbers),
-          content: chunk.text,
-          numTokens: chunk.numTokens,
-        };
-        sources.set(id, source);
-        chunkOf.set(source, chunk);
-      }
-      return source;
-    };
-    const arms = rankings.map((ranking) => ranking.map(sourceOf));
-    const candidates = fuseRankings(arms);
-    // A third ranking, by how close together the question's words stand in the best candidates.
-    const closeness = proximityRanking(candidates.slice(0, PROXIMITY_CANDIDATES), text, {
-      // The words a backend kept when it read the passage, so that its text is not read again.
-      wordsOf: (source) => (chunkOf.get(source) as WordsKept).words,
-    });
-    // A fourth, by how well the candidates' pages match the question.
-    params.signal?.throwIfAborted();
-    const pageRanks = await this.#pages.rank(
-      this.#pageIndexes.of(
-        [...documentOf].map(([key, document]) => ({ key, name: document.name })),
-      ),
-      text,
-      (key) => backend.chunks(key),
-    );
-    const onPages = rankByPages(
-      candidates.slice(0, PAGE_CANDIDATES).map((source) => ({ source, ...chunkOf.get(source)! })),
-      pageRanks,
-    ).map(({ source }) => source);
-    return {
-      arms,
-      fused: fuseRankings([...arms, closeness, onPages]),
-      numTokens: settings.numTokens,
-      passageOf: (source) => chunkOf.get(source)!,
-    };
   }
 
-  /**
-   * Stores a document's index, and links the chat's document to it. Settles
-   * once the document was parsed and embedded (or found indexed), with the
-   * write still under way.
-   */
-  async #storeOne(
-    backend: IndexBackend,
-    document: Document,
-    options: Settings & { chatId: string; params: ChatParams },
-  ): Promise<{ written: Promise<void> }> {
-    const { chatId, params, ...settings } = options;
-    const embedder = this.embedder;
-    const bytes = await document.read();
-    // Read at each store, as the embedder is: the environment may change
-    // between chats of a long-lived process (tests, a script).
-    const shared = this.#shareIndexes ?? shareIndexesFromEnv();
-    const info = await indexInfo({
-      ...(shared ? {} : { owner: params.user }),
-      contentHash: await contentHash(bytes),
-      chunkSize: settings.chunkSize,
-      chunkOverlap: settings.chunkOverlap,
-      embedder: embedder.id,
-      dimension: embedder.dimension,
-    });
-    const link = { chatId, documentId: document.id, key: info.key };
-    let building = this.#building.get(backend);
-    if (!building) this.#building.set(backend, building = new Map());
-    // A full or read-only disk is no bug: it is named, with what could not be written.
-    const stored = <T>(writing: Promise<T>): Promise<T> =>
-      writing.catch((error) => {
-        throw diskFaultError(
-          `Cannot store the index of ${quote(document.name)} in ${this.displayName}`,
-          error,
-        ) ?? error;
-      });
-
-    // Another chat may be building the same index: wait for it once, then
-    // build it here if it still is not there (that build may have been aborted).
-    for (let waited = false;; waited = true) {
-      if (await stored(backend.link(link))) {
-        // Indexed before, for this chat or another: nothing is parsed again.
-        params.progress?.({ document, stage: "indexed" });
-        return { written: Promise.resolve() };
-      }
-      const other = building.get(info.key);
-      if (other && !waited) {
-        await other.catch(() => {});
-        continue;
-      }
-      let parsed!: () => void;
-      const ready = new Promise<void>((resolve) => parsed = resolve);
-      const build: Promise<void> = (async () => {
-        const { chunks, vectors } = await chunkAndEmbed(document, {
-          chunkSize: settings.chunkSize,
-          chunkOverlap: settings.chunkOverlap,
-          maxChunks: chunkLimits().maxChunksPerDocument,
-          embedder,
-          bytes,
-          signal: params.signal,
-          onProgress: ({ pages, chunks }) => {
-            if (chunks === undefined) params.progress?.({ document, stage: "parsed", pages });
-          },
-        });
-        params.signal?.throwIfAborted();
-        parsed();
-        await stored(backend.add({ ...info, chunks, vectors }, link));
-        params.progress?.({ document, stage: "indexed", chunks: chunks.length });
-      })().finally(() => {
-        if (building.get(info.key) === build) building.delete(info.key);
-      });
-      building.set(info.key, build);
-      // Awaited by the caller once the document is parsed; a failure before that is thrown here.
-      build.catch(() => {});
-      await Promise.race([ready, build]);
-      return { written: build };
-    }
+  /** How the chat's documents are indexed, its parameters checked as `validateParams()` checks them. */
+  #indexOptions(params: ChatParams): IndexOptions & { numTokens: number } {
+    return {
+      ...settingsOf(params),
+      params,
+      embedder: () => this.embedder,
+      // Read at each store, as the embedder is: the environment may change
+      // between chats of a long-lived process (tests, a script).
+      shared: () => this.#shareIndexes ?? shareIndexesFromEnv(),
+      storage: this.displayName,
+    };
   }
 }
 
@@ -488,8 +239,4 @@ function settingsSchema(): z.ZodType {
   const bounds = JSON.stringify(chunkLimits());
   if (schema?.bounds !== bounds) schema = { bounds, schema: z.object(INDEX_PARAMS) };
   return schema.schema;
-}
-
-function noPassage(source: Source): never {
-  throw new Error(`No passage of this chat is ranked: ${source.id}`);
 }

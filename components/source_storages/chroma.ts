@@ -16,8 +16,7 @@ import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { trimSlashes } from "../core/text_scan.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
-import { Openings } from "./_openings.ts";
-import type { IndexBackend } from "../indexing/mod.ts";
+import { type IndexBackend, Openings } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 
 /** Options of {@linkcode Chroma}; it is constructed without any in a chat. */

@@ -9,10 +9,9 @@ import type * as Arrow from "npm:apache-arrow@18.1.0";
 import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
-import type { IndexBackend } from "../indexing/mod.ts";
+import { type IndexBackend, Openings } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { LanceDBBackend } from "./_lancedb_backend.ts";
-import { Openings } from "./_openings.ts";
 import { importPackage } from "../packages.ts";
 
 /** Options of {@linkcode LanceDB}; it is constructed without any in a chat. */

@@ -12,10 +12,9 @@ import { assertWritable, diskFaultError } from "../disk_faults.ts";
 import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { useIncrementalVacuum } from "../sqlite_space.ts";
-import type { IndexBackend } from "../indexing/mod.ts";
+import { type IndexBackend, Openings } from "../indexing/mod.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
 import { LibSQLBackend } from "./_libsql_backend.ts";
-import { Openings } from "./_openings.ts";
 
 /** Options of {@linkcode LibSQL}; it is constructed without any in a chat. */
 export interface LibSQLOptions extends IndexedSourceStorageOptions {

@@ -14,11 +14,10 @@ import {
   PackageRequirement,
   type Requirement,
 } from "../core/requirements.ts";
-import type { IndexBackend } from "../indexing/mod.ts";
+import { type IndexBackend, Openings } from "../indexing/mod.ts";
 import { importPackage } from "../packages.ts";
 import { connectionFaultWords, guardedPostgres, isConnectionFault } from "../postgres_guard.ts";
 import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
-import { Openings } from "./_openings.ts";
 import { PostgresBackend } from "./_postgres_backend.ts";
 
 /** Options of {@linkcode Postgres}; it is constructed without any in a chat. */

@@ -13,19 +13,20 @@ import { SvcError } from "../../components/core/errors.ts";
 import { Message, MessageRole } from "../../components/core/message.ts";
 import type { Database, NewMessage } from "../database/mod.ts";
 import { type Log, logLine } from "../log.ts";
+import { numberDefault } from "../settings.ts";
 import { chatTitle } from "./chat_title.ts";
 import { Citations } from "./citations.ts";
 import { messageRecord } from "./records.ts";
 import type * as api from "./schemas.ts";
 
 /** How long an answer may run in all by default, in seconds: `SVC_API_ANSWER_TIMEOUT`. */
-export const DEFAULT_ANSWER_TIMEOUT = 600;
+export const DEFAULT_ANSWER_TIMEOUT: number = numberDefault("SVC_API_ANSWER_TIMEOUT");
 
 /**
  * How often, by default, in seconds, the text so far of the answers being written is saved,
  * and stops asked on other replicas are read: `SVC_API_ANSWER_SAVE_INTERVAL`.
  */
-export const DEFAULT_ANSWER_SAVE_INTERVAL = 1;
+export const DEFAULT_ANSWER_SAVE_INTERVAL: number = numberDefault("SVC_API_ANSWER_SAVE_INTERVAL");
 
 /**
  * How long a run's lease lasts at least, in milliseconds: a replica renews the leases of its runs

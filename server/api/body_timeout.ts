@@ -6,9 +6,10 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { SvcError } from "../../components/core/errors.ts";
+import { numberDefault } from "../settings.ts";
 
 /** The default idle time of a request body, in seconds. */
-export const DEFAULT_BODY_TIMEOUT = 30;
+export const DEFAULT_BODY_TIMEOUT: number = numberDefault("SVC_API_BODY_TIMEOUT");
 
 /** Options of {@linkcode guardedBody}. */
 export interface GuardedBodyOptions {

@@ -7,16 +7,27 @@
  */
 import { type Context, Hono } from "hono";
 import { extname } from "../../components/core/paths.ts";
-import { loadReaders } from "../../components/class_paths.ts";
-import { LocalDocument } from "../../components/core/document.ts";
+import { LocalDocument, READERS_MODULE } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import type { StoredDocument } from "../database/mod.ts";
 import { byteRange } from "./byte_range.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
+import type { viewOf } from "../../components/documents/pages.ts";
 import type { DocumentPages, DocumentView } from "./schemas.ts";
 import { VERSION } from "../../components/version.ts";
 import { requestUser } from "./user.ts";
+
+/**
+ * svc's document readers, imported by a name Deno does not read ahead, as
+ * `Document.extractPages()` imports them: a start needs none of them.
+ */
+const READERS = new URL(`../../components/core/${READERS_MODULE}`, import.meta.url).href;
+
+/** What the view route needs of {@linkcode READERS}. */
+interface Readers {
+  viewOf: typeof viewOf;
+}
 
 /** The media type of each suffix svc reads. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -84,9 +95,7 @@ export function documentContentRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const row = await uploadedDocument(c);
     await stat(row.metadata.path as string, row);
-    // Loaded by the first request of a document's pages.
-    const { extractPages } = await loadReaders();
-    const pages = await extractPages(new (deps.document ?? LocalDocument)(row));
+    const pages = await new (deps.document ?? LocalDocument)(row).extractPages();
     const body: DocumentPages = {
       pages: pages.map((page) => ({ number: page.number, text: page.text })),
     };
@@ -104,8 +113,8 @@ export function documentContentRoutes(): Hono<ApiEnv> {
       return new Response(null, { status: 304, headers });
     }
     // Loaded by the first request of a document's view; rendered in a reader thread.
-    const { viewOf } = await loadReaders();
-    const view: DocumentView = await viewOf(new (deps.document ?? LocalDocument)(row));
+    const readers: Readers = await import(READERS);
+    const view: DocumentView = await readers.viewOf(new (deps.document ?? LocalDocument)(row));
     return c.json(view, 200, headers);
   });
 

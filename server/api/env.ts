@@ -5,7 +5,7 @@
  */
 import type { Assistant, SourceStorage } from "../../components/core/component.ts";
 import type { DocumentClass } from "../../components/core/document.ts";
-import type { Rag } from "../../components/core/rag.ts";
+import type { Rag } from "../../components/rag.ts";
 import type { ApiKeys } from "../auth/api_keys.ts";
 import type { Authentication } from "../auth/authentication.ts";
 import type { TrustedProxies } from "../auth/trusted_proxies.ts";

@@ -7,13 +7,14 @@
  */
 import { SvcError } from "../../components/core/errors.ts";
 import { bodyCutOff } from "./body_timeout.ts";
+import { numberDefault } from "../settings.ts";
 
 /** The default deadline of an upload's body, in seconds: an hour. */
-export const DEFAULT_UPLOAD_TIMEOUT = 60 * 60;
+export const DEFAULT_UPLOAD_TIMEOUT: number = numberDefault("SVC_API_UPLOAD_TIMEOUT");
 /** The default least rate of an upload, in bytes per second: 4 KiB/s, far below a slow link's. */
-export const DEFAULT_UPLOAD_MIN_RATE = 4096;
+export const DEFAULT_UPLOAD_MIN_RATE: number = numberDefault("SVC_API_UPLOAD_MIN_RATE");
 /** The default window the rate is measured over, in seconds. */
-export const DEFAULT_UPLOAD_RATE_WINDOW = 30;
+export const DEFAULT_UPLOAD_RATE_WINDOW: number = numberDefault("SVC_API_UPLOAD_RATE_WINDOW");
 
 /** Options of {@linkcode pacedBody} and {@linkcode PaceMeter}. */
 export interface UploadPaceOptions {

@@ -5,12 +5,13 @@
  * @module
  */
 import { SvcError } from "../../components/core/errors.ts";
+import { numberDefault } from "../settings.ts";
 
 /** The default number of uploads that may run at once, all users together. */
-export const DEFAULT_MAX_UPLOADS = 32;
+export const DEFAULT_MAX_UPLOADS: number = numberDefault("SVC_API_MAX_UPLOADS");
 
 /** The default number of uploads one user may run at once. */
-export const DEFAULT_MAX_UPLOADS_PER_USER = 8;
+export const DEFAULT_MAX_UPLOADS_PER_USER: number = numberDefault("SVC_API_MAX_UPLOADS_PER_USER");
 
 /** Options of {@linkcode UploadSlots}. */
 export interface UploadSlotsOptions {

@@ -7,12 +7,15 @@
 import type * as HashWasm from "npm:hash-wasm@4.13.0";
 import { importPackage } from "../../components/packages.ts";
 import { SvcError } from "../../components/core/errors.ts";
+import { lowerThreadPriority } from "../../components/core/thread_priority.ts";
 import type { PasswordJob, PasswordReply } from "./password_hash.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<PasswordJob>) => void) | null;
   postMessage(data: PasswordReply): void;
 };
+
+lowerThreadPriority();
 
 scope.onmessage = async ({ data: job }) => {
   try {

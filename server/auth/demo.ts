@@ -5,7 +5,7 @@
  * @module
  */
 import { SvcError } from "../../components/core/errors.ts";
-import { envVar } from "../../components/core/requirements.ts";
+import type { Env } from "../settings.ts";
 import {
   Authentication,
   type AuthenticationContext,
@@ -13,7 +13,7 @@ import {
   readLoginForm,
 } from "./authentication.ts";
 
-/** Options of {@linkcode SvcDemoAuthentication}, for tests; the defaults come from the environment. */
+/** Options of {@linkcode SvcDemoAuthentication}: the server gives `env`, the one it read at start; the defaults come from there. */
 export interface DemoAuthenticationOptions {
   /** Env `SVC_DEMO_AUTHENTICATION_PASSWORD`: the one password; else each user's name is its password. */
   password?: string;
@@ -22,6 +22,11 @@ export interface DemoAuthenticationOptions {
    * @default {the sessions' own, 7 days}
    */
   ttl?: number;
+  /**
+   * The environment svc read at start, for the two settings above.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -33,8 +38,9 @@ export class SvcDemoAuthentication extends Authentication {
 
   constructor(options: DemoAuthenticationOptions = {}) {
     super();
-    this.#password = options.password ?? envVar("SVC_DEMO_AUTHENTICATION_PASSWORD");
-    this.sessionTtl = options.ttl ?? ttlFromEnv();
+    const env = options.env ?? {};
+    this.#password = options.password ?? env.SVC_DEMO_AUTHENTICATION_PASSWORD;
+    this.sessionTtl = options.ttl ?? ttlFromEnv(env);
   }
 
   /** What the demo authentication accepts, said once at start-up. */
@@ -59,8 +65,8 @@ export class SvcDemoAuthentication extends Authentication {
   }
 }
 
-function ttlFromEnv(): number | undefined {
-  const value = envVar("SVC_DEMO_AUTHENTICATION_TTL");
+function ttlFromEnv(env: Env): number | undefined {
+  const value = env.SVC_DEMO_AUTHENTICATION_TTL;
   if (value === undefined) return undefined;
   const ttl = Number(value);
   if (!Number.isInteger(ttl) || ttl <= 0) {

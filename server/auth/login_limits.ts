@@ -18,6 +18,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
+import { type Env, numberDefault } from "../settings.ts";
 import { quote } from "../../components/core/errors.ts";
 import { RetryLaterError } from "../retry_later.ts";
 import { addressBlock } from "./address_block.ts";
@@ -25,13 +26,17 @@ import type { LoginAttempt, LoginAttemptStore } from "./login_attempts.ts";
 import { MemoryLoginAttempts } from "./memory_login_attempts.ts";
 
 /** Failed logins of one user from one address in the window, unless `SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS` says otherwise. */
-export const DEFAULT_FAILURES_PER_USER_ADDRESS = 10;
+export const DEFAULT_FAILURES_PER_USER_ADDRESS: number = numberDefault(
+  "SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS",
+);
 /** Failed logins from one address in the window, unless `SVC_API_LOGIN_FAILURES_PER_ADDRESS` says otherwise. */
-export const DEFAULT_FAILURES_PER_ADDRESS = 30;
+export const DEFAULT_FAILURES_PER_ADDRESS: number = numberDefault(
+  "SVC_API_LOGIN_FAILURES_PER_ADDRESS",
+);
 /** Failed logins of one user from all addresses in the window, unless `SVC_API_LOGIN_FAILURES_PER_USER` says otherwise. */
-export const DEFAULT_FAILURES_PER_USER = 100;
+export const DEFAULT_FAILURES_PER_USER: number = numberDefault("SVC_API_LOGIN_FAILURES_PER_USER");
 /** The window, in seconds, unless `SVC_API_LOGIN_FAILURE_WINDOW` says otherwise: 15 minutes. */
-export const DEFAULT_FAILURE_WINDOW = 15 * 60;
+export const DEFAULT_FAILURE_WINDOW: number = numberDefault("SVC_API_LOGIN_FAILURE_WINDOW");
 
 /** Options of {@linkcode LoginLimits}. */
 export interface LoginLimitsOptions {
@@ -45,6 +50,11 @@ export interface LoginLimitsOptions {
   window?: number;
   /** The clock, for tests. */
   now?: () => number;
+  /**
+   * The environment svc read at start, where the options above not given are read.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -79,18 +89,24 @@ export class LoginLimits {
 
   /** @throws {SvcError} naming a variable whose value is not a positive number */
   constructor(options: LoginLimitsOptions = {}) {
+    const env = options.env ?? {};
     this.perUserAddress = options.perUserAddress ??
       envNumber("SVC_API_LOGIN_FAILURES_PER_USER_ADDRESS", {
         fallback: DEFAULT_FAILURES_PER_USER_ADDRESS,
+        env,
       });
     this.perAddress = options.perAddress ??
-      envNumber("SVC_API_LOGIN_FAILURES_PER_ADDRESS", { fallback: DEFAULT_FAILURES_PER_ADDRESS });
+      envNumber("SVC_API_LOGIN_FAILURES_PER_ADDRESS", {
+        fallback: DEFAULT_FAILURES_PER_ADDRESS,
+        env,
+      });
     this.perUser = options.perUser ??
-      envNumber("SVC_API_LOGIN_FAILURES_PER_USER", { fallback: DEFAULT_FAILURES_PER_USER });
+      envNumber("SVC_API_LOGIN_FAILURES_PER_USER", { fallback: DEFAULT_FAILURES_PER_USER, env });
     this.window = options.window ??
       envNumber("SVC_API_LOGIN_FAILURE_WINDOW", {
         fallback: DEFAULT_FAILURE_WINDOW,
         unit: "seconds",
+        env,
       });
     this.#now = options.now ?? Date.now;
   }

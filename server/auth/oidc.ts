@@ -11,7 +11,7 @@ import type * as OpenIdClient from "npm:openid-client@6.8.9";
 import { Hono } from "hono";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
-import { envVar } from "../../components/core/requirements.ts";
+import type { Env } from "../settings.ts";
 import { importPackage } from "../../components/packages.ts";
 import { Authentication, type AuthenticationContext } from "./authentication.ts";
 import { isLoopback } from "./loopback.ts";
@@ -55,6 +55,11 @@ export interface OpenIDConnectOptions {
    * @default {the issuer's host}
    */
   name?: string;
+  /**
+   * The environment svc read at start, where each option above not given is read (`SVC_OIDC_*`).
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /** The settings of OpenID Connect sign-in, complete. */
@@ -85,8 +90,9 @@ export interface OpenIDConnectSettings {
  * redirect URL that is not https (but on loopback), or scopes without openid
  */
 export function openIdConnectSettings(options: OpenIDConnectOptions = {}): OpenIDConnectSettings {
-  const issuer = options.issuer ?? envVar("SVC_OIDC_ISSUER");
-  const clientId = options.clientId ?? envVar("SVC_OIDC_CLIENT_ID");
+  const env = options.env ?? {};
+  const issuer = options.issuer ?? env.SVC_OIDC_ISSUER;
+  const clientId = options.clientId ?? env.SVC_OIDC_CLIENT_ID;
   const missing = [["SVC_OIDC_ISSUER", issuer], ["SVC_OIDC_CLIENT_ID", clientId]]
     .filter(([, value]) => !value).map(([name]) => name);
   if (missing.length > 0) {
@@ -95,14 +101,14 @@ export function openIdConnectSettings(options: OpenIDConnectOptions = {}): OpenI
         "and svc's client id there",
     );
   }
-  const redirectUrl = options.redirectUrl ?? (envVar("SVC_OIDC_REDIRECT_URL") || undefined);
+  const redirectUrl = options.redirectUrl ?? (env.SVC_OIDC_REDIRECT_URL || undefined);
   for (
     const [name, url] of [["SVC_OIDC_ISSUER", issuer!], ["SVC_OIDC_REDIRECT_URL", redirectUrl]]
   ) {
     if (url !== undefined) secureUrl(name!, url);
   }
   const scopes = options.scopes ??
-    (envVar("SVC_OIDC_SCOPES") || "openid profile email").split(/\s+/).filter(Boolean);
+    (env.SVC_OIDC_SCOPES || "openid profile email").split(/\s+/).filter(Boolean);
   if (!scopes.includes("openid")) {
     throw new SvcError(
       `SVC_OIDC_SCOPES must include "openid", not ${quote(scopes.join(" "))}: without it the ` +
@@ -112,11 +118,11 @@ export function openIdConnectSettings(options: OpenIDConnectOptions = {}): OpenI
   return {
     issuer: issuer!,
     clientId: clientId!,
-    clientSecret: options.clientSecret ?? (envVar("SVC_OIDC_CLIENT_SECRET") || undefined),
+    clientSecret: options.clientSecret ?? (env.SVC_OIDC_CLIENT_SECRET || undefined),
     redirectUrl,
     scopes,
-    userClaim: options.userClaim ?? (envVar("SVC_OIDC_USER_CLAIM") || "sub"),
-    name: options.name ?? (envVar("SVC_OIDC_NAME") || new URL(issuer!).host),
+    userClaim: options.userClaim ?? (env.SVC_OIDC_USER_CLAIM || "sub"),
+    name: options.name ?? (env.SVC_OIDC_NAME || new URL(issuer!).host),
   };
 }
 

@@ -15,8 +15,9 @@ import {
 } from "./authentication.ts";
 import { LoginLimits, type LoginLimitsOptions } from "./login_limits.ts";
 import { type PasswordPool, passwordPool } from "./password_hash.ts";
+import type { Env } from "../settings.ts";
 
-/** Options of {@linkcode PasswordAuthentication}, for tests; the defaults come from the environment. */
+/** Options of {@linkcode PasswordAuthentication}: the server gives `env`, the one it read at start; the defaults come from there. */
 export interface PasswordAuthenticationOptions {
   /** The limits of failed logins. */
   limits?: LoginLimitsOptions;
@@ -25,6 +26,11 @@ export interface PasswordAuthenticationOptions {
    * @default {the process's, from the environment}
    */
   passwords?: PasswordPool;
+  /**
+   * The environment svc read at start, for the limits and the workers not given above.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -40,8 +46,8 @@ export class PasswordAuthentication extends Authentication {
 
   constructor(options: PasswordAuthenticationOptions = {}) {
     super();
-    this.#limits = new LoginLimits(options.limits);
-    this.#passwords = options.passwords ?? passwordPool();
+    this.#limits = new LoginLimits({ env: options.env, ...options.limits });
+    this.#passwords = options.passwords ?? passwordPool(options.env);
   }
 
   override async setUp(context: AuthenticationContext): Promise<void> {

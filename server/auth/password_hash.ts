@@ -7,6 +7,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
+import { type Env, numberDefault } from "../settings.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { RetryLaterError } from "../retry_later.ts";
 
@@ -18,7 +19,7 @@ import { RetryLaterError } from "../retry_later.ts";
 export const ARGON2ID_COSTS = { memorySize: 19 * 1024, iterations: 2, parallelism: 1 };
 
 /** How many hashes may wait for a worker, unless `SVC_API_PASSWORD_QUEUE` says otherwise. */
-export const DEFAULT_PASSWORD_QUEUE = 256;
+export const DEFAULT_PASSWORD_QUEUE: number = numberDefault("SVC_API_PASSWORD_QUEUE");
 
 /** A hash or a check for the worker. */
 export type PasswordJob =
@@ -36,6 +37,11 @@ export interface PasswordPoolOptions {
   workers?: number;
   /** @default {env SVC_API_PASSWORD_QUEUE, else 256} */
   queue?: number;
+  /**
+   * The environment svc read at start, where the options above not given are read.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -81,9 +87,15 @@ export class PasswordPool {
   /** @throws {SvcError} naming a variable whose value is not a positive whole number */
   constructor(options: PasswordPoolOptions = {}) {
     this.workers = options.workers ??
-      envNumber("SVC_API_PASSWORD_WORKERS", { fallback: defaultPasswordWorkers() });
+      envNumber("SVC_API_PASSWORD_WORKERS", {
+        fallback: defaultPasswordWorkers(),
+        env: options.env ?? {},
+      });
     this.queue = options.queue ??
-      envNumber("SVC_API_PASSWORD_QUEUE", { fallback: DEFAULT_PASSWORD_QUEUE });
+      envNumber("SVC_API_PASSWORD_QUEUE", {
+        fallback: DEFAULT_PASSWORD_QUEUE,
+        env: options.env ?? {},
+      });
   }
 
   /** How many hashes and checks wait or run. */
@@ -187,9 +199,12 @@ export class PasswordPool {
 
 let shared: PasswordPool | undefined;
 
-/** The pool of this process, made from the environment the first time it is needed. */
-export function passwordPool(): PasswordPool {
-  return shared ??= new PasswordPool();
+/**
+ * The pool of this process, made the first time it is needed, from the environment given then
+ * (the server gives the one it read at start).
+ */
+export function passwordPool(env: Env = {}): PasswordPool {
+  return shared ??= new PasswordPool({ env });
 }
 
 /**

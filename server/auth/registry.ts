@@ -1,11 +1,11 @@
 /**
- * The built-in authentications, registered under `svc.deploy.` like the
- * components under their families: the `authentication` option names one of
- * them, or a class of your own (`./my_auth.ts#MyAuthentication`). Each module
- * is loaded when its class is first asked for.
+ * The built-in authentications, under `svc.deploy.` as the components are
+ * under their families: the `authentication` option names one of them, or a
+ * class of your own (`./my_auth.ts#MyAuthentication`). Each module is loaded
+ * when its class is first asked for.
  * @module
  */
-import { registerLoaders } from "../../components/class_paths.ts";
+import { CLASS_PATHS, type ClassPaths } from "../../components/class_paths.ts";
 
 /**
  * The module of each built-in authentication, relative to this file, imported by a name Deno does
@@ -19,7 +19,11 @@ export const AUTHENTICATION_MODULES: Readonly<Record<string, string>> = {
   OpenIDConnectAuthentication: "./oidc.ts",
 };
 
-registerLoaders(
+/**
+ * svc's class paths on the deploy side: the authentications, then the components' (and what
+ * `register()` adds to those).
+ */
+export const SERVER_CLASS_PATHS: ClassPaths = CLASS_PATHS.with(
   "svc.deploy",
   Object.fromEntries(
     Object.entries(AUTHENTICATION_MODULES).map((

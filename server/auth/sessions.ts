@@ -8,6 +8,7 @@
  * @module
  */
 import { envNumber } from "../../components/core/env_number.ts";
+import { type Env, numberDefault } from "../settings.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { Database } from "../database/mod.ts";
 import { hmacKey, signJwt, type TokenKind, verifyJwt } from "../jwt.ts";
@@ -16,7 +17,7 @@ import { hmacKey, signJwt, type TokenKind, verifyJwt } from "../jwt.ts";
 export const SESSION_TOKEN: TokenKind = { type: "svc-session+jwt", audience: "svc:api" };
 
 /** How long a session lasts unless `SVC_API_SESSION_TTL` says otherwise: 7 days, in seconds. */
-export const DEFAULT_SESSION_TTL = 7 * 24 * 60 * 60;
+export const DEFAULT_SESSION_TTL: number = numberDefault("SVC_API_SESSION_TTL");
 
 /** Options of {@linkcode Sessions}. */
 export interface SessionsOptions {
@@ -31,6 +32,11 @@ export interface SessionsOptions {
   ttl?: number;
   /** The clock, for tests. */
   now?: () => Date;
+  /**
+   * The environment svc read at start, where the options above not given are read.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /** Options of {@linkcode Sessions.start}. */
@@ -71,7 +77,11 @@ export class Sessions {
       : options.key;
     this.#now = options.now ?? (() => new Date());
     this.ttl = options.ttl ??
-      envNumber("SVC_API_SESSION_TTL", { fallback: DEFAULT_SESSION_TTL, unit: "seconds" });
+      envNumber("SVC_API_SESSION_TTL", {
+        fallback: DEFAULT_SESSION_TTL,
+        unit: "seconds",
+        env: options.env ?? {},
+      });
   }
 
   /** A new session of `user`, kept in the database, and its token. */

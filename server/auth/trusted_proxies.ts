@@ -7,7 +7,6 @@
  * @module
  */
 import { quote, SvcError } from "../../components/core/errors.ts";
-import { envVar } from "../../components/core/requirements.ts";
 import type { ClientInfo } from "./authentication.ts";
 
 /** The variable that lists the trusted proxies, as JSON. */
@@ -98,7 +97,7 @@ export class TrustedProxies {
  * The trusted proxies of `SVC_API_TRUSTED_PROXIES`, a JSON list; none when unset.
  * @throws {SvcError} for a value that is not a JSON list of addresses and IPv4 networks
  */
-export function trustedProxies(value = envVar(TRUSTED_PROXIES_ENV)): TrustedProxies {
+export function trustedProxies(value: string | undefined): TrustedProxies {
   if (value === undefined || value.trim() === "") return new TrustedProxies([]);
   let entries: unknown;
   try {

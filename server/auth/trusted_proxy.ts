@@ -5,20 +5,25 @@
  * @module
  */
 import { quote, SvcError } from "../../components/core/errors.ts";
-import { envVar } from "../../components/core/requirements.ts";
+import type { Env } from "../settings.ts";
 import { Authentication, type ClientInfo } from "./authentication.ts";
 import { TRUSTED_PROXIES_ENV, trustedProxies } from "./trusted_proxies.ts";
 
 /** The header a proxy names the user in unless `SVC_API_PROXY_USER_HEADER` says otherwise. */
 export const DEFAULT_PROXY_USER_HEADER = "X-Forwarded-User";
 
-/** Options of {@linkcode TrustedProxyAuthentication}, for tests; the defaults come from the environment. */
+/** Options of {@linkcode TrustedProxyAuthentication}: the server gives `env`, the one it read at start; the defaults come from there. */
 export interface TrustedProxyAuthenticationOptions {
   /**
    * The header that names the user.
    * @default {env SVC_API_PROXY_USER_HEADER, else "X-Forwarded-User"}
    */
   header?: string;
+  /**
+   * The environment svc read at start: `SVC_API_PROXY_USER_HEADER` and `SVC_API_TRUSTED_PROXIES`.
+   * @default {{}}
+   */
+  env?: Env;
 }
 
 /**
@@ -39,7 +44,8 @@ export class TrustedProxyAuthentication extends Authentication {
    */
   constructor(options: TrustedProxyAuthenticationOptions = {}) {
     super();
-    const header = options.header ?? envVar("SVC_API_PROXY_USER_HEADER") ?? "";
+    const env = options.env ?? {};
+    const header = options.header ?? env.SVC_API_PROXY_USER_HEADER ?? "";
     this.header = header.trim() || DEFAULT_PROXY_USER_HEADER;
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(this.header)) {
       throw new SvcError(
@@ -47,7 +53,7 @@ export class TrustedProxyAuthentication extends Authentication {
           `not ${quote(this.header)}`,
       );
     }
-    if (trustedProxies().empty) {
+    if (trustedProxies(env[TRUSTED_PROXIES_ENV]).empty) {
       throw new SvcError(
         `TrustedProxyAuthentication trusts no proxy: set ${TRUSTED_PROXIES_ENV} to the ` +
           `addresses svc sees the proxy's connections come from, such as ["127.0.0.1"]`,

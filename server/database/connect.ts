@@ -5,7 +5,6 @@
  */
 import type { Client } from "@libsql/client";
 import { join } from "../../components/core/paths.ts";
-import { envVar } from "../../components/core/requirements.ts";
 import { redactUrl } from "../../components/core/redact_url.ts";
 import { secrets } from "../../components/core/secrets.ts";
 import { ChangeCount } from "./change_count.ts";
@@ -33,8 +32,8 @@ export interface OpenDatabaseOptions {
    */
   base?: string;
   /**
-   * The token for a libSQL server.
-   * @default {Deno.env.get("SVC_API_DATABASE_AUTH_TOKEN")}
+   * The token for a libSQL server: the server gives env `SVC_API_DATABASE_AUTH_TOKEN`.
+   * @default {none}
    */
   authToken?: string;
   /**
@@ -129,7 +128,7 @@ async function createFor(
   // Loaded here: a file is opened with Deno's own SQLite (see sqlite_file.ts).
   const { createClient } = await import("@libsql/client");
   if (location.kind === "memory") return createClient({ url: ":memory:" });
-  const authToken = options.authToken ?? envVar("SVC_API_DATABASE_AUTH_TOKEN");
+  const authToken = options.authToken;
   secrets.add(authToken);
   return createClient({ url: location.url, authToken });
 }

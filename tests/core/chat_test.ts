@@ -6,8 +6,8 @@ import { SvcError } from "../../components/core/errors.ts";
 import { Message, MessageRole } from "../../components/core/message.ts";
 import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
-// Through the library's door, which loads the registry of class paths.
-import { Rag } from "../../components/mod.ts";
+// Through the library's door.
+import { ClassPaths, Rag } from "../../components/mod.ts";
 import { SvcDemoAssistant } from "../../components/assistants/demo.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
@@ -134,14 +134,21 @@ Deno.test("Rag.chat() refuses an unknown class path and lists the known ones", (
   assert.match(error.message, /svc\.source_storages\.SvcDemoSourceStorage/);
 });
 
-Deno.test("Rag.chat() refuses a component of the wrong family", () => {
-  const error = assertThrowsSvc(() =>
-    new Rag().chat({
-      documents: [],
-      sourceStorage: "svc.assistants.SvcDemoAssistant",
-      assistant: SvcDemoAssistant,
-    })
+Deno.test("A chat refuses a component of the wrong family: in prepare() until its class is loaded, then in Rag.chat()", async () => {
+  const options = {
+    documents: [],
+    sourceStorage: "svc.assistants.SvcDemoAssistant",
+    assistant: SvcDemoAssistant,
+  };
+  const rag = new Rag(
+    new ClassPaths({
+      "svc.assistants.SvcDemoAssistant": () =>
+        import("../../components/assistants/demo.ts").then((m) => m.SvcDemoAssistant),
+    }),
   );
+  const unloaded = rag.chat(options);
+  await assert.rejects(unloaded.prepare(), /is not a subclass of SourceStorage/);
+  const error = assertThrowsSvc(() => rag.chat(options));
   assert.match(error.message, /is not a subclass of SourceStorage/);
 });
 

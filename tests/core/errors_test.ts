@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { excerpt, quote } from "../../components/core/errors.ts";
+import { excerpt, jsonExcerpt, quote } from "../../components/core/errors.ts";
 import { secrets } from "../../components/core/secrets.ts";
+import { writtenAsJson } from "./_json_written.ts";
 
 Deno.test("excerpt() keeps a short text whole and cuts a long one around a …", () => {
   assert.equal(excerpt("report.pdf"), "report.pdf");
@@ -38,4 +39,29 @@ Deno.test("quote() quotes an excerpt of a long value, of 1 MB as of 1 KB", () =>
     const quoted = quote("a".repeat(size));
     assert.equal(quoted, `"${"a".repeat(100)}…${"a".repeat(40)}"`);
   }
+});
+
+Deno.test("jsonExcerpt() shows what the excerpt of the whole JSON shows", () => {
+  const long = (unit: string) => unit.repeat(Math.ceil(900_000 / unit.length));
+  const values: unknown[] = [
+    null,
+    42,
+    [1, "two", { three: 3 }],
+    "x".repeat(141),
+    long("C"),
+    long("🦕"),
+    `x${long("🦕")}y`,
+    long('"\\\n\u0000'),
+    { chunk_size: long("C"), also: [long("🦕"), 1] },
+    [long("a"), long("b"), long("c")],
+    `https://user:pw@host/${long("p")}`,
+  ];
+  for (const value of values) assert.equal(jsonExcerpt(value), excerpt(JSON.stringify(value)));
+});
+
+Deno.test("jsonExcerpt() of a value of 1 MB writes a few kilobytes of JSON, not the value", () => {
+  const value = { chunk_size: "C".repeat(1024 * 1024), also: ["D".repeat(1024 * 1024)] };
+  const written = writtenAsJson(() => jsonExcerpt(value));
+  assert.ok(written < 4096, `${written} characters written`);
+  assert.ok(writtenAsJson(() => jsonExcerpt("C".repeat(1024 * 1024))) < 2048);
 });

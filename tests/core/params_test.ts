@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { SvcError } from "../../components/core/errors.ts";
 import { paramsJsonSchema, validateParams } from "../../components/core/params.ts";
+import { writtenAsJson } from "./_json_written.ts";
 
 const specials = { user: "ada", chat_id: "c1", chat_name: "Chat" };
 const storage = {
@@ -104,6 +105,16 @@ Deno.test("validateParams() checks a component's rules over several parameters, 
     overlap: 0,
     ...specials,
   });
+});
+
+Deno.test("validateParams() writes out excerpts of a value of 900 KB, not the value", () => {
+  const written = writtenAsJson(() =>
+    assert.throws(
+      () => validateParams({ ...specials, chunk_size: "C".repeat(900_000) }, [storage]),
+      /- chunk_size: integer = "C{99}…C{39}"/,
+    )
+  );
+  assert.ok(written < 10_000, `${written} characters written as JSON`);
 });
 
 Deno.test("validateParams() quotes excerpts of long names and values, and counts what it leaves out", () => {

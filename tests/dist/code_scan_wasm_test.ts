@@ -6,11 +6,11 @@ import {
   compileWat,
 } from "../../deploy/build_wasm.ts";
 
-Deno.test("components/source_storages/_code_scan_wasm.ts is the build of _code_scan.wat (else run `deno task build:wasm`)", async () => {
+Deno.test("components/retrieval/vectors/code_scan_wasm.ts is the build of code_scan.wat (else run `deno task build:wasm`)", async () => {
   const bytes = await compileWat(await Deno.readTextFile(CODE_SCAN_WAT));
   assert.equal(
     await Deno.readTextFile(CODE_SCAN_MODULE),
     codeScanModule(bytes),
-    "_code_scan_wasm.ts is stale: run `deno task build:wasm` and commit it",
+    "code_scan_wasm.ts is stale: run `deno task build:wasm` and commit it",
   );
 });

@@ -4,10 +4,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { loadClass } from "../../components/registry.ts";
+import { SERVER_CLASS_PATHS } from "../../server/auth/registry.ts";
 import { exposedDemo } from "../../server/auth/exposure.ts";
 import { Config } from "../../server/config.ts";
 import { programGraph, ROOT } from "./_graph.ts";
+import { integration } from "../_tier.ts";
 
 interface Instruction {
   keyword: string;
@@ -161,15 +162,18 @@ Deno.test("the image's configuration signs in with password accounts, which svc 
   const { config } = await imageConfig();
   assert.equal(config.authentication, "svc.deploy.PasswordAuthentication");
   assert.equal(config.api.allowInsecureDemoSignIn, false);
-  assert.equal(exposedDemo(config, await loadClass(config.authentication)), undefined);
+  assert.equal(
+    exposedDemo(config, await SERVER_CLASS_PATHS.load(config.authentication)),
+    undefined,
+  );
   const demo = Config.from({ api: { hostname: config.api.hostname } }, { env: {} });
   assert.ok(
-    exposedDemo(demo, await loadClass(demo.authentication)),
+    exposedDemo(demo, await SERVER_CLASS_PATHS.load(demo.authentication)),
     "the demo would be refused there",
   );
 });
 
-Deno.test("the build context leaves out what the build does not need, and keeps what it does", async () => {
+integration.test("the build context leaves out what the build does not need, and keeps what it does", async () => {
   const containerignore = await Deno.readTextFile(`${ROOT}.containerignore`);
   assert.equal(
     await Deno.readTextFile(`${ROOT}.dockerignore`),

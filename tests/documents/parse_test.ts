@@ -3,7 +3,7 @@ import { supportedSuffixes } from "../../components/core/document.ts";
 import { docxHandler } from "../../components/documents/docx.ts";
 import { MAX_DOCUMENT_CHARACTERS } from "../../components/documents/limits.ts";
 import { handlerOf, isSlides, parsePages } from "../../components/documents/parse.ts";
-import { pdfHandler } from "../../components/documents/pdf.ts";
+import { pdfHandler } from "../../components/documents/pdf/mod.ts";
 import { pptxHandler } from "../../components/documents/pptx.ts";
 import { textHandler } from "../../components/documents/text.ts";
 import { fixture, refusal } from "./_helpers.ts";

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
+import { getPriority } from "node:os";
 import { parsePages } from "../../components/documents/parse.ts";
 import { ReaderPool } from "../../components/documents/reader_pool.ts";
 import { renderView } from "../../components/documents/views.ts";
 import { fixture, refusal, zipOf } from "./_helpers.ts";
-import { labelledPdf } from "./_pdf_text.ts";
-import { watchThreads } from "../source_storages/_threads.ts";
+import { labelledPdf } from "./pdf/_reference.ts";
+import { watchThreads, workerNices } from "../source_storages/_threads.ts";
 
 const content = (name: string) => ({
   name,
@@ -68,6 +69,21 @@ Deno.test("`ReaderPool` sends a thread the document's bytes alone, and leaves th
   assert.ok(request?.buffer instanceof ArrayBuffer);
   assert.equal(request.buffer.byteLength, text.length);
   assert.deepEqual(bytes, text);
+});
+
+Deno.test({
+  name: "`ReaderPool` reads in threads below the calling thread's priority",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using pool = new ReaderPool({ threads: 2, heapMb: 256, timeoutSeconds: 60 });
+    const notes = new TextEncoder().encode("# Notes\n");
+    await Promise.all([pool.read(notes, content("a.md")), pool.read(notes, content("b.md"))]);
+    assert.equal(pool.size, 2);
+    // A thread's nice value: the higher, the less of a busy core it gets. Workers of earlier
+    // tests may still be ending, so this pool's two are counted among the lowered ones.
+    const lowered = workerNices().filter((nice) => nice === getPriority() + 10);
+    assert.ok(lowered.length >= 2, `${lowered.length} threads below the caller's priority`);
+  },
 });
 
 Deno.test("`ReaderPool` refuses a document whose thread passes its heap cap, and reads one read beside it", async () => {

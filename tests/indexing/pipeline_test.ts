@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
+import { getPriority } from "node:os";
 import { chunkPages } from "../../components/chunking.ts";
 import { Document, LocalDocument } from "../../components/mod.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { Page } from "../../components/core/page.ts";
 import type { Embedder } from "../../components/embeddings/embedder.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import { readPdfPages } from "../../components/documents/pdf.ts";
+import { readPdfPages } from "../../components/documents/pdf/mod.ts";
 import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
-import { watchThreads, watchWorkers } from "../source_storages/_threads.ts";
+import { watchThreads, watchWorkers, workerNices } from "../source_storages/_threads.ts";
+import { integration } from "../_tier.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
 
@@ -35,6 +37,7 @@ Deno.test("chunkAndEmbed() reports the pages once parsed and the chunks once cut
 });
 
 Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", async () => {
+  using workers = watchWorkers();
   const document = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
   const stop = new AbortController();
   const steps: unknown[] = [];
@@ -42,15 +45,16 @@ Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", asyn
     ...settings,
     embedder: new HashEmbedder({ dimension: 64 }),
     signal: stop.signal,
-    // Aborted at the first step: the worker goes on to send the second, which no one is told.
     onProgress: (step) => {
       steps.push(step);
       stop.abort(new Error("left"));
     },
   });
   await assert.rejects(working, /left/);
-  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(steps.length, 1);
+  // Aborted at the first step, its pages read: the job never went to the indexing worker, so
+  // nothing is left that could tell a second step.
+  assert.equal(workers.posted, 0);
 });
 
 Deno.test("chunkAndEmbed() reads a PDF page by page into the chunks of its whole text", async () => {
@@ -153,6 +157,29 @@ Deno.test("chunkAndEmbed() uses the pages of a document class that reads its own
   assert.deepEqual(chunks.map((chunk) => chunk.pageNumbers), [[1, 2]]);
 });
 
+Deno.test({
+  name: "chunkAndEmbed() chunks and embeds below the calling thread's priority",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    class Notes extends Document {
+      static override readsOwnPages = true;
+      override isReadable = () => Promise.resolve(true);
+      override read = () => Promise.resolve(new TextEncoder().encode("unused"));
+      override extractPages(): Promise<Page[]> {
+        return Promise.resolve([{ text: "Page one.", number: 1 }]);
+      }
+    }
+    await chunkAndEmbed(new Notes({ name: "notes.txt" }), {
+      ...settings,
+      embedder: new HashEmbedder(),
+    });
+    // Every thread here is a reader or the indexing worker, which are all bulk threads.
+    const nices = workerNices();
+    assert.ok(nices.length > 0);
+    assert.deepEqual(nices, nices.map(() => getPriority() + 10));
+  },
+});
+
 Deno.test("chunkAndEmbed() reports an unreadable document as Document.extractPages() does", async () => {
   await using dir = await tmpDir();
   const path = await writeFile(dir.path, "fake.pdf", "This is not a PDF.");
@@ -188,7 +215,7 @@ Deno.test("chunkAndEmbed() stops when its signal aborts, before or during the wo
   assert.equal(workers.replies, 0, "it did not wait for the worker's answer");
 });
 
-Deno.test("chunkAndEmbed() does not keep the process alive once done", async () => {
+integration.test("chunkAndEmbed() does not keep the process alive once done", async () => {
   const module = new URL("../../components/indexing/pipeline.ts", import.meta.url).href;
   const script = `
     import { chunkAndEmbed } from ${JSON.stringify(module)};

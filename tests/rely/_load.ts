@@ -104,7 +104,33 @@ export interface HealthSampler {
 }
 
 /** Starts timing `GET <base>/health` every `every` milliseconds on another thread; settles once it runs. */
-export async function sampleHealth(base: string, every = 20): Promise<HealthSampler> {
+export function sampleHealth(base: string, every = 20): Promise<HealthSampler> {
+  return sampleUrl(`${base}/health`, { every });
+}
+
+/** Options of {@linkcode sampleUrl}. */
+export interface SampleUrlOptions {
+  /**
+   * Milliseconds from the start of one request to the start of the next, unless one takes longer.
+   * @default {20}
+   */
+  every?: number;
+  /** Headers of each request, e.g. a bearer token's. */
+  headers?: Record<string, string>;
+  /**
+   * Whether each request is sent on time whatever the ones before it do, rather than after the
+   * one before has been answered: a pause of the server is then timed by every request sent
+   * during it, as it is felt by users who do not wait for each other.
+   * @default {false}
+   */
+  open?: boolean;
+}
+
+/** Starts timing `GET <url>` on another thread, as {@linkcode sampleHealth} does `/health`. */
+export async function sampleUrl(
+  url: string,
+  options: SampleUrlOptions = {},
+): Promise<HealthSampler> {
   const worker = new Worker(new URL("./_health_worker.ts", import.meta.url), { type: "module" });
   const started = Promise.withResolvers<void>();
   const results = Promise.withResolvers<HealthSamples>();
@@ -112,7 +138,8 @@ export async function sampleHealth(base: string, every = 20): Promise<HealthSamp
     if (event.data === "started") started.resolve();
     else results.resolve(event.data);
   };
-  worker.postMessage({ url: `${base}/health`, every });
+  const { every = 20, headers, open = false } = options;
+  worker.postMessage({ url, every, headers, open });
   await started.promise;
   return {
     async stop() {

@@ -9,25 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hashPassword } from "../../server/auth/password_hash.ts";
-import { openDatabase } from "../../server/database/mod.ts";
 import { tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
+import { addAccounts, login, PASSWORD } from "./_hostile_logins.ts";
 import { startSvc, type Svc } from "./_server.ts";
-
-const PASSWORD = "correct horse battery";
+import { integration } from "../_tier.ts";
 
 /** `svc api` with password sign-in and the accounts of `users`, each with {@linkcode PASSWORD}. */
 async function passwordSvc(dir: string, users: string[]): Promise<Svc> {
-  const root = join(dir, "root");
-  await Deno.mkdir(root, { recursive: true });
-  const database = await openDatabase(`sqlite:///${join(root, "svc.db")}`, { localRoot: root });
-  try {
-    const hash = await hashPassword(PASSWORD);
-    for (const user of users) await database.addAccount(user, hash, 0);
-  } finally {
-    await database.close();
-  }
+  await addAccounts(join(dir, "root"), users);
   return await startSvc(dir, {
     env: {
       SVC_AUTHENTICATION: "svc.deploy.PasswordAuthentication",
@@ -37,17 +27,7 @@ async function passwordSvc(dir: string, users: string[]): Promise<Svc> {
   });
 }
 
-/** A login from `address`; its status and body. */
-async function login(svc: Svc, user: string, password: string, address: string) {
-  const response = await fetch(`${svc.base}/token`, {
-    method: "POST",
-    headers: { "x-forwarded-for": address },
-    body: new URLSearchParams({ username: user, password }),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-Deno.test("40 guesses sent at once at one account get at most the limit checked, and the right password no more", async () => {
+integration.test("40 guesses sent at once at one account get at most the limit checked, and the right password no more", async () => {
   await using dir = await tmpDir();
   await using svc = await passwordSvc(dir.path, ["grace"]);
   const guesses = Array.from(
@@ -70,7 +50,7 @@ Deno.test("40 guesses sent at once at one account get at most the limit checked,
   assert.deepEqual(failures(svc), []);
 });
 
-Deno.test("30 logins at once leave /health and another user's GET /chats answered while they run", async () => {
+integration.test("30 logins at once leave /health and another user's GET /chats answered while they run", async () => {
   await using dir = await tmpDir();
   const users = Array.from({ length: 30 }, (_, i) => `user${i}`);
   await using svc = await passwordSvc(dir.path, ["bob", ...users]);

@@ -15,6 +15,7 @@ import { svcToml, tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
 import { rawRequest, writeAll } from "./_raw_http.ts";
 import { Client, type Svc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 /** How far the provider gets before it holds. */
 type Stage = "before the provider answers" | "before the first token" | "after the first token";
@@ -202,7 +203,7 @@ async function ask(port: number, bearer: string, chatId: string, prompt: string)
   return connection;
 }
 
-Deno.test("a client that leaves a streamed answer leaves it running until its user stops it, before or after the first token, or until it is complete", async () => {
+integration.test("a client that leaves a streamed answer leaves it running until its user stops it, before or after the first token, or until it is complete", async () => {
   await using dir = await tmpDir();
   await using provider = new HoldingProvider();
   await using svc = await startWithProvider(dir.path, provider);
@@ -231,11 +232,17 @@ Deno.test("a client that leaves a streamed answer leaves it running until its us
       const first = await readUntil(connection, "First");
       assert.match(first, /"content":"First"/);
     }
+    let ended = false;
+    call.closed.then(() => ended = true);
     connection.close();
-    // The answer still runs with nobody reading it: only the user's stop ends it.
+    // The answer still runs with nobody reading it, shown as streaming; only the user's stop
+    // ends it.
+    const shown = (await client.call("GET", `/chats/${chat.id}`)).messages.at(-1);
+    assert.deepEqual([shown.role, shown.status], ["assistant", "streaming"], stage);
+    assert.equal(ended, false, `the call holds after the client left (${stage})`);
     assert.deepEqual(await client.call("POST", `/chats/${chat.id}/stop`), { stopped: 1 });
     // Only a guard against a hang: the assistant's own timeout is 600 s.
-    await within(call.closed, 10_000, `svc closing the provider's call once stopped ${stage}`);
+    await within(call.closed, 120_000, `svc closing the provider's call once stopped ${stage}`);
   }
 
   // Left after the first token, then finished by the provider: stored whole.

@@ -8,41 +8,11 @@
 import assert from "node:assert/strict";
 import { tmpDir } from "../test_utils.ts";
 import { failures, temporaryUploads } from "./_checks.ts";
-import { multipart, offsetOf, rawRequest, readResponse, writeAll } from "./_raw_http.ts";
-import { Client, pause, startSvc, waitFor } from "./_server.ts";
+import { drip } from "./_hostile_uploads.ts";
+import { Client, startSvc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
-const FILE = "X".repeat(100_000);
-
-/**
- * An upload of `client` that sends all but its file at once, then one byte of
- * the file every 100 ms until the server answers; the answer.
- */
-async function drip(client: Client, port: number) {
-  const { parameters } = await client.call("POST", "/document", { name: "drip.md" });
-  const { body, type } = multipart([
-    { name: "token", value: parameters.data.token },
-    { name: "file", filename: "drip.md", content: FILE },
-  ]);
-  const request = rawRequest("PUT", "/document", { headers: { "content-type": type }, body });
-  const start = offsetOf(request.bytes, FILE.slice(0, 16));
-  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-  await writeAll(connection, request.bytes.subarray(0, start));
-  let answered = false;
-  const sending = (async () => {
-    for (let at = start; !answered; at++) {
-      await pause(100);
-      if (answered) break;
-      await writeAll(connection, request.bytes.subarray(at, at + 1)).catch(() => answered = true);
-    }
-  })();
-  const response = await readResponse(connection);
-  answered = true;
-  await sending;
-  connection.close();
-  return response;
-}
-
-Deno.test("uploads dripping a byte at a time in every slot are cut with 408, and the slots serve others after", async () => {
+integration.test("uploads dripping a byte at a time in every slot are cut with 408, and the slots serve others after", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, {
     env: {

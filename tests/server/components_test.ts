@@ -108,20 +108,6 @@ Deno.test("loadComponents() loads the configured document class, and refuses one
   );
 });
 
-/** Runs `body` with environment variables set, and puts the old values back after. */
-async function withEnv(vars: Record<string, string>, body: () => Promise<void>): Promise<void> {
-  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, Deno.env.get(name)]));
-  for (const [name, value] of Object.entries(vars)) Deno.env.set(name, value);
-  try {
-    await body();
-  } finally {
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) Deno.env.delete(name);
-      else Deno.env.set(name, value);
-    }
-  }
-}
-
 Deno.test("loadComponents() offers the text models of a local Ollama server after the configured assistants", async () => {
   await using dir = await tmpDir();
   const stop = new AbortController();
@@ -143,9 +129,13 @@ Deno.test("loadComponents() offers the text models of a local Ollama server afte
     assistants: ["svc.assistants.Extractive", "svc.assistants.SvcDemoAssistant"],
   }, { base: dir.path, env: {} });
   try {
-    await withEnv({ OLLAMA_HOST: `127.0.0.1:${ollama.addr.port}` }, async () => {
+    {
+      const env = { OLLAMA_HOST: `127.0.0.1:${ollama.addr.port}` };
       const notices: string[] = [];
-      const { assistants } = await loadComponents(config, { notice: (n) => notices.push(n) });
+      const { assistants } = await loadComponents(config, {
+        notice: (n) => notices.push(n),
+        env,
+      });
       assert.deepEqual(assistants.map((assistant) => assistant.displayName), [
         "Extractive",
         "Svc/DemoAssistant",
@@ -157,11 +147,11 @@ Deno.test("loadComponents() offers the text models of a local Ollama server afte
         '"Ollama/llama3.2", "Ollama/qwen2.5:7b"',
       ]);
       // Turned off, it offers none.
-      await withEnv({ SVC_OLLAMA_OFFER_MODELS: "false" }, async () => {
-        const off = await loadComponents(config);
-        assert.equal(off.assistants.length, 2);
+      const off = await loadComponents(config, {
+        env: { ...env, SVC_OLLAMA_OFFER_MODELS: "false" },
       });
-    });
+      assert.equal(off.assistants.length, 2);
+    }
   } finally {
     stop.abort();
     await ollama.finished;

@@ -10,7 +10,7 @@ Deno.test("signingKey() makes a secret once, keeps it with mode 0600, and says w
     file: "session.key",
     localRoot: dir.path,
     log: (line: string) => lines.push(line),
-    read: () => undefined,
+    variables: {},
   };
   const first = await signingKey(options);
   const again = await signingKey(options);
@@ -36,7 +36,7 @@ Deno.test("signingKey() takes the first variable set, and refuses one shorter th
     file: "session.key",
     localRoot: dir.path,
     log: () => {},
-    read: (name: string) => env[name],
+    variables: env,
   };
   assert.deepEqual(await signingKey(options), new TextEncoder().encode("b".repeat(32)));
   env.A = "too short";

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
+import { closePostgres, Postgres } from "../../components/source_storages/postgres.ts";
+import { connect, postgresTest } from "../_postgres.ts";
+import { skipPostgres } from "./_pgvector.ts";
 import { tmpLocalRoot } from "../test_utils.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
 
@@ -41,3 +44,42 @@ Deno.test("LibSQL.forget() unlinks one document of a chat, and removes its index
   assert.ok(sources.length > 0);
   assert.ok(sources.every((source) => source.document.id === report.id));
 });
+
+postgresTest(
+  "Postgres.forget() unlinks one document of a chat, and removes its index with the last chat that had it",
+  async (database) => {
+    try {
+      await using root = await tmpLocalRoot();
+      const report = await copiedFixture(root.path, "report.pdf");
+      const guide = await copiedFixture(root.path, "guide.md");
+      const storage = new Postgres({ url: database.url });
+      const sql = await connect(database.url);
+      const counts = async () => {
+        const [row] = await sql`SELECT (SELECT count(*) FROM rag_links)::int AS links,
+          (SELECT count(*) FROM rag_indexes)::int AS indexes`;
+        return { links: row!.links, indexes: row!.indexes };
+      };
+      try {
+        await storage.store([report, guide], chatParams("first"));
+        await storage.store([report], chatParams("second"));
+        assert.deepEqual(await counts(), { links: 3, indexes: 2 });
+
+        await storage.forget(guide, chatParams("first"));
+        assert.deepEqual(await counts(), { links: 2, indexes: 1 }, "the guide's index went");
+        await storage.forget(report, chatParams("first"));
+        assert.deepEqual(await counts(), { links: 1, indexes: 1 }, "the second chat keeps it");
+        await storage.forget(report, chatParams("first"));
+        assert.deepEqual(await counts(), { links: 1, indexes: 1 }, "forgetting twice is nothing");
+
+        const sources = await storage.retrieve([report], "revenue", chatParams("second"));
+        assert.ok(sources.length > 0);
+        assert.ok(sources.every((source) => source.document.id === report.id));
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+    } finally {
+      await closePostgres(database.url);
+    }
+  },
+  { vector: false, ignore: skipPostgres("Postgres.forget()", { vector: false }) },
+);

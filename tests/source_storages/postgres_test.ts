@@ -3,7 +3,7 @@ import { apiPostgresUrl, setApiPostgresUrl } from "../../components/core/api_dat
 import { LocalDocument } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import { PostgresBackend } from "../../components/source_storages/_postgres_backend.ts";
-import { OWN_BM25, TermPostings } from "../../components/source_storages/_term_postings.ts";
+import { OWN_BM25, TermPostings } from "../../components/retrieval/lexical/term_postings.ts";
 import { closePostgres, Postgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, spawn } from "../_process.ts";
 import {
@@ -32,7 +32,7 @@ function test(
     } finally {
       await closePostgres(database.url);
     }
-  }, { vector: options.vector, ignore: skipPostgres(options) });
+  }, { vector: options.vector, ignore: skipPostgres(name, options) });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Rag } from "../../../components/core/rag.ts";
+import { Rag } from "../../../components/rag.ts";
 import type { DocumentClass } from "../../../components/core/document.ts";
 import type { Assistant, SourceStorage } from "../../../components/core/component.ts";
 import { SvcDemoAssistant } from "../../../components/assistants/demo.ts";

@@ -1,15 +1,17 @@
 /**
  * Answers on a replica set: a stop or a follower that reaches another replica
  * than the one writing the answer works through the shared database.
- * PostgreSQL is required in CI (see tests/_postgres.ts).
+ * PostgreSQL is required in CI (see tests/_postgres.ts), and left out of the
+ * unit tier (see tests/_tier.ts).
  * @module
  */
 import assert from "node:assert/strict";
 import { findPostgres, postgresRequired } from "../../_postgres.ts";
+import { integration, unitTier } from "../../_tier.ts";
 import { type TestApi, testApi, useReplicaSet } from "./_api.ts";
 import { Fed } from "./_fed.ts";
 
-const withPostgres = findPostgres() !== undefined || postgresRequired();
+const withPostgres = !unitTier() && (findPostgres() !== undefined || postgresRequired());
 if (withPostgres) useReplicaSet(2);
 
 /** Two replicas whose assistant the test feeds, and a prepared chat of it. */
@@ -56,7 +58,7 @@ async function lastMessage(api: TestApi, chatId: string) {
   return (await (await api.call("GET", `/chats/${chatId}`)).json()).messages.at(-1);
 }
 
-Deno.test({
+integration.test({
   name: "POST /chats/{id}/stop sent to another replica stops the answer the first one writes",
   ignore: !withPostgres,
   async fn() {
@@ -80,7 +82,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+integration.test({
   name: "an answer written on one replica is followed from another through the database",
   ignore: !withPostgres,
   async fn() {

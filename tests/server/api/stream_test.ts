@@ -2,20 +2,23 @@ import assert from "node:assert/strict";
 import { Assistant } from "../../../components/core/component.ts";
 import type { ChatParams } from "../../../components/core/params.ts";
 import type { Source } from "../../../components/core/source.ts";
-import { waitFor } from "../../rely/_server.ts";
 import { testApi } from "./_api.ts";
 
 /** The words of a whole answer. */
 const WORDS = 50;
 
-/** Yields a word every 30 ms, recording whether it was told to stop. */
+/**
+ * Yields three words, waits until the test lets it go on (or its signal
+ * aborts), then yields the rest, recording whether it was told to stop.
+ */
 class Slow extends Assistant {
   yielded = 0;
   closed = Promise.withResolvers<boolean>();
+  goOn = Promise.withResolvers<void>();
   override async *answer(_prompt: string, _sources: Source[], params: ChatParams) {
     try {
       for (let i = 0; i < WORDS; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (i === 3) await Promise.race([this.goOn.promise, aborted(params.signal)]);
         this.yielded++;
         yield `word${i} `;
       }
@@ -23,6 +26,14 @@ class Slow extends Assistant {
       this.closed.resolve(params.signal.aborted);
     }
   }
+}
+
+/** Settles once `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
 }
 
 Deno.test("a streamed answer reaches the client chunk by chunk, and runs to its end on the server when the client leaves after the first lines", async () => {
@@ -61,12 +72,14 @@ Deno.test("a streamed answer reaches the client chunk by chunk, and runs to its 
 
   client.abort();
   await reader.cancel().catch(() => {});
+  // Held until the client had left: what it yields now, nobody reads.
+  slow.goOn.resolve();
   assert.equal(await slow.closed.promise, false, "the assistant was never told to stop");
   assert.equal(slow.yielded, WORDS);
 
   // Stored whole once it ended, as if the client had stayed.
   const whole = Array.from({ length: WORDS }, (_, i) => `word${i} `).join("");
-  const stored = await waitFor("the whole answer in GET /chats/{id}", async () => {
+  const stored = await waitFor(async () => {
     const record = await (await api.call("GET", `/chats/${chat.id}`)).json();
     return record.messages[2]?.status === undefined && record.messages[2]?.content === whole
       ? record
@@ -84,4 +97,15 @@ async function bearer(api: Awaited<ReturnType<typeof testApi>>): Promise<string>
     body: new URLSearchParams({ username: "ada", password: "ada" }),
   });
   return `Bearer ${await response.json()}`;
+}
+
+/** Polls `probe` until it gives a value; the deadline only guards against a hang. */
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("gave up waiting");
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { getPriority } from "node:os";
 import { PasswordPool } from "../../../server/auth/password_hash.ts";
+import { workerNices } from "../../source_storages/_threads.ts";
 
 /** How many turns the event loop takes while `work` runs: none when the work holds the thread. */
 async function turnsDuring(work: Promise<unknown>): Promise<number> {
@@ -26,6 +28,24 @@ Deno.test("PasswordPool hashes and checks passwords off the thread that called i
   } finally {
     release();
   }
+});
+
+Deno.test({
+  name: "PasswordPool hashes below the calling thread's priority",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const pool = new PasswordPool({ workers: 2 });
+    const release = pool.hold();
+    try {
+      await Promise.all([pool.hash("one"), pool.hash("two")]);
+      // A thread's nice value: the higher, the less of a busy core it gets. Workers of earlier
+      // tests may still be ending, so this pool's two are counted among the lowered ones.
+      const lowered = workerNices().filter((nice) => nice === getPriority() + 10);
+      assert.ok(lowered.length >= 2, `${lowered.length} workers below the caller's priority`);
+    } finally {
+      release();
+    }
+  },
 });
 
 Deno.test("PasswordPool runs no more checks at once than it has workers, and answers each", async () => {

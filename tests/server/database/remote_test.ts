@@ -39,25 +39,17 @@ Deno.test("openDatabase() with an http:// URL keeps chats on a libSQL server", a
   }
 });
 
-Deno.test("openDatabase() sends the token from SVC_API_DATABASE_AUTH_TOKEN to a libsql:// server", async () => {
+Deno.test("openDatabase() sends the token it is given to a libsql:// server", async () => {
   await using dir = await tmpDir();
   await using server = startFakeLibsqlServer(`${dir.path}/remote.db`, { token: "t0ken" });
   const url = `libsql://127.0.0.1:${server.port}?tls=0`;
-  const previous = Deno.env.get("SVC_API_DATABASE_AUTH_TOKEN");
-  try {
-    Deno.env.delete("SVC_API_DATABASE_AUTH_TOKEN");
-    await assert.rejects(
-      openDatabase(url, { localRoot: dir.path }),
-      // Named without its query, where a token may be.
-      svcError(500, /^Cannot open the database "libsql:\/\/127\.0\.0\.1:\d+": .*401/),
-    );
-    Deno.env.set("SVC_API_DATABASE_AUTH_TOKEN", "t0ken");
-    const db = await openDatabase(url, { localRoot: dir.path });
-    await db.addDocument("ada", document("d1"));
-    assert.equal((await db.getDocument("ada", "d1")).id, "d1");
-    await db.close();
-  } finally {
-    if (previous === undefined) Deno.env.delete("SVC_API_DATABASE_AUTH_TOKEN");
-    else Deno.env.set("SVC_API_DATABASE_AUTH_TOKEN", previous);
-  }
+  await assert.rejects(
+    openDatabase(url, { localRoot: dir.path }),
+    // Named without its query, where a token may be.
+    svcError(500, /^Cannot open the database "libsql:\/\/127\.0\.0\.1:\d+": .*401/),
+  );
+  const db = await openDatabase(url, { localRoot: dir.path, authToken: "t0ken" });
+  await db.addDocument("ada", document("d1"));
+  assert.equal((await db.getDocument("ada", "d1")).id, "d1");
+  await db.close();
 });
