@@ -266,6 +266,8 @@ const OPERATIONS: Operation[] = [
     errors: {
       400: "The chat is not prepared, or has no question yet",
       409: "A whole answer was stopped (POST /chats/{id}/stop) before it was complete",
+      504: "The answer took longer than its time limit (SVC_API_ANSWER_TIMEOUT), or the " +
+        "provider did not answer in time",
     },
   },
   {
@@ -339,6 +341,9 @@ const OPERATIONS: Operation[] = [
     errors: {
       400: "The chat is not prepared, or the message is not a question of its conversation",
       404: "No such chat of this user, or no such message in it",
+      409: "A whole answer was stopped (POST /chats/{id}/stop) before it was complete",
+      504: "The answer took longer than its time limit (SVC_API_ANSWER_TIMEOUT), or the " +
+        "provider did not answer in time",
     },
   },
   {

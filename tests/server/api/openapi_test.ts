@@ -178,4 +178,10 @@ Deno.test("/openapi.json describes the routes of running answers, versions and f
   assert.deepEqual(fields.status.enum, ["streaming", "stopped", "failed"]);
   assert.ok(fields.versions && fields.feedback && fields.error);
   assert.ok(paths["/documents"].get.responses[200].content["application/json"].schema.items);
+  // Asking again answers as asking does, and refuses as it does.
+  for (const path of ["/chats/{id}/messages/{message_id}/edit", "/chats/{id}/regenerate"]) {
+    const responses = Object.keys(paths[path].post.responses);
+    assert.ok(["400", "409", "504"].every((status) => responses.includes(status)), path);
+    assert.ok(paths[path].post.responses[200].content["application/x-ndjson"], path);
+  }
 });
