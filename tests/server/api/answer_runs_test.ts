@@ -109,6 +109,8 @@ Deno.test("an answer runs on with no client, GET /chats/{id} shows its text so f
   assert.equal(saved.id, head!.id);
   const listed = await (await api.call("GET", "/chats?messages=false")).json();
   assert.equal(listed[0].num_messages, 3);
+  const [whole] = await (await api.call("GET", "/chats")).json();
+  assert.deepEqual(whole.messages.at(-1), saved, "the list shows it as GET /chats/{id} does");
 
   const follower = lineReader(
     await api.call("GET", `/chats/${chatId}/messages/${head!.id}/stream`),

@@ -30,6 +30,23 @@ Deno.test("GET /documents lists only the user's own documents, newest first, wit
     [["second.md", 1, [chat.id]], ["first.md", 1, [chat.id]]],
   );
 
+  // Another chat from a document of the first, with no upload: it answers from it.
+  const reused = await (await api.call("POST", "/chats", {
+    name: "again",
+    source_storage: "Svc/DemoSourceStorage",
+    assistant: "Svc/DemoAssistant",
+    params: {},
+    documents: [first],
+  })).json();
+  assert.equal((await api.call("POST", `/chats/${reused.id}/prepare`)).status, 200);
+  const reply = await (await api.call("POST", `/chats/${reused.id}/answer`, { prompt: "One?" }))
+    .json();
+  assert.deepEqual(reply.sources.map((s: { document: { id: string } }) => s.document.id), [
+    first.id,
+  ]);
+  assert.deepEqual((await list()).map((d) => d.chats), [[chat.id], [chat.id, reused.id]]);
+  assert.equal((await list()).length, 2, "no document was added");
+
   await api.as("bob");
   assert.deepEqual(await list(), []);
   assert.equal((await api.call("DELETE", `/chats/${chat.id}/documents/${first.id}`)).status, 404);
