@@ -140,17 +140,6 @@ export interface IndexSearchOptions<Id, Extra extends IndexExtra> {
    * @default {DEFAULT_PASSAGE_MEMORY}
    */
   passageMemory?: number;
-  /**
-   * The order of chunks equally near the query in the vector arm.
-   * @default {the order of the indexes searched, then of their chunks}
-   */
-  tie?: (a: ChunkAt<Id, Extra>, b: ChunkAt<Id, Extra>) => number;
-  /**
-   * The order of the indexes searched, by a number of each (the store's
-   * order of its chunks): the full-text arm breaks its ties in it.
-   * @default {the order the store found them in}
-   */
-  order?: (extra: Extra) => number;
 }
 
 /** An index about to be stored, ready for search, and its postings to store with it. */
@@ -214,8 +203,6 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
   readonly #passages: SearchCache<KeptPassages>;
   // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
   readonly #plans = new SearchPlans<Plan<Id, Extra>>();
-  readonly #tie?: (a: ChunkAt<Id, Extra>, b: ChunkAt<Id, Extra>) => number;
-  readonly #order?: (extra: Extra) => number;
 
   constructor(options: IndexSearchOptions<Id, Extra>) {
     this.#reads = options.reads;
@@ -223,8 +210,6 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     const replan = () => this.#plans.clear();
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY, replan);
     this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY, replan);
-    this.#tie = options.tie;
-    this.#order = options.order;
   }
 
   /**
@@ -308,7 +293,6 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       const passages = await this.#reads.passages([...unkept.values()].map(at), dimension);
       [...unkept.keys()].forEach((name, i) => passages[i] && read.set(name, passages[i]));
     }
-    const tie = this.#tie;
     const nearest = nearestExactly(
       candidates,
       (place) =>
@@ -318,7 +302,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       query.vector,
       {
         limit: query.limit,
-        tie: tie ? (a, b) => tie(at(a), at(b)) : (a, b) => a.index - b.index || a.chunk - b.chunk,
+        tie: (a, b) => a.index - b.index || a.chunk - b.chunk,
       },
     );
     const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
@@ -354,14 +338,10 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       }
       return planned;
     }
-    let found = await options.find();
-    let entries = await this.#entries(found, dimension);
-    if (this.#order) {
-      const by = Float64Array.from(entries, (entry) => this.#order!(entry.extra));
-      const order = [...found.keys()].sort((a, b) => by[a]! - by[b]!);
-      found = order.map((i) => found[i]!);
-      entries = order.map((i) => entries[i]!);
-    }
+    // Ties go to the index first by key, then to the chunk first in it: the order in which a
+    // store happened to write the indexes (documents read side by side) never decides a rank.
+    const found = (await options.find()).sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    const entries = await this.#entries(found, dimension);
     const kept = await keptOrRead(
       this.#passages,
       found,

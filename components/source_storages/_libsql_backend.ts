@@ -102,9 +102,6 @@ export class LibSQLBackend implements IndexBackend {
           );
         },
       },
-      // In the order of the chunks' ids, as FTS5 broke ties.
-      tie: (a, b) => a.extra[a.chunk]! - b.extra[b.chunk]!,
-      order: (ids) => ids[0] ?? 0,
     });
   }
 
