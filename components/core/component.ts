@@ -78,6 +78,13 @@ export abstract class SourceStorage extends Component {
 
   /** Forgets what was stored for a chat; called when the chat is deleted. */
   delete(_params: ChatParams): void | Promise<void> {}
+
+  /**
+   * Forgets what was stored of one document for a chat; called when the
+   * document is taken out of the chat. By default nothing: `retrieve` is only
+   * ever given the chat's documents.
+   */
+  forget(_document: Document, _params: ChatParams): void | Promise<void> {}
 }
 
 /** What `Assistant.answer` gives: one string for a whole answer, several for a stream. */
