@@ -355,6 +355,14 @@ const VARIABLES: readonly Setting[] = [
     reader: "assistants",
   },
   {
+    env: "SVC_FOLLOW_UP_TIMEOUT",
+    type: "seconds",
+    default: "`5`",
+    description:
+      "how long retrieval waits for a model assistant to word a follow-up question to stand alone",
+    reader: "assistants",
+  },
+  {
     env: "SVC_OPENAI_MODEL",
     type: "model",
     default: "`gpt-4.1-mini`",

@@ -98,4 +98,15 @@ export abstract class Assistant extends Component {
     sources: Source[],
     params: ChatParams,
   ): AnswerChunks | Promise<AnswerChunks>;
+
+  /**
+   * A follow-up question worded to stand alone, for retrieval to search for:
+   * "And how do I thaw it?" after "How do I freeze bread?" asks "How do I
+   * thaw frozen bread?". `params.history` holds the conversation before it.
+   * `undefined` leaves the follow-up to retrieval's own rule, as this one
+   * does; an assistant that calls a model asks it, in one short call.
+   */
+  standaloneQuestion(_prompt: string, _params: ChatParams): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
 }

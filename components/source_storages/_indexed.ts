@@ -184,6 +184,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       documents: indexes,
       prompt,
       history: params.history,
+      standaloneQuestion: params.standaloneQuestion,
       numTokens: options.numTokens,
       chunkSize: options.chunkSize,
       signal: params.signal,
