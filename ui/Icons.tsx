@@ -33,6 +33,8 @@ const PATHS = {
   zoomIn: "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM16 16l4 4M8 11h6M11 8v6",
   zoomOut: "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM16 16l4 4M8 11h6",
   fit: "M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5",
+  thumbUp: "M7 11v9H4v-9zM7 11l4-8a2 2 0 0 1 2 2v4h5.5a2 2 0 0 1 2 2.3l-1.2 7A2 2 0 0 1 17.3 20H7",
+  thumbDown: "M7 13V4H4v9zM7 13l4 8a2 2 0 0 0 2-2v-4h5.5a2 2 0 0 0 2-2.3l-1.2-7A2 2 0 0 0 17.3 4H7",
 } as const;
 
 /** The name of an icon. */

@@ -246,6 +246,9 @@ export function Workspace(
         onDelete={() => setDeleting(selected)}
         infoOpen={panel?.kind === "info"}
         found={found}
+        onEdit={(question, prompt) => void store.edit(selected.id, question, prompt)}
+        onRate={(answer, rating, note) => store.rate(selected.id, answer, rating, note)}
+        onBranch={(questionId) => api.branch(selected.id, questionId)}
       />
     );
   }

@@ -14,7 +14,9 @@ import type {
   DocumentCheck,
   DocumentPage,
   DocumentPages,
+  DocumentSummary,
   DocumentUpload,
+  DocumentViewData as DocumentView,
   Message,
   MessageLine,
   NewApiKey,
@@ -259,15 +261,89 @@ export class ApiClient {
     return this.#answerLines(`/chats/${encodeURIComponent(chatId)}/regenerate`, {}, signal);
   }
 
+  /**
+   * Follows an answer that another page asked for (or this one, before a
+   * reload), as {@linkcode ApiClient.answer} yields lines: the first with the
+   * text so far and all sources, each later one with its next chunk; an
+   * answer that ended already is its first line alone.
+   */
+  follow(chatId: string, messageId: string, signal?: AbortSignal): AsyncGenerator<MessageLine> {
+    const path = `/chats/${encodeURIComponent(chatId)}/messages/${
+      encodeURIComponent(messageId)
+    }/stream`;
+    return this.#answerLines(path, undefined, signal);
+  }
+
+  /**
+   * Asks a question of the chat again in other words, in place of message
+   * `messageId` (which the chat keeps as a version), as {@linkcode ApiClient.answer}
+   * yields lines.
+   */
+  editQuestion(
+    chatId: string,
+    messageId: string,
+    prompt: string,
+    signal?: AbortSignal,
+  ): AsyncGenerator<MessageLine> {
+    const path = `/chats/${encodeURIComponent(chatId)}/messages/${
+      encodeURIComponent(messageId)
+    }/edit`;
+    return this.#answerLines(path, { prompt }, signal);
+  }
+
+  /** Rates an answer, with an optional note; `null` takes the rating back. The message. */
+  feedback(
+    chatId: string,
+    messageId: string,
+    rating: "good" | "bad" | null,
+    note?: string,
+  ): Promise<Message> {
+    const path = `/chats/${encodeURIComponent(chatId)}/messages/${
+      encodeURIComponent(messageId)
+    }/feedback`;
+    return this.#json("POST", path, { rating, ...(note ? { note } : {}) });
+  }
+
+  /** The messages that followed a version of a question: the branch an edit left. */
+  branch(chatId: string, messageId: string): Promise<Message[]> {
+    return this.#json(
+      "GET",
+      `/chats/${encodeURIComponent(chatId)}/messages/${encodeURIComponent(messageId)}/branch`,
+    );
+  }
+
+  /** The user's documents, newest first, with the chats that use each. */
+  documents(): Promise<DocumentSummary[]> {
+    return this.#json("GET", "/documents");
+  }
+
+  /** Deletes a document no chat uses (409 naming the chats that do). */
+  deleteDocument(documentId: string): Promise<null> {
+    return this.#json("DELETE", `/documents/${encodeURIComponent(documentId)}`);
+  }
+
+  /** Takes a document out of a chat, whose storage forgets it: the chat. */
+  removeDocument(chatId: string, documentId: string): Promise<Chat> {
+    return this.#json(
+      "DELETE",
+      `/chats/${encodeURIComponent(chatId)}/documents/${encodeURIComponent(documentId)}`,
+    );
+  }
+
+  /** A document as the web UI shows it: DOCX as HTML, PPTX as slides, Markdown and text. */
+  documentView(documentId: string): Promise<DocumentView> {
+    return this.#json("GET", `/documents/${encodeURIComponent(documentId)}/view`);
+  }
+
   async *#answerLines(
     path: string,
-    body: Record<string, unknown>,
+    body: Record<string, unknown> | undefined,
     signal?: AbortSignal,
   ): AsyncGenerator<MessageLine> {
     const response = await this.#fetch(path, {
-      method: "POST",
-      headers: this.#headers({ "content-type": "application/json" }),
-      body: JSON.stringify({ ...body, stream: true }),
+      method: body === undefined ? "GET" : "POST",
+      headers: this.#headers(body === undefined ? {} : { "content-type": "application/json" }),
+      body: body === undefined ? undefined : JSON.stringify({ ...body, stream: true }),
       signal,
     });
     if (!response.ok) throw await this.#failed(response);
