@@ -1,18 +1,19 @@
 /**
  * A source's document, opened at the source's first page with the passage
- * marked: a PDF page as pdf.js draws it (loaded on demand), any other format
- * as the text svc read from each page. The arrow keys and Page Up/Down step
- * through the pages; Escape closes.
+ * marked, or a document opened from its pill or the document list: a PDF
+ * page as pdf.js draws it (loaded on demand), any other format as itself
+ * (`DocumentFormats.tsx`). The arrow keys and Page Up/Down step through the
+ * pages or slides; Escape closes.
  * @module
  */
 import type { JSX } from "preact";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
-import type { DocumentPage, Source } from "./api_types.ts";
+import type { Document, Source } from "./api_types.ts";
+import { FormatView } from "./DocumentFormats.tsx";
 import { Icon } from "./Icons.tsx";
 import { locationPages } from "./location.ts";
 import { Modal } from "./Modal.tsx";
-import { findPassage } from "./passage.ts";
 import { nextZoom, ZOOMS } from "./zoom.ts";
 
 /** The first page of a location (`3`, `1-3, 5`, `page 2`), else 1. */
@@ -22,6 +23,7 @@ function firstPage(location: string): number {
 
 /** Whether the source's passage is (partly) on page `number`: a page its location names. */
 function holdsPassage(source: Source, number: number): boolean {
+  if (!source.content.trim()) return false;
   const pages = locationPages(source.location);
   return pages.length === 0 ? number === 1 : pages.includes(number);
 }
@@ -31,16 +33,23 @@ function isPdf(name: string): boolean {
   return /\.pdf$/i.test(name);
 }
 
+/** A document opened without a source: from its first page, nothing marked. */
+export function wholeDocument(document: Document): Source {
+  return { id: "", document, location: "", content: "", num_tokens: 0 };
+}
+
 /** The document of a source, in a dialog over the page. */
 export function DocumentView(props: {
   api: ApiClient;
+  /** The source, or {@linkcode wholeDocument} for a document opened as itself. */
   source: Source;
-  /** The source's rank in its answer, from 1. */
-  rank: number;
+  /** The source's rank in its answer, from 1; none for a document opened as itself. */
+  rank?: number;
   onClose: () => void;
 }): JSX.Element {
   const { source } = props;
   const pdf = isPdf(source.document.name);
+  const [marked, setMarked] = useState<{ page: number; found: boolean } | undefined>();
   const [page, setPage] = useState(firstPage(source.location));
   const [count, setCount] = useState<number | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -65,7 +74,8 @@ export function DocumentView(props: {
     go(page + step);
   };
 
-  const label = pdf || (count ?? 0) > 1 ? `Page ${page}${count ? ` of ${count}` : ""}` : "";
+  const unit = /\.pptx$/i.test(source.document.name) ? "Slide" : "Page";
+  const label = pdf || (count ?? 0) > 1 ? `${unit} ${page}${count ? ` of ${count}` : ""}` : "";
   return (
     <Modal
       id="document-view"
@@ -76,8 +86,10 @@ export function DocumentView(props: {
       <div class="document-view-body" onKeyDown={onKeyDown}>
         <div class="document-toolbar">
           <p class="document-source">
-            <span class="label-wide">Source {props.rank}</span>
-            {label && <span class="label-wide" aria-hidden="true">·</span>}
+            {props.rank !== undefined && <span class="label-wide">Source {props.rank}</span>}
+            {props.rank !== undefined && label && (
+              <span class="label-wide" aria-hidden="true">·</span>
+            )}
             <span aria-live="polite">{label}</span>
           </p>
           <div class="document-steps">
@@ -158,9 +170,25 @@ export function DocumentView(props: {
               onError={setError}
             />
           )
-          : <TextView {...props} page={page} onCount={counted} onError={setError} />}
+          : (
+            <>
+              <FormatView
+                api={props.api}
+                documentId={source.document.id}
+                passage={holdsPassage(source, page) ? source.content : ""}
+                page={page}
+                onCount={counted}
+                onError={setError}
+                onMarked={(found) => setMarked({ page, found })}
+              />
+              {marked?.page === page && holdsPassage(source, page) && (
+                <PassageNote source={source} found={marked.found} onPage={page} />
+              )}
+            </>
+          )}
         <p class="document-hint">
-          <kbd>←</kbd> <kbd>→</kbd> step through the pages, {pdf && (
+          <kbd>←</kbd> <kbd>→</kbd> step through the {unit === "Slide" ? "slides" : "pages"},{" "}
+          {pdf && (
             <>
               <kbd>+</kbd> <kbd>−</kbd> zoom, <kbd>0</kbd> fits the width,{" "}
             </>
@@ -284,73 +312,15 @@ function PdfView(
         </p>
       )}
       <div class="pdf-page" ref={canvas} />
-      {drawn && <PassageNote found={drawn.found} onPage={drawn.page} {...props} />}
+      {drawn && <PassageNote source={props.source} found={drawn.found} onPage={drawn.page} />}
     </div>
   );
-}
-
-/** The text svc read from a page, with the passage marked and scrolled to. */
-function TextView(props: ViewProps): JSX.Element {
-  const [pages, setPages] = useState<DocumentPage[] | undefined>(undefined);
-  const mark = useRef<HTMLElement>(null);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    let gone = false;
-    props.api.documentPages(props.source.document.id).then((read) => {
-      if (gone) return;
-      setPages(read);
-      props.onCount(read.length);
-    }, (error) => !gone && props.onError(describeError(error)));
-    return () => {
-      gone = true;
-    };
-  }, [props.source.document.id]);
-
-  const index = pages && pageIndex(pages, props.page);
-  const page = index === undefined ? undefined : pages![index];
-  const atSource = page !== undefined && holdsPassage(props.source, page.number ?? 1);
-  const span = page && atSource ? findPassage(page.text, props.source.content) : undefined;
-
-  // The passage in view; a page without it from its top, not where the last one was left.
-  useLayoutEffect(() => {
-    if (mark.current) mark.current.scrollIntoView({ block: "center" });
-    else box.current?.scrollTo({ top: 0 });
-  }, [page, span?.start]);
-
-  if (!pages) {
-    return (
-      <p class="document-loading">
-        <span class="spinner" aria-hidden="true" /> Reading the document…
-      </p>
-    );
-  }
-  return (
-    <div class="document-pages" ref={box} tabIndex={0} aria-label="Document text">
-      <pre class="document-text">
-        {span
-          ? (
-            <>
-              {page!.text.slice(0, span.start)}
-              <mark class="passage-mark" ref={mark}>{page!.text.slice(span.start, span.end)}</mark>
-              {page!.text.slice(span.end)}
-            </>
-          )
-          : page?.text}
-      </pre>
-      {atSource && <PassageNote found={span !== undefined} onPage={props.page} {...props} />}
-    </div>
-  );
-}
-
-/** The index in `pages` of page `number`: by its number, else by its place. */
-function pageIndex(pages: DocumentPage[], number: number): number | undefined {
-  const numbered = pages.findIndex((page) => page.number === number);
-  if (numbered >= 0) return numbered;
-  return pages.length === 0 ? undefined : Math.min(number, pages.length) - 1;
 }
 
 /** Says where the passage is, or that it could not be found on its page. */
-function PassageNote(props: ViewProps & { found: boolean; onPage: number }): JSX.Element | null {
+function PassageNote(
+  props: { source: Source; found: boolean; onPage: number },
+): JSX.Element | null {
   if (!holdsPassage(props.source, props.onPage)) return null;
   return (
     <p class={`passage-note${props.found ? "" : " missing"}`} role="status">
