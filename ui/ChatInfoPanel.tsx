@@ -4,6 +4,9 @@
  * @module
  */
 import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { describeError } from "./api_client.ts";
+import type { Document } from "./api_types.ts";
 import type { ViewChat } from "./chat_store.ts";
 import { chatName } from "./conversation.ts";
 import { chatJson, chatMarkdown, exportName } from "./export.ts";
@@ -11,9 +14,29 @@ import { Icon } from "./Icons.tsx";
 import { SidePanel } from "./SidePanel.tsx";
 
 /** The chat's settings, and its deletion. */
-export function ChatInfoPanel(
-  props: { chat: ViewChat; onClose: () => void; onDelete: () => void },
-): JSX.Element {
+export function ChatInfoPanel(props: {
+  chat: ViewChat;
+  onClose: () => void;
+  onDelete: () => void;
+  onOpen: (document: Document) => void;
+  /** Takes a document out of the chat. */
+  onRemove: (document: Document) => Promise<void>;
+}): JSX.Element {
+  const [removing, setRemoving] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  async function remove(document: Document) {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await props.onRemove(document);
+    } catch (error) {
+      setFailure(`Cannot take "${document.name}" out of the chat: ${describeError(error)}`);
+    } finally {
+      setBusy(false);
+      setRemoving(undefined);
+    }
+  }
   const { metadata } = props.chat;
   const params = Object.entries(metadata.params);
   return (
@@ -45,10 +68,48 @@ export function ChatInfoPanel(
           </dl>
         )}
       <h3 class="panel-subhead">Documents ({metadata.documents.length})</h3>
+      {failure && <p class="field-error" role="alert">{failure}</p>}
       <ul class="document-list">
         {metadata.documents.map((document) => (
           <li key={document.id}>
-            <Icon name="file" /> {document.name}
+            <button
+              type="button"
+              class="link-like document-open"
+              aria-label={`Open ${document.name}`}
+              onClick={() => props.onOpen(document)}
+            >
+              <Icon name="file" /> {document.name}
+            </button>
+            {removing === document.id
+              ? (
+                <span class="document-remove-ask">
+                  <button
+                    type="button"
+                    class="button small danger-solid"
+                    disabled={busy}
+                    onClick={() => remove(document)}
+                  >
+                    Take out
+                  </button>
+                  <button
+                    type="button"
+                    class="button small ghost"
+                    onClick={() => setRemoving(undefined)}
+                  >
+                    Keep
+                  </button>
+                </span>
+              )
+              : metadata.documents.length > 1 && (
+                <button
+                  type="button"
+                  class="button ghost small icon-only"
+                  aria-label={`Take ${document.name} out of the chat`}
+                  onClick={() => setRemoving(document.id)}
+                >
+                  <Icon name="close" />
+                </button>
+              )}
           </li>
         ))}
       </ul>

@@ -6,7 +6,7 @@
 import { Fragment, type JSX } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { describeError } from "./api_client.ts";
-import type { Message } from "./api_types.ts";
+import type { Document, Message } from "./api_types.ts";
 import type { ViewChat, ViewMessage } from "./chat_store.ts";
 import { ChatTitle } from "./ChatTitle.tsx";
 import { Composer } from "./Composer.tsx";
@@ -48,6 +48,8 @@ export function ChatView(props: {
   onEdit: (question: ViewMessage, prompt: string) => void;
   /** Rates an answer. */
   onRate: (answer: ViewMessage, rating: "good" | "bad" | null, note?: string) => Promise<void>;
+  /** Opens one of the chat's documents as itself. */
+  onOpenDocument: (document: Document) => void;
   /** The messages that followed an earlier wording of a question. */
   onBranch: (questionId: string) => Promise<Message[]>;
 }): JSX.Element {
@@ -155,7 +157,7 @@ export function ChatView(props: {
         <p class="chat-components">
           {chat.metadata.assistant} <span aria-hidden="true">·</span> {chat.metadata.source_storage}
         </p>
-        <DocumentPills documents={chat.metadata.documents} />
+        <DocumentPills documents={chat.metadata.documents} onOpen={props.onOpenDocument} />
       </header>
       <div
         class="messages"

@@ -5,7 +5,7 @@
  */
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { formatSize } from "./files.ts";
+import { formatSize, pageCount } from "./files.ts";
 import { Icon } from "./Icons.tsx";
 import type { Uploads } from "./uploads.ts";
 
@@ -71,7 +71,7 @@ export function DocumentPicker(
                     {item.status === "checking" && "Uploaded · reading… · "}
                     {item.status === "done" && item.pages === undefined && "Uploaded · "}
                     {item.status === "done" && item.pages !== undefined &&
-                      `Uploaded · ${pagesOf(item.name, item.pages)} · `}
+                      `Uploaded · ${pageCount(item.name, item.pages)} · `}
                     {item.status === "uploading" && `${Math.round(item.progress * 100)}% of `}
                     {formatSize(item.size)}
                   </span>
@@ -124,10 +124,4 @@ export function DocumentPicker(
       )}
     </div>
   );
-}
-
-/** A page count in words: "3 pages", "1 slide". */
-function pagesOf(name: string, count: number): string {
-  const unit = /\.pptx$/i.test(name) ? "slide" : "page";
-  return `${count} ${unit}${count === 1 ? "" : "s"}`;
 }

@@ -9,7 +9,7 @@
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
-import type { Document, Source } from "./api_types.ts";
+import type { Source } from "./api_types.ts";
 import { FormatView } from "./DocumentFormats.tsx";
 import { Icon } from "./Icons.tsx";
 import { locationPages } from "./location.ts";
@@ -33,15 +33,10 @@ function isPdf(name: string): boolean {
   return /\.pdf$/i.test(name);
 }
 
-/** A document opened without a source: from its first page, nothing marked. */
-export function wholeDocument(document: Document): Source {
-  return { id: "", document, location: "", content: "", num_tokens: 0 };
-}
-
 /** The document of a source, in a dialog over the page. */
 export function DocumentView(props: {
   api: ApiClient;
-  /** The source, or {@linkcode wholeDocument} for a document opened as itself. */
+  /** The source, or `wholeDocument()`'s for a document opened as itself. */
   source: Source;
   /** The source's rank in its answer, from 1; none for a document opened as itself. */
   rank?: number;

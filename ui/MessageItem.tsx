@@ -5,7 +5,7 @@
  * @module
  */
 import type { JSX } from "preact";
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { AnswerFeedback } from "./AnswerFeedback.tsx";
 import { linkCitations, SOURCE_ATTRIBUTE } from "./citations.ts";
 import type { ViewMessage } from "./chat_store.ts";
@@ -16,6 +16,10 @@ import { Markdown } from "./Markdown.tsx";
 import { initial } from "./Sidebar.tsx";
 import { formatMessageTime } from "./time.ts";
 import { VersionSwitch } from "./VersionSwitch.tsx";
+import { lazy } from "./lazy.tsx";
+
+// Opened by Edit, which few answers see: loaded then.
+const QuestionEditor = lazy(() => import("./QuestionEditor.tsx").then((m) => m.QuestionEditor));
 
 /** A message of the open chat. */
 export function MessageItem(props: {
@@ -181,45 +185,5 @@ export function MessageItem(props: {
         )}
       </div>
     </article>
-  );
-}
-
-/** A question asked again in other words: its text to change, then asked. */
-function QuestionEditor(
-  props: { text: string; onAsk: (prompt: string) => void; onCancel: () => void },
-): JSX.Element {
-  const [text, setText] = useState(props.text);
-  const box = useRef<HTMLTextAreaElement>(null);
-  // It takes the place of the Edit button, and so its focus.
-  useEffect(() => box.current?.focus(), []);
-  const changed = text.trim() !== "" && text.trim() !== props.text.trim();
-  return (
-    <form
-      class="question-editor"
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (changed) props.onAsk(text.trim());
-      }}
-    >
-      <label class="visually-hidden" for="question-edit">The question in other words</label>
-      <textarea
-        id="question-edit"
-        rows={3}
-        value={text}
-        ref={box}
-        onInput={(event) => setText(event.currentTarget.value)}
-        onKeyDown={(event) => {
-          if (event.key === "Escape") {
-            event.stopPropagation();
-            props.onCancel();
-          }
-        }}
-      />
-      <div class="question-editor-actions">
-        <button type="submit" class="button small primary" disabled={!changed}>Ask again</button>
-        <button type="button" class="button small ghost" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <p class="field-hint">The earlier question and its answers stay, as version 1.</p>
-    </form>
   );
 }

@@ -30,6 +30,8 @@ export function Sidebar(props: {
   onSearch: (query: string) => Promise<ChatSearchHit[]>;
   onNew: () => void;
   onApiKeys: () => void;
+  /** Opens the user's documents. */
+  onDocuments: () => void;
 }): JSX.Element {
   const [query, setQuery] = useState("");
   const [found, setFound] = useState<{ query: string; hits: Map<string, ChatSearchHit> }>();
@@ -62,6 +64,9 @@ export function Sidebar(props: {
       </div>
       <button type="button" class="button primary new-chat" onClick={props.onNew}>
         <Icon name="plus" /> New chat
+      </button>
+      <button type="button" class="button ghost documents-button" onClick={props.onDocuments}>
+        <Icon name="file" /> Your documents
       </button>
       <nav class="chat-list" aria-labelledby="chat-list-heading">
         <h2 id="chat-list-heading" class="sidebar-heading">Chats</h2>

@@ -11,7 +11,6 @@ import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
 import { ChatView } from "./ChatView.tsx";
 import { chatName } from "./conversation.ts";
-import { ConfirmDialog } from "./ConfirmDialog.tsx";
 import { useConnection } from "./connection.ts";
 import { Failure } from "./Failure.tsx";
 import { Icon, Logo } from "./Icons.tsx";
@@ -21,7 +20,8 @@ import type { Session } from "./session.ts";
 import { Sidebar } from "./Sidebar.tsx";
 import { SourcesPanel } from "./SourcesPanel.tsx";
 import { DocumentViewLoader } from "./DocumentViewLoader.tsx";
-import type { Source } from "./api_types.ts";
+import type { Document, DocumentSummary, Source } from "./api_types.ts";
+import { wholeDocument } from "./whole_document.ts";
 
 // Dialogs and panels that few visits open: loaded when first opened.
 const NewChatDialog = lazy(() => import("./NewChatDialog.tsx").then((m) => m.NewChatDialog));
@@ -30,6 +30,8 @@ const AddDocumentsDialog = lazy(() =>
   import("./AddDocumentsDialog.tsx").then((m) => m.AddDocumentsDialog)
 );
 const ChatInfoPanel = lazy(() => import("./ChatInfoPanel.tsx").then((m) => m.ChatInfoPanel));
+const ConfirmDialog = lazy(() => import("./ConfirmDialog.tsx").then((m) => m.ConfirmDialog));
+const DocumentsDialog = lazy(() => import("./DocumentsDialog.tsx").then((m) => m.DocumentsDialog));
 
 /** What the side panel shows. */
 type Panel = { kind: "sources"; messageKey: string; source?: number } | { kind: "info" };
@@ -53,7 +55,11 @@ export function Workspace(
   const [adding, setAdding] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const [keysOpen, setKeysOpen] = useState(false);
-  const [viewing, setViewing] = useState<{ source: Source; rank: number } | undefined>();
+  const [viewing, setViewing] = useState<{ source: Source; rank?: number } | undefined>();
+  const [documentsOpen, setDocumentsOpen] = useState(false);
+  /** The documents a new chat starts with ("new chat from these"). */
+  const [startWith, setStartWith] = useState<DocumentSummary[] | undefined>(undefined);
+  const open = (document: Document) => setViewing({ source: wholeDocument(document) });
   const [notice, setNotice] = useState<string | undefined>(undefined);
   /** The message a search found, to scroll to in the chat it opens. */
   const [found, setFound] = useState<string | undefined>(undefined);
@@ -249,6 +255,7 @@ export function Workspace(
         onEdit={(question, prompt) => void store.edit(selected.id, question, prompt)}
         onRate={(answer, rating, note) => store.rate(selected.id, answer, rating, note)}
         onBranch={(questionId) => api.branch(selected.id, questionId)}
+        onOpenDocument={open}
       />
     );
   }
@@ -289,6 +296,10 @@ export function Workspace(
         onSelect={select}
         onSearch={(query) => api.searchChats(query)}
         onNew={startChat}
+        onDocuments={() => {
+          setMenuOpen(false);
+          setDocumentsOpen(true);
+        }}
         onApiKeys={() => {
           setMenuOpen(false);
           setKeysOpen(true);
@@ -317,6 +328,9 @@ export function Workspace(
           chat={selected}
           onClose={() => setPanel(undefined)}
           onDelete={() => setDeleting(selected)}
+          onOpen={open}
+          onRemove={async (document) =>
+            store.replace(await api.removeDocument(selected.id, document.id))}
         />
       )}
       {selected && panel?.kind === "sources" && answerOf && (
@@ -337,7 +351,24 @@ export function Workspace(
             // After the dialog has given the focus back to its opener: the next thing is a question.
             requestAnimationFrame(() => document.getElementById("prompt")?.focus());
           }}
-          onClose={() => setCreating(false)}
+          documents={startWith}
+          onClose={() => {
+            setCreating(false);
+            setStartWith(undefined);
+          }}
+        />
+      )}
+      {documentsOpen && (
+        <DocumentsDialog
+          api={api}
+          chats={chats ?? []}
+          onOpen={open}
+          onNewChat={(documents) => {
+            setDocumentsOpen(false);
+            setStartWith(documents);
+            startChat();
+          }}
+          onClose={() => setDocumentsOpen(false)}
         />
       )}
       {adding && selected && components && (

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type ApiClient, ApiError, describeError } from "./api_client.ts";
-import type { Document } from "./api_types.ts";
+import type { Document, DocumentSummary } from "./api_types.ts";
 import { refusal } from "./files.ts";
 
 /** One chosen file and how its upload goes. */
@@ -45,9 +45,26 @@ export interface Uploads {
 
 let counter = 0;
 
-/** Uploads for a chat, accepting only the suffixes the API reads. */
-export function useUploads(api: ApiClient, suffixes: readonly string[]): Uploads {
-  const [items, setItems] = useState<Upload[]>([]);
+/**
+ * Uploads for a chat, accepting only the suffixes the API reads; `kept`
+ * documents of the user's, uploaded before, are in the list from the start.
+ */
+export function useUploads(
+  api: ApiClient,
+  suffixes: readonly string[],
+  kept: readonly DocumentSummary[] = [],
+): Uploads {
+  const [items, setItems] = useState<Upload[]>(() =>
+    kept.map((document) => ({
+      key: `upload-${++counter}`,
+      name: document.name,
+      size: document.size ?? 0,
+      status: "done",
+      progress: 1,
+      document: { id: document.id, name: document.name },
+      ...(document.pages === null ? {} : { pages: document.pages }),
+    }))
+  );
   const controllers = useRef(new Map<string, AbortController>());
   // Leaving the dialog cancels what is still uploading.
   useEffect(() => () => controllers.current.forEach((controller) => controller.abort()), []);
