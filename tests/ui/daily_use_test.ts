@@ -21,6 +21,7 @@ import {
   startSvcUi,
   until,
 } from "./_browser.ts";
+import { FAILS_ONCE } from "./slow_assistant.ts";
 
 /** The visible text of the element that has the focus. */
 function focused(page: Page): Promise<string> {
@@ -117,6 +118,15 @@ browserTest(
     const box = (await messages.boundingBox())!;
     const asked = (await answer.boundingBox())!;
     assert.ok(asked.y < box.y + box.height, "the answer is in view");
+
+    // A failed answer keeps its reason after a reload, as the API stored it.
+    await page.locator("#prompt").fill(FAILS_ONCE);
+    await page.keyboard.press("Enter");
+    const failed = page.locator("article.message.assistant").last().locator(".failure-summary");
+    await failed.getByText("The answer failed: The test model is overloaded").waitFor();
+    await page.reload();
+    await page.getByRole("heading", { name: "Long chat" }).waitFor();
+    await failed.getByText("The answer failed: The test model is overloaded").waitFor();
 
     // On a phone.
     await page.setViewportSize({ width: 390, height: 844 });
