@@ -12,8 +12,6 @@ import type {
   Components,
   Document,
   DocumentCheck,
-  DocumentPage,
-  DocumentPages,
   DocumentSummary,
   DocumentUpload,
   DocumentViewData as DocumentView,
@@ -195,15 +193,6 @@ export class ApiClient {
   /** Reads an uploaded document as preparing would: its page count, or why it cannot be read. */
   checkDocument(documentId: string): Promise<DocumentCheck> {
     return this.#json("GET", `/documents/${encodeURIComponent(documentId)}/check`);
-  }
-
-  /** A document's pages as svc read them. */
-  async documentPages(documentId: string): Promise<DocumentPage[]> {
-    const { pages } = await this.#json<DocumentPages>(
-      "GET",
-      `/documents/${encodeURIComponent(documentId)}/pages`,
-    );
-    return pages;
   }
 
   /**

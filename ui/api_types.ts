@@ -15,8 +15,6 @@ export type {
   ComponentSchema,
   Document,
   DocumentCheck,
-  DocumentPage,
-  DocumentPages,
   DocumentSummary,
   DocumentUpload,
   DocumentView as DocumentViewData,
