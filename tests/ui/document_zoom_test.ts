@@ -112,6 +112,15 @@ browserTest(
     await page.emulateMedia({ colorScheme: "light" });
     await view.getByRole("button", { name: /fit the width/ }).click();
     await until(async () => Math.abs(await pageWidth(page) - fit) < 2, "back to the width");
+    // A touchpad's pinch (a wheel with Ctrl) zooms the page, not the whole UI.
+    await pages.hover();
+    await page.keyboard.down("Control");
+    await page.mouse.wheel(0, -100);
+    await page.keyboard.up("Control");
+    await until(async () => Math.abs(await pageWidth(page) - fit * 1.25) < 2, "pinched in");
+    assert.equal(await page.evaluate("visualViewport.scale"), 1, "the UI is not zoomed");
+    await view.getByRole("button", { name: /fit the width/ }).click();
+    await until(async () => Math.abs(await pageWidth(page) - fit) < 2, "back to the width");
 
     // The next page, which does not hold the passage, opens at its top.
     for (let i = 0; i < 4; i++) await page.keyboard.press("+");
