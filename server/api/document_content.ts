@@ -22,7 +22,7 @@ import { requestUser } from "./user.ts";
  * svc's document readers, imported by a name Deno does not read ahead, as
  * `Document.extractPages()` imports them: a start needs none of them.
  */
-const READERS = new URL(`../../components/core/${READERS_MODULE}`, import.meta.url).href;
+const READERS = `../../components/core/${READERS_MODULE}`;
 
 /** What the view route needs of {@linkcode READERS}. */
 interface Readers {

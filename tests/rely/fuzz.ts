@@ -184,6 +184,9 @@ export async function makeCase(
   return { ...mutant, format, index: options.index, name };
 }
 
+/** How long a new worker may take over its warm-up document. */
+const WARM_UP_MS = 300_000;
+
 /** Runs cases in a worker, one at a time, and replaces the worker when a case hangs or kills it. */
 class CaseRunner {
   #worker: Worker | undefined;
@@ -232,8 +235,26 @@ class CaseRunner {
     });
   }
 
+  /**
+   * A document that a new worker reads first, untimed: its first read loads the worker's modules
+   * and reader threads, which on a busy machine may take longer than a case may.
+   */
+  warmUp: { name: string; bytes: Uint8Array } | undefined;
+
   /** How the case ended, or "timeout" after `timeoutMs`. */
   async run(
+    id: number,
+    document: { name: string; bytes: Uint8Array },
+    timeoutMs: number,
+  ): Promise<WorkerReply | { kind: "crash" | "timeout"; error: string }> {
+    if (!this.#worker && this.warmUp) {
+      this.#worker = this.#spawn();
+      await this.#send(0, this.warmUp, WARM_UP_MS);
+    }
+    return await this.#send(id, document, timeoutMs);
+  }
+
+  async #send(
     id: number,
     document: { name: string; bytes: Uint8Array },
     timeoutMs: number,
@@ -306,6 +327,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   try {
     for (const format of options.formats ?? (Object.keys(FORMATS) as Format[])) {
       const original = await fixtureBytes(format);
+      runner.warmUp = { name: `original.${format}`, bytes: original };
       const first = options.only ?? 0;
       const last = options.only !== undefined ? options.only + 1 : options.cases;
       for (let index = first; index < last; index++) {
