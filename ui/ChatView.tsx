@@ -73,6 +73,19 @@ export function ChatView(props: {
     if (stick.current) element.scrollTop = element.scrollHeight;
   }, [chat.messages]);
 
+  // What grows or narrows after a render (a turned phone, a row of buttons that loads later)
+  // keeps a reader who is at the end there.
+  useEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      if (stick.current) element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(element);
+    for (const child of element.children) observer.observe(child);
+    return () => observer.disconnect();
+  }, [chat.messages]);
+
   function jumpToLatest() {
     const element = list.current;
     if (!element) return;
