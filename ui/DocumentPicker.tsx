@@ -5,7 +5,7 @@
  */
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { formatSize } from "./files.ts";
+import { formatSize, pageCount } from "./files.ts";
 import { Icon } from "./Icons.tsx";
 import type { Uploads } from "./uploads.ts";
 
@@ -60,7 +60,7 @@ export function DocumentPicker(
               <Icon
                 name={item.status === "done"
                   ? "check"
-                  : item.status === "uploading"
+                  : item.status === "uploading" || item.status === "checking"
                   ? "file"
                   : "alert"}
               />
@@ -68,7 +68,10 @@ export function DocumentPicker(
                 <div class="upload-line">
                   <span class="upload-name">{item.name}</span>
                   <span class="upload-size">
-                    {item.status === "done" && "Uploaded · "}
+                    {item.status === "checking" && "Uploaded · reading… · "}
+                    {item.status === "done" && item.pages === undefined && "Uploaded · "}
+                    {item.status === "done" && item.pages !== undefined &&
+                      `Uploaded · ${pageCount(item.name, item.pages)} · `}
                     {item.status === "uploading" && `${Math.round(item.progress * 100)}% of `}
                     {formatSize(item.size)}
                   </span>

@@ -1,6 +1,6 @@
 /**
  * A chat's documents as pills, at most {@linkcode PILL_LIMIT}; a "+N more"
- * button shows the rest.
+ * button shows the rest. A pill opens its document.
  * @module
  */
 import type { JSX } from "preact";
@@ -10,13 +10,23 @@ import { Icon } from "./Icons.tsx";
 import { splitPills } from "./pills.ts";
 
 /** The documents of a chat. */
-export function DocumentPills(props: { documents: Document[] }): JSX.Element {
+export function DocumentPills(
+  props: { documents: Document[]; onOpen: (document: Document) => void },
+): JSX.Element {
   const [expanded, setExpanded] = useState(false);
   const { shown, hidden } = splitPills(props.documents);
   const pill = (document: Document) => (
-    <li key={document.id} class="pill" title={document.name}>
-      <Icon name="file" />
-      <span class="pill-name">{document.name}</span>
+    <li key={document.id}>
+      <button
+        type="button"
+        class="pill"
+        title={document.name}
+        aria-label={`Open ${document.name}`}
+        onClick={() => props.onOpen(document)}
+      >
+        <Icon name="file" />
+        <span class="pill-name">{document.name}</span>
+      </button>
     </li>
   );
   return (

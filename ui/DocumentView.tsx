@@ -1,18 +1,20 @@
 /**
  * A source's document, opened at the source's first page with the passage
- * marked: a PDF page as pdf.js draws it (loaded on demand), any other format
- * as the text svc read from each page. The arrow keys and Page Up/Down step
- * through the pages; Escape closes.
+ * marked, or a document opened from its pill or the document list: a PDF
+ * page as pdf.js draws it (loaded on demand), any other format as itself
+ * (`DocumentFormats.tsx`). The arrow keys and Page Up/Down step through the
+ * pages or slides; Escape closes.
  * @module
  */
 import type { JSX } from "preact";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
-import type { DocumentPage, Source } from "./api_types.ts";
+import type { Source } from "./api_types.ts";
+import { FormatView } from "./DocumentFormats.tsx";
 import { Icon } from "./Icons.tsx";
 import { locationPages } from "./location.ts";
 import { Modal } from "./Modal.tsx";
-import { findPassage } from "./passage.ts";
+import { nextZoom, ZOOMS } from "./zoom.ts";
 
 /** The first page of a location (`3`, `1-3, 5`, `page 2`), else 1. */
 function firstPage(location: string): number {
@@ -21,6 +23,7 @@ function firstPage(location: string): number {
 
 /** Whether the source's passage is (partly) on page `number`: a page its location names. */
 function holdsPassage(source: Source, number: number): boolean {
+  if (!source.content.trim()) return false;
   const pages = locationPages(source.location);
   return pages.length === 0 ? number === 1 : pages.includes(number);
 }
@@ -33,16 +36,19 @@ function isPdf(name: string): boolean {
 /** The document of a source, in a dialog over the page. */
 export function DocumentView(props: {
   api: ApiClient;
+  /** The source, or `wholeDocument()`'s for a document opened as itself. */
   source: Source;
-  /** The source's rank in its answer, from 1. */
-  rank: number;
+  /** The source's rank in its answer, from 1; none for a document opened as itself. */
+  rank?: number;
   onClose: () => void;
 }): JSX.Element {
   const { source } = props;
   const pdf = isPdf(source.document.name);
+  const [marked, setMarked] = useState<{ page: number; found: boolean } | undefined>();
   const [page, setPage] = useState(firstPage(source.location));
   const [count, setCount] = useState<number | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [zoom, setZoom] = useState(1);
   const go = (to: number) => setPage((now) => Math.min(Math.max(1, to), count ?? now));
   // A location past the document's end (a source of an older upload) opens at its last page.
   const counted = (pages: number) => {
@@ -52,13 +58,19 @@ export function DocumentView(props: {
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (pdf && ["+", "=", "-", "0"].includes(event.key)) {
+      event.preventDefault();
+      setZoom((now) => event.key === "0" ? 1 : nextZoom(now, event.key === "-" ? -1 : 1));
+      return;
+    }
     const step = { ArrowLeft: -1, PageUp: -1, ArrowRight: 1, PageDown: 1 }[event.key];
     if (step === undefined) return;
     event.preventDefault();
     go(page + step);
   };
 
-  const label = pdf || (count ?? 0) > 1 ? `Page ${page}${count ? ` of ${count}` : ""}` : "";
+  const unit = /\.pptx$/i.test(source.document.name) ? "Slide" : "Page";
+  const label = pdf || (count ?? 0) > 1 ? `${unit} ${page}${count ? ` of ${count}` : ""}` : "";
   return (
     <Modal
       id="document-view"
@@ -69,16 +81,50 @@ export function DocumentView(props: {
       <div class="document-view-body" onKeyDown={onKeyDown}>
         <div class="document-toolbar">
           <p class="document-source">
-            Source {props.rank}
-            {label && <span aria-hidden="true">·</span>}
+            {props.rank !== undefined && <span class="label-wide">Source {props.rank}</span>}
+            {props.rank !== undefined && label && (
+              <span class="label-wide" aria-hidden="true">·</span>
+            )}
             <span aria-live="polite">{label}</span>
           </p>
           <div class="document-steps">
+            {pdf && (
+              <div class="document-zoom" role="group" aria-label="Zoom">
+                <button
+                  type="button"
+                  class="button ghost small icon-only"
+                  aria-label="Zoom out"
+                  // Not disabled: a disabled button would drop the focus out of the dialog.
+                  aria-disabled={zoom <= ZOOMS[0]!}
+                  onClick={() => setZoom(nextZoom(zoom, -1))}
+                >
+                  <Icon name="zoomOut" />
+                </button>
+                <button
+                  type="button"
+                  class="button ghost small zoom-level"
+                  aria-label={`${Math.round(zoom * 100)}%: fit the width`}
+                  onClick={() => setZoom(1)}
+                >
+                  {Math.round(zoom * 100)}%
+                </button>
+                <button
+                  type="button"
+                  class="button ghost small icon-only"
+                  aria-label="Zoom in"
+                  aria-disabled={zoom >= ZOOMS.at(-1)!}
+                  onClick={() => setZoom(nextZoom(zoom, 1))}
+                >
+                  <Icon name="zoomIn" />
+                </button>
+              </div>
+            )}
             <button
               type="button"
               class="button ghost small"
               aria-label="Previous page"
-              disabled={page <= 1}
+              // Not disabled, which would drop the focus out of the dialog at the first page.
+              aria-disabled={page <= 1}
               onClick={() => go(page - 1)}
             >
               <Icon name="back" />
@@ -87,13 +133,18 @@ export function DocumentView(props: {
               type="button"
               class="button ghost small"
               aria-label="Next page"
-              disabled={count === undefined || page >= count}
+              aria-disabled={count === undefined || page >= count}
               onClick={() => go(page + 1)}
             >
               <Icon name="forward" />
             </button>
-            <button type="button" class="button ghost small" onClick={props.onClose}>
-              <Icon name="close" /> Close
+            <button
+              type="button"
+              class="button ghost small"
+              aria-label="Close"
+              onClick={props.onClose}
+            >
+              <Icon name="close" /> <span class="label-wide">Close</span>
             </button>
           </div>
         </div>
@@ -108,13 +159,36 @@ export function DocumentView(props: {
             <PdfView
               {...props}
               page={page}
+              zoom={zoom}
+              onZoom={setZoom}
               onCount={counted}
               onError={setError}
             />
           )
-          : <TextView {...props} page={page} onCount={counted} onError={setError} />}
+          : (
+            <>
+              <FormatView
+                api={props.api}
+                documentId={source.document.id}
+                passage={holdsPassage(source, page) ? source.content : ""}
+                page={page}
+                onCount={counted}
+                onError={setError}
+                onMarked={(found) => setMarked({ page, found })}
+              />
+              {marked?.page === page && holdsPassage(source, page) && (
+                <PassageNote source={source} found={marked.found} onPage={page} />
+              )}
+            </>
+          )}
         <p class="document-hint">
-          <kbd>←</kbd> <kbd>→</kbd> step through the pages, <kbd>Esc</kbd> closes
+          <kbd>←</kbd> <kbd>→</kbd> step through the {unit === "Slide" ? "slides" : "pages"},{" "}
+          {pdf && (
+            <>
+              <kbd>+</kbd> <kbd>−</kbd> zoom, <kbd>0</kbd> fits the width,{" "}
+            </>
+          )}
+          <kbd>Esc</kbd> closes
         </p>
       </div>
     </Modal>
@@ -130,8 +204,11 @@ interface ViewProps {
 }
 
 /** A PDF page drawn by pdf.js, which is loaded with its first use. */
-function PdfView(props: ViewProps): JSX.Element {
+function PdfView(
+  props: ViewProps & { zoom: number; onZoom: (change: (zoom: number) => number) => void },
+): JSX.Element {
   const canvas = useRef<HTMLDivElement>(null);
+  const pinch = useRef<{ distance: number; zoom: number } | undefined>(undefined);
   const [pdf, setPdf] = useState<
     { module: typeof import("./pdf_page.ts"); document: import("./pdf_page.ts").PdfDocument }
   >();
@@ -163,92 +240,82 @@ function PdfView(props: ViewProps): JSX.Element {
     const number = Math.min(props.page, pdf.document.pdf.numPages);
     const passage = holdsPassage(props.source, number) ? props.source.content : "";
     let current = true;
+    const pages = element.parentElement!;
+    const style = getComputedStyle(pages);
+    const inside = pages.clientWidth - parseFloat(style.paddingLeft) -
+      parseFloat(style.paddingRight);
     pdf.module.drawPage(pdf.document, number, element, {
-      width: element.parentElement!.clientWidth - 2,
+      width: Math.max(100, inside - 2) * props.zoom,
       passage,
     }).then((marks) => {
       if (!current) return;
       setDrawn({ page: number, found: marks.length > 0 });
-      marks[0]?.scrollIntoView({ block: "center" });
+      // The passage in view; a page without it from its top, not where the last one was left.
+      if (marks[0]) marks[0].scrollIntoView({ block: "center", inline: "nearest" });
+      else pages.scrollTo({ top: 0, left: 0 });
     }, (error) => current && props.onError(describeError(error)));
     return () => {
       current = false;
     };
-  }, [pdf, props.page]);
+  }, [pdf, props.page, props.zoom]);
 
   const busy = !drawn || drawn.page !== props.page;
+  const distance = (touches: TouchList) =>
+    Math.hypot(
+      touches[0]!.clientX - touches[1]!.clientX,
+      touches[0]!.clientY - touches[1]!.clientY,
+    );
   return (
-    <div class="document-pages" tabIndex={0} aria-label="Document page" aria-busy={busy}>
+    <div
+      class="document-pages"
+      tabIndex={0}
+      aria-label="Document page"
+      aria-busy={busy}
+      // A pinch, with two fingers or on a touchpad (a wheel with Ctrl), zooms the page, not the UI.
+      onWheel={(event) => {
+        if (!event.ctrlKey) return;
+        event.preventDefault();
+        props.onZoom((zoom) => nextZoom(zoom, event.deltaY < 0 ? 1 : -1));
+      }}
+      onTouchStart={(event) => {
+        if (event.touches.length === 2) {
+          pinch.current = { distance: distance(event.touches), zoom: props.zoom };
+        }
+      }}
+      onTouchMove={(event) => {
+        if (pinch.current && event.touches.length === 2) event.preventDefault();
+      }}
+      onTouchEnd={(event) => {
+        const start = pinch.current;
+        if (!start || event.touches.length + event.changedTouches.length < 2) return;
+        pinch.current = undefined;
+        const touches = [...event.touches, ...event.changedTouches];
+        const now = Math.hypot(
+          touches[0]!.clientX - touches[1]!.clientX,
+          touches[0]!.clientY - touches[1]!.clientY,
+        );
+        const wanted = start.zoom * now / start.distance;
+        const nearest = ZOOMS.reduce((best, zoom) =>
+          Math.abs(zoom - wanted) < Math.abs(best - wanted) ? zoom : best
+        );
+        props.onZoom(() => nearest);
+      }}
+    >
       {!pdf && (
         <p class="document-loading">
           <span class="spinner" aria-hidden="true" /> Opening the document…
         </p>
       )}
       <div class="pdf-page" ref={canvas} />
-      {drawn && <PassageNote found={drawn.found} onPage={drawn.page} {...props} />}
+      {drawn && <PassageNote source={props.source} found={drawn.found} onPage={drawn.page} />}
     </div>
   );
-}
-
-/** The text svc read from a page, with the passage marked and scrolled to. */
-function TextView(props: ViewProps): JSX.Element {
-  const [pages, setPages] = useState<DocumentPage[] | undefined>(undefined);
-  const mark = useRef<HTMLElement>(null);
-  useEffect(() => {
-    let gone = false;
-    props.api.documentPages(props.source.document.id).then((read) => {
-      if (gone) return;
-      setPages(read);
-      props.onCount(read.length);
-    }, (error) => !gone && props.onError(describeError(error)));
-    return () => {
-      gone = true;
-    };
-  }, [props.source.document.id]);
-
-  const index = pages && pageIndex(pages, props.page);
-  const page = index === undefined ? undefined : pages![index];
-  const atSource = page !== undefined && holdsPassage(props.source, page.number ?? 1);
-  const span = page && atSource ? findPassage(page.text, props.source.content) : undefined;
-
-  useLayoutEffect(() => {
-    mark.current?.scrollIntoView({ block: "center" });
-  }, [page, span?.start]);
-
-  if (!pages) {
-    return (
-      <p class="document-loading">
-        <span class="spinner" aria-hidden="true" /> Reading the document…
-      </p>
-    );
-  }
-  return (
-    <div class="document-pages" tabIndex={0} aria-label="Document text">
-      <pre class="document-text">
-        {span
-          ? (
-            <>
-              {page!.text.slice(0, span.start)}
-              <mark class="passage-mark" ref={mark}>{page!.text.slice(span.start, span.end)}</mark>
-              {page!.text.slice(span.end)}
-            </>
-          )
-          : page?.text}
-      </pre>
-      {atSource && <PassageNote found={span !== undefined} onPage={props.page} {...props} />}
-    </div>
-  );
-}
-
-/** The index in `pages` of page `number`: by its number, else by its place. */
-function pageIndex(pages: DocumentPage[], number: number): number | undefined {
-  const numbered = pages.findIndex((page) => page.number === number);
-  if (numbered >= 0) return numbered;
-  return pages.length === 0 ? undefined : Math.min(number, pages.length) - 1;
 }
 
 /** Says where the passage is, or that it could not be found on its page. */
-function PassageNote(props: ViewProps & { found: boolean; onPage: number }): JSX.Element | null {
+function PassageNote(
+  props: { source: Source; found: boolean; onPage: number },
+): JSX.Element | null {
   if (!holdsPassage(props.source, props.onPage)) return null;
   return (
     <p class={`passage-note${props.found ? "" : " missing"}`} role="status">

@@ -28,6 +28,13 @@ const PATHS = {
   key: "M15 14a5 5 0 1 0 0-10 5 5 0 0 0 0 10zM11.5 12.5L3 21M6 18l2.5 2.5M8.5 15.5L11 18",
   edit: "M4 20h4L19 9l-4-4L4 16zM13 7l4 4",
   search: "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM16 16l4 4",
+  down: "M12 5v14M6 13l6 6 6-6",
+  download: "M12 4v12M7 11l5 5 5-5M5 20h14",
+  zoomIn: "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM16 16l4 4M8 11h6M11 8v6",
+  zoomOut: "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM16 16l4 4M8 11h6",
+  fit: "M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5",
+  thumbUp: "M7 11v9H4v-9zM7 11l4-8a2 2 0 0 1 2 2v4h5.5a2 2 0 0 1 2 2.3l-1.2 7A2 2 0 0 1 17.3 20H7",
+  thumbDown: "M7 13V4H4v9zM7 13l4 8a2 2 0 0 0 2-2v-4h5.5a2 2 0 0 0 2-2.3l-1.2-7A2 2 0 0 0 17.3 4H7",
 } as const;
 
 /** The name of an icon. */

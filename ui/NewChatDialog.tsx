@@ -9,7 +9,7 @@
 import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type ApiClient, describeError } from "./api_client.ts";
-import type { Chat, Components } from "./api_types.ts";
+import type { Chat, Components, DocumentSummary } from "./api_types.ts";
 import { UNNAMED_CHAT } from "./conversation.ts";
 import { DocumentPicker } from "./DocumentPicker.tsx";
 import { Modal } from "./Modal.tsx";
@@ -24,6 +24,8 @@ import { useUploads } from "./uploads.ts";
 export function NewChatDialog(props: {
   api: ApiClient;
   components: Components;
+  /** Documents of the user's to start with ("new chat from these"). */
+  documents?: readonly DocumentSummary[];
   /** The chat, made and prepared, with its welcome message. */
   onCreated: (chat: Chat) => void;
   onClose: () => void;
@@ -44,7 +46,7 @@ export function NewChatDialog(props: {
   const [cancelled, setCancelled] = useState(false);
   const preparing = useRef<AbortController | undefined>(undefined);
   const form = useRef<HTMLFormElement>(null);
-  const uploads = useUploads(props.api, components.documents);
+  const uploads = useUploads(props.api, components.documents, props.documents);
   // Closing the dialog while preparing cancels it.
   useEffect(() => () => preparing.current?.abort(), []);
 

@@ -5,15 +5,14 @@
  */
 import type { JSX } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { type ApiClient, describeError } from "./api_client.ts";
+import { type ApiClient, describeError, type FailureInfo, failureOf } from "./api_client.ts";
 import type { Components, UiSettings } from "./api_types.ts";
 import { useChatStore, type ViewChat } from "./chat_store.ts";
 import { byActivity } from "./chats.ts";
-import { ChatInfoPanel } from "./ChatInfoPanel.tsx";
-import { AddDocumentsDialog } from "./AddDocumentsDialog.tsx";
 import { ChatView } from "./ChatView.tsx";
 import { chatName } from "./conversation.ts";
-import { ConfirmDialog } from "./ConfirmDialog.tsx";
+import { useConnection } from "./connection.ts";
+import { Failure } from "./Failure.tsx";
 import { Icon, Logo } from "./Icons.tsx";
 import { lazy } from "./lazy.tsx";
 import { Notice } from "./Notice.tsx";
@@ -21,11 +20,18 @@ import type { Session } from "./session.ts";
 import { Sidebar } from "./Sidebar.tsx";
 import { SourcesPanel } from "./SourcesPanel.tsx";
 import { DocumentViewLoader } from "./DocumentViewLoader.tsx";
-import type { Source } from "./api_types.ts";
+import type { Document, DocumentSummary, Source } from "./api_types.ts";
+import { wholeDocument } from "./whole_document.ts";
 
-// Dialogs that few visits open: loaded when first opened.
+// Dialogs and panels that few visits open: loaded when first opened.
 const NewChatDialog = lazy(() => import("./NewChatDialog.tsx").then((m) => m.NewChatDialog));
 const ApiKeysDialog = lazy(() => import("./ApiKeysDialog.tsx").then((m) => m.ApiKeysDialog));
+const AddDocumentsDialog = lazy(() =>
+  import("./AddDocumentsDialog.tsx").then((m) => m.AddDocumentsDialog)
+);
+const ChatInfoPanel = lazy(() => import("./ChatInfoPanel.tsx").then((m) => m.ChatInfoPanel));
+const ConfirmDialog = lazy(() => import("./ConfirmDialog.tsx").then((m) => m.ConfirmDialog));
+const DocumentsDialog = lazy(() => import("./DocumentsDialog.tsx").then((m) => m.DocumentsDialog));
 
 /** What the side panel shows. */
 type Panel = { kind: "sources"; messageKey: string; source?: number } | { kind: "info" };
@@ -41,7 +47,7 @@ export function Workspace(
   const { api } = props;
   const store = useChatStore(api);
   const [components, setComponents] = useState<Components | undefined>(undefined);
-  const [componentsError, setComponentsError] = useState<string | undefined>(undefined);
+  const [componentsError, setComponentsError] = useState<FailureInfo | undefined>(undefined);
   const [selectedId, setSelectedId] = useState<string | undefined>(chatFromUrl);
   const [panel, setPanel] = useState<Panel | undefined>(undefined);
   const [creating, setCreating] = useState(false);
@@ -49,15 +55,21 @@ export function Workspace(
   const [adding, setAdding] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const [keysOpen, setKeysOpen] = useState(false);
-  const [viewing, setViewing] = useState<{ source: Source; rank: number } | undefined>();
+  const [viewing, setViewing] = useState<{ source: Source; rank?: number } | undefined>();
+  const [documentsOpen, setDocumentsOpen] = useState(false);
+  /** The documents a new chat starts with ("new chat from these"). */
+  const [startWith, setStartWith] = useState<DocumentSummary[] | undefined>(undefined);
+  const open = (document: Document) => setViewing({ source: wholeDocument(document) });
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  /** The message a search found, to scroll to in the chat it opens. */
+  const [found, setFound] = useState<string | undefined>(undefined);
 
   const loadComponents = useCallback(async () => {
     try {
       setComponents(await api.components());
       setComponentsError(undefined);
     } catch (error) {
-      setComponentsError(describeError(error));
+      setComponentsError(failureOf(error));
     }
   }, [api]);
 
@@ -68,6 +80,11 @@ export function Workspace(
   useEffect(() => {
     load();
   }, []);
+  // Back after svc could not be reached: what could not be read is read again.
+  const connection = useConnection(api, () => {
+    void load();
+    if (selected?.openError) void store.open(selected.id);
+  });
 
   const chats = useMemo(() => store.chats && byActivity(store.chats), [store.chats]);
   const selected = chats?.find((chat) => chat.id === selectedId) ?? chats?.[0];
@@ -122,13 +139,16 @@ export function Workspace(
   useEffect(() => {
     if ((!creating && !adding) || components || !componentsError) return;
     const asked = creating ? "A new chat" : "Adding documents";
-    setNotice(`${asked} needs svc's components, which cannot be read now: ${componentsError}`);
+    setNotice(
+      `${asked} needs svc's components, which cannot be read now: ${componentsError.message}`,
+    );
     setCreating(false);
     setAdding(false);
   }, [creating, adding, components, componentsError]);
 
-  function select(chatId: string) {
+  function select(chatId: string, messageId?: string) {
     setSelectedId(chatId);
+    setFound(messageId);
     setPanel(undefined);
     setMenuOpen(false);
   }
@@ -160,8 +180,14 @@ export function Workspace(
       <div class="state-card" role="alert">
         <Icon name="alert" class="state-icon" />
         <h1>{store.loadError ? "The chats cannot be shown" : "svc cannot start a chat now"}</h1>
-        <p>{failure}</p>
-        <button type="button" class="button primary" onClick={load}>
+        <div class="state-text">
+          <Failure {...failure} />
+        </div>
+        <button
+          type="button"
+          class="button primary"
+          onClick={connection.offline ? connection.tryNow : load}
+        >
           <Icon name="refresh" /> Try again
         </button>
       </div>
@@ -193,7 +219,9 @@ export function Workspace(
         <div class="state-card" role="alert">
           <Icon name="alert" class="state-icon" />
           <h1>This chat cannot be shown</h1>
-          <p>{selected.openError}</p>
+          <div class="state-text">
+            <Failure {...selected.openError} />
+          </div>
           <button type="button" class="button primary" onClick={() => store.open(selected.id)}>
             <Icon name="refresh" /> Try again
           </button>
@@ -223,6 +251,11 @@ export function Workspace(
         onShowInfo={() => setPanel(panel?.kind === "info" ? undefined : { kind: "info" })}
         onDelete={() => setDeleting(selected)}
         infoOpen={panel?.kind === "info"}
+        found={found}
+        onEdit={(question, prompt) => void store.edit(selected.id, question, prompt)}
+        onRate={(answer, rating, note) => store.rate(selected.id, answer, rating, note)}
+        onBranch={(questionId) => api.branch(selected.id, questionId)}
+        onOpenDocument={open}
       />
     );
   }
@@ -261,7 +294,12 @@ export function Workspace(
         user={props.session.user}
         version={props.settings.version}
         onSelect={select}
+        onSearch={(query) => api.searchChats(query)}
         onNew={startChat}
+        onDocuments={() => {
+          setMenuOpen(false);
+          setDocumentsOpen(true);
+        }}
         onApiKeys={() => {
           setMenuOpen(false);
           setKeysOpen(true);
@@ -269,6 +307,19 @@ export function Workspace(
       />
       <div class="backdrop" onClick={() => setMenuOpen(false)} aria-hidden="true" />
       <main class="main" id="main">
+        {connection.offline && (
+          <div class="connection" role="status">
+            <span class="spinner" aria-hidden="true" />
+            <p>
+              {connection.retryIn > 0
+                ? `svc cannot be reached. Trying again in ${connection.retryIn} s…`
+                : "svc cannot be reached. Trying again…"}
+            </p>
+            <button type="button" class="button ghost small" onClick={connection.tryNow}>
+              Try now
+            </button>
+          </div>
+        )}
         {notice && <Notice message={notice} onDismiss={() => setNotice(undefined)} />}
         {content}
       </main>
@@ -277,6 +328,9 @@ export function Workspace(
           chat={selected}
           onClose={() => setPanel(undefined)}
           onDelete={() => setDeleting(selected)}
+          onOpen={open}
+          onRemove={async (document) =>
+            store.replace(await api.removeDocument(selected.id, document.id))}
         />
       )}
       {selected && panel?.kind === "sources" && answerOf && (
@@ -297,7 +351,24 @@ export function Workspace(
             // After the dialog has given the focus back to its opener: the next thing is a question.
             requestAnimationFrame(() => document.getElementById("prompt")?.focus());
           }}
-          onClose={() => setCreating(false)}
+          documents={startWith}
+          onClose={() => {
+            setCreating(false);
+            setStartWith(undefined);
+          }}
+        />
+      )}
+      {documentsOpen && (
+        <DocumentsDialog
+          api={api}
+          chats={chats ?? []}
+          onOpen={open}
+          onNewChat={(documents) => {
+            setDocumentsOpen(false);
+            setStartWith(documents);
+            startChat();
+          }}
+          onClose={() => setDocumentsOpen(false)}
         />
       )}
       {adding && selected && components && (

@@ -7,12 +7,14 @@ import type {
   ApiKey,
   Chat,
   ChatMetadata,
+  ChatSearchHit,
   ChatSummary,
   Components,
   Document,
-  DocumentPage,
-  DocumentPages,
+  DocumentCheck,
+  DocumentSummary,
   DocumentUpload,
+  DocumentViewData as DocumentView,
   Message,
   MessageLine,
   NewApiKey,
@@ -23,10 +25,13 @@ import { jsonLines } from "./json_lines.ts";
 /** A failed request, with the API's own message when it gave one; status 0 when unreachable. */
 export class ApiError extends Error {
   status: number;
-  constructor(message: string, status: number) {
+  /** What whoever runs svc needs to know, which the page keeps behind "Details". */
+  details?: string;
+  constructor(message: string, status: number, details?: string) {
     super(message);
     this.name = "ApiError";
     this.status = status;
+    this.details = details;
   }
 }
 
@@ -42,6 +47,7 @@ export interface ApiClientOptions {
 export class ApiClient {
   readonly baseUrl: string;
   #options: ApiClientOptions;
+  #unreachable = new Set<() => void>();
 
   constructor(baseUrl: string, options: ApiClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -70,6 +76,26 @@ export class ApiClient {
     await response.body?.cancel();
   }
 
+  /**
+   * Calls `listener` whenever a request gets no answer at all (the API is
+   * down or out of reach); returns what stops that.
+   */
+  watchUnreachable(listener: () => void): () => void {
+    this.#unreachable.add(listener);
+    return () => this.#unreachable.delete(listener);
+  }
+
+  /** Whether the API answers: true once it does, false while it cannot be reached. */
+  async health(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.baseUrl}/health`, { cache: "no-store" });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
   components(): Promise<Components> {
     return this.#json("GET", "/components");
   }
@@ -77,6 +103,11 @@ export class ApiClient {
   /** The user's chats without their messages, which {@linkcode ApiClient.chat} reads one by one. */
   chats(): Promise<ChatSummary[]> {
     return this.#json("GET", "/chats?messages=false");
+  }
+
+  /** The user's chats that hold every word of `query`, in names or messages, with where. */
+  searchChats(query: string): Promise<ChatSearchHit[]> {
+    return this.#json("GET", `/chats/search?q=${encodeURIComponent(query)}`);
   }
 
   /** A chat with all its messages. */
@@ -159,13 +190,9 @@ export class ApiClient {
     };
   }
 
-  /** A document's pages as svc read them. */
-  async documentPages(documentId: string): Promise<DocumentPage[]> {
-    const { pages } = await this.#json<DocumentPages>(
-      "GET",
-      `/documents/${encodeURIComponent(documentId)}/pages`,
-    );
-    return pages;
+  /** Reads an uploaded document as preparing would: its page count, or why it cannot be read. */
+  checkDocument(documentId: string): Promise<DocumentCheck> {
+    return this.#json("GET", `/documents/${encodeURIComponent(documentId)}/check`);
   }
 
   /**
@@ -199,7 +226,7 @@ export class ApiClient {
           errorOf(response).then(reject, reject);
         }
       };
-      request.onerror = () => reject(this.#unreachable());
+      request.onerror = () => reject(this.#unreachableError());
       request.onabort = () => reject(new DOMException("The upload was cancelled", "AbortError"));
       options.signal?.addEventListener("abort", () => request.abort(), { once: true });
       request.send(form);
@@ -223,15 +250,89 @@ export class ApiClient {
     return this.#answerLines(`/chats/${encodeURIComponent(chatId)}/regenerate`, {}, signal);
   }
 
+  /**
+   * Follows an answer that another page asked for (or this one, before a
+   * reload), as {@linkcode ApiClient.answer} yields lines: the first with the
+   * text so far and all sources, each later one with its next chunk; an
+   * answer that ended already is its first line alone.
+   */
+  follow(chatId: string, messageId: string, signal?: AbortSignal): AsyncGenerator<MessageLine> {
+    const path = `/chats/${encodeURIComponent(chatId)}/messages/${
+      encodeURIComponent(messageId)
+    }/stream`;
+    return this.#answerLines(path, undefined, signal);
+  }
+
+  /**
+   * Asks a question of the chat again in other words, in place of message
+   * `messageId` (which the chat keeps as a version), as {@linkcode ApiClient.answer}
+   * yields lines.
+   */
+  editQuestion(
+    chatId: string,
+    messageId: string,
+    prompt: string,
+    signal?: AbortSignal,
+  ): AsyncGenerator<MessageLine> {
+    const path = `/chats/${encodeURIComponent(chatId)}/messages/${
+      encodeURIComponent(messageId)
+    }/edit`;
+    return this.#answerLines(path, { prompt }, signal);
+  }
+
+  /** Rates an answer, with an optional note; `null` takes the rating back. The message. */
+  feedback(
+    chatId: string,
+    messageId: string,
+    rating: "good" | "bad" | null,
+    note?: string,
+  ): Promise<Message> {
+    const path = `/chats/${encodeURIComponent(chatId)}/messages/${
+      encodeURIComponent(messageId)
+    }/feedback`;
+    return this.#json("POST", path, { rating, ...(note ? { note } : {}) });
+  }
+
+  /** The messages that followed a version of a question: the branch an edit left. */
+  branch(chatId: string, messageId: string): Promise<Message[]> {
+    return this.#json(
+      "GET",
+      `/chats/${encodeURIComponent(chatId)}/messages/${encodeURIComponent(messageId)}/branch`,
+    );
+  }
+
+  /** The user's documents, newest first, with the chats that use each. */
+  documents(): Promise<DocumentSummary[]> {
+    return this.#json("GET", "/documents");
+  }
+
+  /** Deletes a document no chat uses (409 naming the chats that do). */
+  deleteDocument(documentId: string): Promise<null> {
+    return this.#json("DELETE", `/documents/${encodeURIComponent(documentId)}`);
+  }
+
+  /** Takes a document out of a chat, whose storage forgets it: the chat. */
+  removeDocument(chatId: string, documentId: string): Promise<Chat> {
+    return this.#json(
+      "DELETE",
+      `/chats/${encodeURIComponent(chatId)}/documents/${encodeURIComponent(documentId)}`,
+    );
+  }
+
+  /** A document as the web UI shows it: DOCX as HTML, PPTX as slides, Markdown and text. */
+  documentView(documentId: string): Promise<DocumentView> {
+    return this.#json("GET", `/documents/${encodeURIComponent(documentId)}/view`);
+  }
+
   async *#answerLines(
     path: string,
-    body: Record<string, unknown>,
+    body: Record<string, unknown> | undefined,
     signal?: AbortSignal,
   ): AsyncGenerator<MessageLine> {
     const response = await this.#fetch(path, {
-      method: "POST",
-      headers: this.#headers({ "content-type": "application/json" }),
-      body: JSON.stringify({ ...body, stream: true }),
+      method: body === undefined ? "GET" : "POST",
+      headers: this.#headers(body === undefined ? {} : { "content-type": "application/json" }),
+      body: body === undefined ? undefined : JSON.stringify({ ...body, stream: true }),
       signal,
     });
     if (!response.ok) throw await this.#failed(response);
@@ -292,7 +393,7 @@ export class ApiClient {
       return await fetch(`${this.baseUrl}${path}`, init);
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      throw this.#unreachable();
+      throw this.#unreachableError();
     }
   }
 
@@ -301,11 +402,12 @@ export class ApiClient {
     return await errorOf(response);
   }
 
-  #unreachable(): ApiError {
+  #unreachableError(): ApiError {
+    for (const listener of this.#unreachable) listener();
     return new ApiError(
-      `Cannot reach the svc API at ${this.baseUrl}. Check that it is running ` +
-        `("svc ui" starts it, or "svc api"), then try again`,
+      "svc cannot be reached: it may be restarting, or the network is down",
       0,
+      `No answer from the svc API at ${this.baseUrl}; "svc ui" starts it, or "svc api"`,
     );
   }
 }
@@ -331,6 +433,21 @@ export async function errorOf(response: Response): Promise<ApiError> {
     response.statusText ? ` ${response.statusText}` : ""
   }`;
   return new ApiError(message || fallback, response.status);
+}
+
+/** An error as the page keeps it: its words, its status (0: no answer) and its details. */
+export interface FailureInfo {
+  message: string;
+  status?: number;
+  details?: string;
+}
+
+/** Any error as {@linkcode FailureInfo}. */
+export function failureOf(error: unknown): FailureInfo {
+  if (error instanceof ApiError) {
+    return { message: error.message, status: error.status, details: error.details };
+  }
+  return { message: describeError(error) };
 }
 
 /** Any error in words, for the page. */

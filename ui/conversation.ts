@@ -14,7 +14,12 @@ export interface ViewMessage extends Message {
   /** Stable across the stream, unlike `id`, which the first line sets. */
   key: string;
   state?: AnswerState;
+  /** Why an answer failed, as the server said. */
   error?: string;
+  /** The status of the response that failed (0: no answer), when the page got one. */
+  errorStatus?: number;
+  /** What whoever runs svc needs to know of the failure. */
+  errorDetails?: string;
 }
 
 /** What a chat without a name is called until its first question names it. */

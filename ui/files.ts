@@ -43,3 +43,18 @@ export function formatSize(bytes: number): string {
   }
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${unit}`;
 }
+
+/**
+ * A page count in words: slides for a presentation.
+ *
+ * @example
+ * ```ts
+ * import { pageCount } from "./files.ts";
+ * console.assert(pageCount("report.pdf", 3) === "3 pages");
+ * console.assert(pageCount("deck.pptx", 1) === "1 slide");
+ * ```
+ */
+export function pageCount(name: string, count: number): string {
+  const unit = /\.pptx$/i.test(name) ? "slide" : "page";
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}

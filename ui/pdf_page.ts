@@ -6,13 +6,23 @@
  * `PDF_WORKER_FILE`.
  * @module
  */
-import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy, TextLayer } from "pdfjs-dist";
+import {
+  getDocument,
+  GlobalWorkerOptions,
+  type PDFDocumentProxy,
+  type PDFPageProxy,
+  TextLayer,
+} from "pdfjs-dist";
 import { findPassage } from "./passage.ts";
+import { type PlacedText, runningHeads } from "./running_heads.ts";
 
 /** The file name of pdf.js's worker, next to this chunk; set by the build. */
 declare const PDF_WORKER_FILE: string;
 
 GlobalWorkerOptions.workerSrc = new URL(PDF_WORKER_FILE, import.meta.url).href;
+
+/** The most pixels a page is drawn with. */
+const MAX_CANVAS_PIXELS = 16_000_000;
 
 /** An open PDF, and how to close it (which ends its work in the worker). */
 export interface PdfDocument {
@@ -66,9 +76,14 @@ export async function drawPage(
   options: { width: number; passage: string },
 ): Promise<HTMLElement[]> {
   const page = await pdf.getPage(number);
-  const scale = Math.min(2, Math.max(0.5, options.width / page.getViewport({ scale: 1 }).width));
+  const scale = Math.min(8, Math.max(0.25, options.width / page.getViewport({ scale: 1 }).width));
   const viewport = page.getViewport({ scale });
-  const ratio = globalThis.devicePixelRatio || 1;
+  // A page zoomed in on a sharp screen is drawn with fewer pixels than the screen has rather
+  // than with more than a canvas may hold.
+  const ratio = Math.min(
+    globalThis.devicePixelRatio || 1,
+    Math.sqrt(MAX_CANVAS_PIXELS / (viewport.width * viewport.height)),
+  );
   const canvas = document.createElement("canvas");
   canvas.width = Math.floor(viewport.width * ratio);
   canvas.height = Math.floor(viewport.height * ratio);
@@ -82,32 +97,55 @@ export async function drawPage(
 
   const layer = document.createElement("div");
   layer.className = "textLayer";
-  const textLayer = new TextLayer({
-    textContentSource: await page.getTextContent(),
-    container: layer,
-    viewport,
-  });
+  const content = await page.getTextContent();
+  const textLayer = new TextLayer({ textContentSource: content, container: layer, viewport });
   await textLayer.render();
   container.style.setProperty("--scale-factor", String(scale));
   container.style.setProperty("--total-scale-factor", String(scale));
   container.style.width = canvas.style.width;
   container.style.height = canvas.style.height;
   container.replaceChildren(canvas, layer);
-  return markPassage(textLayer.textDivs, textLayer.textContentItemsStr, options.passage);
+  // A neighbouring page tells the running heads and feet, which are never marked.
+  const neighbour = number < pdf.numPages ? number + 1 : number - 1;
+  let running = new Set<number>();
+  if (neighbour >= 1) {
+    const other = await pdf.getPage(neighbour);
+    const lines = placed(other, (await other.getTextContent()).items);
+    running = runningHeads(placed(page, content.items), lines);
+  }
+  return markPassage(textLayer.textDivs, textLayer.textContentItemsStr, options.passage, running);
+}
+
+/** The text items of a page (as the text layer has them, one element each) and where they stand. */
+function placed(page: PDFPageProxy, items: readonly object[]): PlacedText[] {
+  const [, bottom, , top] = page.view as [number, number, number, number];
+  const height = top - bottom || 1;
+  return items.flatMap((item) => {
+    if (!("str" in item)) return [];
+    const { str, transform } = item as { str: string; transform: number[] };
+    return [{ text: str, y: (top - (transform[5] ?? 0)) / height }];
+  });
 }
 
 /**
  * Marks the passage in the text layer: each text element's part of it is
- * wrapped in a `<mark>`. The elements' texts are joined with line breaks, so
- * that a word cut by a hyphen at a line end reads as one.
+ * wrapped in a `<mark>`, but for the elements in `running`. The elements'
+ * texts are joined with line breaks, so that a word cut by a hyphen at a line
+ * end reads as one.
  */
-function markPassage(elements: HTMLElement[], texts: string[], passage: string): HTMLElement[] {
+function markPassage(
+  elements: HTMLElement[],
+  texts: string[],
+  passage: string,
+  running: ReadonlySet<number>,
+): HTMLElement[] {
   const offsets: number[] = [];
   let text = "";
   texts.forEach((part, index) => {
     if (index > 0) text += "\n";
     offsets.push(text.length);
-    text += part;
+    // A running head or foot is left out: the passage is found, and marked, around it.
+    text += running.has(index) ? " ".repeat(part.length) : part;
   });
   const span = findPassage(text, passage);
   if (!span) return [];
@@ -116,6 +154,7 @@ function markPassage(elements: HTMLElement[], texts: string[], passage: string):
     const start = Math.max(span.start - offsets[index]!, 0);
     const end = Math.min(span.end - offsets[index]!, texts[index]!.length);
     const node = element.firstChild;
+    if (running.has(index)) return;
     if (start >= end || !(node instanceof Text) || end > node.length) return;
     const range = document.createRange();
     range.setStart(node, start);

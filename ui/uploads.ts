@@ -1,11 +1,13 @@
 /**
  * The files of a new chat, each uploaded as soon as it is chosen: registered
- * with `POST /document`, then sent where the API said, with its progress.
+ * with `POST /document`, then sent where the API said, with its progress,
+ * then read by svc (`GET /documents/{id}/check`), so that a file it cannot
+ * read is named at once.
  * @module
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type ApiClient, describeError } from "./api_client.ts";
-import type { Document } from "./api_types.ts";
+import { type ApiClient, ApiError, describeError } from "./api_client.ts";
+import type { Document, DocumentSummary } from "./api_types.ts";
 import { refusal } from "./files.ts";
 
 /** One chosen file and how its upload goes. */
@@ -13,8 +15,10 @@ export interface Upload {
   key: string;
   name: string;
   size: number;
-  /** `unreadable`: uploaded, but svc could not read it when preparing. */
-  status: "uploading" | "done" | "refused" | "failed" | "unreadable";
+  /** `checking`: uploaded, being read; `unreadable`: uploaded, but svc cannot read it. */
+  status: "uploading" | "checking" | "done" | "refused" | "failed" | "unreadable";
+  /** Its pages (or slides), once svc read it. */
+  pages?: number;
   /** From 0 to 1. */
   progress: number;
   document?: Document;
@@ -31,7 +35,7 @@ export interface Uploads {
   replace(key: string, file: File): void;
   /** Marks the upload of a document as one svc cannot read, with why. */
   markUnreadable(documentId: string, problem: string): void;
-  /** Uploads still running. */
+  /** Uploads still running or being read. */
   pending: number;
   /** Uploaded documents svc could not read: removed or replaced before a chat is made. */
   unreadable: number;
@@ -41,9 +45,26 @@ export interface Uploads {
 
 let counter = 0;
 
-/** Uploads for a chat, accepting only the suffixes the API reads. */
-export function useUploads(api: ApiClient, suffixes: readonly string[]): Uploads {
-  const [items, setItems] = useState<Upload[]>([]);
+/**
+ * Uploads for a chat, accepting only the suffixes the API reads; `kept`
+ * documents of the user's, uploaded before, are in the list from the start.
+ */
+export function useUploads(
+  api: ApiClient,
+  suffixes: readonly string[],
+  kept: readonly DocumentSummary[] = [],
+): Uploads {
+  const [items, setItems] = useState<Upload[]>(() =>
+    kept.map((document) => ({
+      key: `upload-${++counter}`,
+      name: document.name,
+      size: document.size ?? 0,
+      status: "done",
+      progress: 1,
+      document: { id: document.id, name: document.name },
+      ...(document.pages === null ? {} : { pages: document.pages }),
+    }))
+  );
   const controllers = useRef(new Map<string, AbortController>());
   // Leaving the dialog cancels what is still uploading.
   useEffect(() => () => controllers.current.forEach((controller) => controller.abort()), []);
@@ -61,13 +82,31 @@ export function useUploads(api: ApiClient, suffixes: readonly string[]): Uploads
           signal: controller.signal,
           onProgress: (progress) => change(key, { progress }),
         });
-        change(key, { status: "done", progress: 1, document });
+        change(key, { status: "checking", progress: 1, document });
+        await check(key, document);
       } catch (error) {
         if (!controller.signal.aborted) {
           change(key, { status: "failed", problem: describeError(error) });
         }
       } finally {
         controllers.current.delete(key);
+      }
+    }
+
+    /**
+     * Has svc read the uploaded document: a file it cannot read is named now; one whose
+     * check could not run (svc out of reach) counts as uploaded, and preparing tells.
+     */
+    async function check(key: string, document: Document) {
+      try {
+        const { pages } = await api.checkDocument(document.id);
+        change(key, { status: "done", pages });
+      } catch (error) {
+        const unreadable = error instanceof ApiError && error.status === 422;
+        change(
+          key,
+          unreadable ? { status: "unreadable", problem: describeError(error) } : { status: "done" },
+        );
       }
     }
 
@@ -107,7 +146,8 @@ export function useUploads(api: ApiClient, suffixes: readonly string[]): Uploads
         controllers.current.get(key)?.abort();
         setItems((list) => list.filter((item) => item.key !== key));
       },
-      pending: items.filter((item) => item.status === "uploading").length,
+      pending: items.filter((item) => item.status === "uploading" || item.status === "checking")
+        .length,
       unreadable: items.filter((item) => item.status === "unreadable").length,
       documents: items.flatMap((item) =>
         item.document && item.status === "done" ? [item.document] : []

@@ -16,6 +16,8 @@ import { apiKeyRoutes } from "./api_keys.ts";
 import { AnswerRuns } from "./answer_runs.ts";
 import { limitBodies, mediaType } from "./body.ts";
 import { DEFAULT_BODY_TIMEOUT, guardBodies } from "./body_timeout.ts";
+import { chatSearchRoutes } from "./chat_search.ts";
+import { documentCheckRoutes } from "./document_check.ts";
 import { chatRoutes } from "./chats.ts";
 import { documentContentRoutes } from "./document_content.ts";
 import { documentDeletionRoutes } from "./document_deletion.ts";
@@ -127,7 +129,10 @@ export function createApi(given: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv
   app.route("/", documentListRoutes());
   app.route("/", documentDeletionRoutes());
   app.route("/", documentContentRoutes());
+  app.route("/", documentCheckRoutes());
   app.route("/", apiKeyRoutes());
+  // Before the chat routes, whose GET /chats/{id} would take "search" for an id.
+  app.route("/", chatSearchRoutes());
   app.route("/", chatRoutes());
   app.route("/", messageRoutes());
   app.route("/", openAiRoutes());

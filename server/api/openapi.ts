@@ -166,6 +166,17 @@ const OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/documents/{id}/check",
+    summary: "Whether svc can read a document, as soon as it is uploaded: its page count",
+    auth: "bearer",
+    response: schemas.DocumentCheck,
+    errors: {
+      404: "No such document of this user, or its file was not uploaded",
+      422: "The document cannot be read: the message says why",
+    },
+  },
+  {
+    method: "get",
     path: "/documents/{id}/pages",
     summary: "A document's pages as svc reads them: each page's (or slide's) number and text",
     auth: "bearer",
@@ -205,6 +216,16 @@ const OPERATIONS: Operation[] = [
     auth: "bearer",
     query: schemas.ChatListQuery,
     response: z.union([z.array(schemas.Chat), z.array(schemas.ChatSummary)]),
+  },
+  {
+    method: "get",
+    path: "/chats/search",
+    summary: "The user's chats that hold every word of q, in their names, their documents' " +
+      "names or their messages, the latest first, each with the message and a snippet",
+    auth: "bearer",
+    query: schemas.ChatSearchQuery,
+    response: z.array(schemas.ChatSearchHit),
+    errors: { 422: 'No "q", or one longer than 200 characters' },
   },
   { method: "get", path: "/chats/{id}", summary: "A chat", auth: "bearer", response: schemas.Chat },
   {

@@ -437,3 +437,35 @@ export const StopResult = z.object({
       "interval (SVC_API_ANSWER_SAVE_INTERVAL)",
   }),
 });
+
+/** The longest text `GET /chats/search` looks for, in characters. */
+export const MAX_SEARCH_LENGTH = 200;
+
+/** What `GET /chats/search` takes. */
+export const ChatSearchQuery = z.object({
+  q: z.string().trim().min(1).max(MAX_SEARCH_LENGTH).meta({
+    description: "Words to find, each anywhere in a chat (its name, its documents' names, its " +
+      "messages), whatever the case and accents",
+  }),
+});
+
+/** A chat that `GET /chats/search` found. */
+export const ChatSearchHit = z.object({
+  chat_id: z.string(),
+  message_id: z.string().nullable().meta({
+    description: "The message that holds the most of the words; null when only the chat's name " +
+      "or its documents' names hold them",
+  }),
+  snippet: z.string().meta({
+    description: 'The words around the first found in that message, cut with "…"; "" without one',
+  }),
+}).meta({ id: "ChatSearchHit" });
+/** A chat that `GET /chats/search` found, and where. */
+export type ChatSearchHit = z.infer<typeof ChatSearchHit>;
+
+/** What `GET /documents/{id}/check` answers for a document svc can read. */
+export const DocumentCheck = z.object({
+  pages: z.int().meta({ description: "Its pages (or slides); 1 for a format without pages" }),
+}).meta({ id: "DocumentCheck" });
+/** A document svc read to check it. */
+export type DocumentCheck = z.infer<typeof DocumentCheck>;

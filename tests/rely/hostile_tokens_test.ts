@@ -231,6 +231,7 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
       messages: [{ role: "user", content: "What is in A?" }],
     },
   };
+  const queries: Record<string, string> = { "GET /chats/search": "?q=A" };
   // Deletions last, so that every other route still finds what it names (a chat's document
   // before the chat); regenerating and the routes of a message after answering, which they
   // need; an edit after the routes of the answer it takes out of the conversation.
@@ -264,7 +265,7 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
       path.replace("{id}", ids[path.split("/")[1]!]!)
         .replace("{message_id}", message)
         .replace("{document_id}", added.id)
-    }`;
+    }${queries[route] ?? ""}`;
     const body = bodies[route];
     const response = await api.app.request(url, {
       method,

@@ -7,7 +7,7 @@
 import type { Browser, Page } from "npm:playwright-core@1.65.1";
 import { hashPassword } from "../../server/auth/password_hash.ts";
 import { openDatabase } from "../../server/database/mod.ts";
-import { freePort, startProcess } from "../_process.ts";
+import { freePort, startProcess, type SvcProcess } from "../_process.ts";
 import { integration, unitTier } from "../_tier.ts";
 import { tmpDir } from "../test_utils.ts";
 
@@ -90,6 +90,10 @@ export interface RunningSvc extends AsyncDisposable {
   url: string;
   /** The API's address. */
   apiUrl: string;
+  /** Its configuration file. */
+  config: string;
+  /** The environment it was started with. */
+  env?: Record<string, string>;
   /** Stops it with SIGTERM and returns its exit code and what it wrote to stderr. */
   stop(): Promise<{ code: number; stderr: string }>;
 }
@@ -180,9 +184,19 @@ export async function startSvcUi(options: StartSvcUiOptions = {}): Promise<Runni
   return {
     url,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    config,
+    env: options.env,
     stop,
     [Symbol.asyncDispose]: async () => void await stop(),
   };
+}
+
+/**
+ * Starts `svc api` with the configuration of a `svc ui` started with `noApi`,
+ * on the port that UI talks to: an API to stop and start again under it.
+ */
+export async function startSvcApi(svc: RunningSvc): Promise<SvcProcess> {
+  return await startProcess(["api", "-c", svc.config], { health: svc.apiUrl, env: svc.env });
 }
 
 /** Saves a screenshot of the page as `screenshots/<name>.png`. */

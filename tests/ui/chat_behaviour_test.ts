@@ -92,24 +92,23 @@ browserTest(
     );
     await screenshot(page, "41-preparing-cancelled");
 
-    // A document svc cannot read is named in the dialog, which makes no chat of it.
+    // A document svc cannot read is named in the dialog as soon as it is read, before Create.
     await dialog.getByLabel("Source storage").selectOption("Svc/DemoSourceStorage");
     await dialog.locator("#files").setInputFiles({
       name: "broken.pdf",
       mimeType: "application/pdf",
       buffer: Buffer.from("this is no PDF at all"),
     });
-    await until(async () => (await dialog.locator(".upload.done").count()) === 3, "uploaded");
-    await dialog.getByRole("button", { name: "Create chat" }).click();
     const broken = dialog.locator(".upload.unreadable");
     await broken.waitFor();
     assert.match(await broken.innerText(), /Cannot read "broken\.pdf": the file is not a PDF/);
-    await dialog.getByText("The chat was not created").waitFor();
-    await until(async () => (await listChats(svc.apiUrl, ada)).length === 0, "no dead chat");
+    assert.doesNotMatch(await broken.innerText(), /Uploaded/);
+    assert.equal(await dialog.locator(".upload.done").count(), 2);
     await screenshot(page, "42-document-unreadable");
-    // Creating again is refused until it is removed or replaced.
+    // Creating is refused until it is removed or replaced, and makes no chat.
     await dialog.getByRole("button", { name: "Create chat" }).click();
     await dialog.getByText("Remove or replace the documents that cannot be read").waitFor();
+    assert.equal((await listChats(svc.apiUrl, ada)).length, 0, "no dead chat");
     await dialog.getByLabel("Replace broken.pdf").setInputFiles(`${FIXTURES}report.pdf`);
     await until(async () => (await dialog.locator(".upload.done").count()) === 3, "replaced");
     assert.equal(await dialog.locator(".upload.unreadable").count(), 0);
@@ -421,7 +420,7 @@ browserTest(
     await page.locator(".sidebar").getByRole("button", { name: "New chat" }).click();
     const notice = page.locator(".notice").filter({ hasText: "A new chat needs" });
     await notice.waitFor();
-    assert.match(await notice.innerText(), /Cannot reach the svc API/);
+    assert.match(await notice.innerText(), /svc cannot be reached/);
     await screenshot(page, "53-api-down-new-chat");
     await page.close();
   },

@@ -74,3 +74,33 @@ export class CitingAssistant extends Assistant {
     }
   }
 }
+
+/**
+ * A storage that kept the running heads of `layout.pdf` in its passages, as
+ * one that reads a PDF's text in full would: source n is page n, its head
+ * ("Lindenbaum Bakery: annual report", "Page n of 3") first.
+ */
+export class HeadedPagesStorage extends SourceStorage {
+  static override displayName = "Test/HeadedPagesStorage";
+
+  override store(): void {}
+
+  override async retrieve(documents: Document[]): Promise<Source[]> {
+    const sources: Source[] = [];
+    for (const document of documents) {
+      const pages = await extractPages(document);
+      for (const page of pages) {
+        const content = `Lindenbaum Bakery: annual report\nPage ${page.number} of ${pages.length}` +
+          `\n\n${page.text}`;
+        sources.push({
+          id: `${document.id}-${page.number ?? 0}`,
+          document,
+          location: String(page.number ?? ""),
+          content,
+          numTokens: content.split(/\s+/).filter(Boolean).length,
+        });
+      }
+    }
+    return sources;
+  }
+}

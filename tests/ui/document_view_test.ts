@@ -7,8 +7,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { Page } from "npm:playwright-core@1.65.1";
+import type { Locator, Page } from "npm:playwright-core@1.65.1";
 import { FIXTURES } from "../test_utils.ts";
+import { assertAccessible } from "./_axe.ts";
 import { apiUser, browserTest, screenshot, startSvcUi, until } from "./_browser.ts";
 
 const COMPONENTS = new URL("./citing_components.ts", import.meta.url).href;
@@ -33,6 +34,13 @@ async function upload(apiUrl: string, token: string, name: string) {
 async function layerText(page: Page): Promise<string> {
   const text = await page.locator(".textLayer").textContent() ?? "";
   return text.replace(/\s+/g, " ");
+}
+
+/** The marked texts of a document view, joined. */
+function marks(view: Locator): Promise<string> {
+  return view.locator("mark.passage-mark").evaluateAll((found) =>
+    found.map((mark) => mark.textContent).join(" ").replace(/\s+/g, " ")
+  );
 }
 
 /** The text of the page's text layer that is marked as the passage. */
@@ -178,11 +186,14 @@ browserTest(
     const markdown = sources.locator("#source-4");
     await markdown.locator("details[open]").waitFor();
     await markdown.getByRole("button", { name: "Open the document" }).click();
+    // Markdown rendered, the passage marked across its code span.
     const text = page.getByRole("dialog", { name: "guide.md" });
     const mark = text.locator(".document-text mark.passage-mark");
-    await mark.waitFor();
-    assert.match(await mark.innerText(), /Start the service with `svc api`/);
-    assert.ok(await mark.isVisible());
+    await mark.first().waitFor();
+    assert.match(await marks(text), /Start the service with svc api/);
+    assert.ok(await mark.first().isVisible());
+    assert.ok(await text.locator(".document-text.markdown code").count() > 0, "rendered");
+    await assertAccessible(page, "(a Markdown document)");
     await screenshot(page, "66-document-text");
     await page.keyboard.press("Escape");
     await text.waitFor({ state: "detached" });
@@ -216,12 +227,13 @@ browserTest(
 
     // A PowerPoint source: a slide's text, stepped through with the keyboard.
     const slides = await upload(svc.apiUrl, ada.token, "slides.pptx");
+    const notes = await upload(svc.apiUrl, ada.token, "notes.docx");
     const garden = await ada.post<{ id: string }>("/chats", {
       name: "Garden",
       source_storage: "Test/PagesStorage",
       assistant: "Test/CitingAssistant",
       params: {},
-      documents: [slides],
+      documents: [slides, notes],
     });
     await ada.post(`/chats/${garden.id}/prepare`);
     await page.goto(`${svc.url}/?chat=${garden.id}`);
@@ -230,23 +242,47 @@ browserTest(
     await page.keyboard.press("Enter");
     const harvest = page.locator("article.message.assistant").last();
     await harvest.getByText("Nothing says it sells cakes").waitFor();
-    // Three slides and a passage over two of them, four sources: [9] has none.
+    // Three slides, a Word document and a passage over two slides: [9] has no source.
     assert.deepEqual(await harvest.locator(".citation.missing").allInnerTexts(), ["[9?]"]);
     await harvest.locator('a.citation[data-source="2"]').first().click();
     await sources.locator("#source-2").getByRole("button", { name: "Open at page" }).click();
     const deck = page.getByRole("dialog", { name: "slides.pptx" });
-    await deck.locator(".document-text mark.passage-mark").waitFor();
-    assert.match(await deck.locator(".document-source").innerText(), /Page 2 of 3/);
-    assert.match(await deck.locator("mark.passage-mark").innerText(), /Harvest[\s\S]*Tomatoes/);
+    // A slide as a slide: its title over its text, "Slide 2 of 3".
+    await deck.locator(".document-text mark.passage-mark").first().waitFor();
+    assert.match(await deck.locator(".document-source").innerText(), /Slide 2 of 3/);
+    assert.match(await marks(deck), /Harvest[\s\S]*Tomatoes/);
+    assert.match(await deck.locator(".slide h3").innerText(), /Harvest/);
     await page.keyboard.press("ArrowRight");
     await deck.getByText("Repair the greenhouse roof").waitFor();
-    assert.match(await deck.locator(".document-source").innerText(), /Page 3 of 3/);
+    assert.match(await deck.locator(".document-source").innerText(), /Slide 3 of 3/);
     assert.equal(await deck.locator("mark.passage-mark").count(), 0);
     await page.keyboard.press("ArrowLeft");
-    await deck.locator("mark.passage-mark").waitFor();
+    await deck.locator("mark.passage-mark").first().waitFor();
+    await assertAccessible(page, "(a slide)");
     await screenshot(page, "67-document-slides");
     await page.keyboard.press("Escape");
     await deck.waitFor({ state: "detached" });
+
+    // A Word document as HTML: its heading, list and table, the passage marked.
+    await harvest.locator('a.citation[data-source="4"]').first().click();
+    await sources.locator("#source-4").getByRole("button", { name: "Open the document" }).click();
+    const word = page.getByRole("dialog", { name: "notes.docx" });
+    await word.locator(".document-text mark.passage-mark").first().waitFor();
+    const html = word.locator(".document-text.docx");
+    assert.match(await html.locator("h1, h2").first().innerText(), /Meeting notes/);
+    assert.ok(await html.locator("li").count() >= 3, "the decisions as a list");
+    assert.match(await html.locator("table").innerText(), /Cover design[\s\S]*Ana/);
+    assert.match(await marks(word), /The team met on Tuesday/);
+    await assertAccessible(page, "(a Word document)");
+    await screenshot(page, "67b-document-word");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await assertAccessible(page, "(a Word document on a phone, dark)");
+    await screenshot(page, "67c-document-word-phone-dark");
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.keyboard.press("Escape");
+    await word.waitFor({ state: "detached" });
 
     assert.deepEqual(problems, []);
     await context.close();

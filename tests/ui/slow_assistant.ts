@@ -25,7 +25,13 @@ export const CHUNKS: readonly string[] = [
 /** A prompt that fails the first time it is asked, after the first chunk, and not after. */
 export const FAILS_ONCE = "Please fail once";
 
-/** Answers with {@linkcode CHUNKS}, `delay_ms` apart; {@linkcode FAILS_ONCE} fails once. */
+/** A prompt whose answer, after its first chunk, waits until it is stopped. */
+export const HOLDS = "Please hold until stopped";
+
+/**
+ * Answers with {@linkcode CHUNKS}, `delay_ms` apart; {@linkcode FAILS_ONCE}
+ * fails once; {@linkcode HOLDS} waits after its first chunk until stopped.
+ */
 export class SlowAssistant extends Assistant {
   static override displayName = "Test/SlowAssistant";
   static override params: ParamSchema = {
@@ -48,6 +54,12 @@ export class SlowAssistant extends Assistant {
       // As a real assistant's aborted request would, rather than end as if complete.
       params.signal.throwIfAborted();
       yield params.shout ? chunk.toUpperCase() : chunk;
+      if (prompt === HOLDS) {
+        await new Promise((resolve) => {
+          params.signal.addEventListener("abort", resolve, { once: true });
+        });
+        params.signal.throwIfAborted();
+      }
       if (failing) {
         this.#failed.add(params.chat_id);
         throw new SvcError("The test model is overloaded", { status: 502 });
