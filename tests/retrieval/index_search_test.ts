@@ -43,7 +43,7 @@ class ArrayStore implements IndexReads<string, undefined> {
       if (options.postings && index?.postings) this.counts.postings++;
       yield {
         id,
-        passages: index?.texts.map((text, ordinal) => this.#passage(index, ordinal)) ?? [],
+        passages: index?.texts.map((_text, ordinal) => this.#passage(index, ordinal)) ?? [],
         postings: options.postings ? index?.postings : undefined,
         extra: undefined,
       };
