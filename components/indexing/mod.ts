@@ -6,7 +6,8 @@
  * the contract of where the chunking source storages keep such indexes
  * ({@linkcode IndexBackend}, each index named by {@linkcode indexInfo}).
  * The {@linkcode Indexer} stores a chat's documents in a backend, each once
- * per owner, content and settings, and links the chat to them; backends
+ * per owner (`share_indexes.ts`), content and settings (the chat parameters
+ * {@linkcode CHUNK_PARAMS}), and links the chat to them; backends
  * share the plumbing beside it: {@linkcode SerialBackend} for a store without
  * transactions, {@linkcode Openings} (one backend per location),
  * {@linkcode KeptLinks} (a chat's links kept while the store is unchanged),
@@ -29,6 +30,8 @@ export type {
   SearchQuery,
   StoredChunk,
 } from "./backend.ts";
+export { CHUNK_PARAM_RULES, CHUNK_PARAMS, DEFAULT_CHUNK_OVERLAP } from "./chunk_params.ts";
+export { chunkLimits } from "./chunk_limits.ts";
 export { Indexer } from "./indexer.ts";
 export type { IndexOptions } from "./indexer.ts";
 export { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
@@ -38,4 +41,5 @@ export type { StoredBuild } from "./builds.ts";
 export { KeptLinks } from "./kept_links.ts";
 export { Openings } from "./openings.ts";
 export { SerialBackend } from "./serial_backend.ts";
+export { SHARE_INDEXES_ENV, shareIndexesFromEnv } from "./share_indexes.ts";
 export type { StoredLink } from "./serial_backend.ts";

@@ -101,4 +101,4 @@ export type { RemoteReads } from "./remote_search.ts";
 export { Retriever } from "./retriever.ts";
 export type { Question, RankedStore, Rankings } from "./retriever.ts";
 export type { Passage } from "./neighbours.ts";
-export { numTokensParam } from "./budget.ts";
+export { BUDGET_PARAMS, DEFAULT_NUM_TOKENS, numTokensParam } from "./budget.ts";
