@@ -1,12 +1,12 @@
 /**
  * An index's chunks as the Arrow table LanceDB adds to a chunks table, made
  * column by column. LanceDB's `makeArrowTable()` makes it row by row, each of
- * a vector's numbers through Arrow's builders: 3 to 11 ms for the 100 chunks
- * of a document, against 1 ms so. The columns are made with the classes of
- * LanceDB's own copy of apache-arrow (CommonJS, not the ES module this
- * project imports), taken from a one-row table it made: it keeps only the
- * buffers of a table of another copy, and so loses the numbers of its
- * vectors, which Arrow holds in a child of the column.
+ * a vector's numbers through Arrow's builders, several times slower. The
+ * columns are made with the classes of LanceDB's own copy of apache-arrow
+ * (CommonJS, not the ES module this project imports), taken from a one-row
+ * table it made: it keeps only the buffers of a table of another copy, and
+ * so loses the numbers of its vectors, which Arrow holds in a child of the
+ * column.
  * @module
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";

@@ -5,7 +5,7 @@
  * Retrieval ranks a chat's chunks in memory (`retrieval/index_search.ts`)
  * with svc's own BM25, not LanceDB's full-text search, whose words ranked the
  * labelled set worse and whose term statistics are the whole table's. No ANN
- * (IVF-PQ) index, on purpose: training one takes minutes per 100,000 vectors,
+ * (IVF-PQ) index, on purpose: training one over a large table takes minutes,
  * no wait to put behind an upload, and one over all chats answers a chat's
  * query from partitions that mostly hold other chats' chunks.
  *

@@ -85,10 +85,9 @@ async function open(path: string): Promise<LanceDBBackend> {
 /**
  * Lance runs compute on the cores it does not reserve for I/O (two), on one
  * thread when that leaves none, and its compaction (`optimize`) can wait
- * forever for tasks queued behind it on a small pool: on 2 cores it hung at
- * the third compaction of a table with one thread, and after 200 documents
- * with two; with eight it indexed 1,000 documents (100,000 chunks) without
- * a stall. So at least eight, unless the user chose.
+ * forever for tasks queued behind it on a small pool: on a machine of few
+ * cores it hung with one thread or two, and not with eight. So at least
+ * eight, unless the user chose.
  */
 function reserveComputeThreads(): void {
   if (envVar("LANCE_CPU_THREADS") !== undefined) return;
