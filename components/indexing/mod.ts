@@ -19,7 +19,14 @@
  * again in the worker when it gives a recipe (`Embedder.workerRecipe`).
  * @module
  */
-export { contentHash, indexInfo, indexInfoOf, indexRecord } from "./backend.ts";
+export {
+  checkedDimension,
+  contentHash,
+  indexInfo,
+  indexInfoOf,
+  indexRecord,
+  storedChunk,
+} from "./backend.ts";
 export type {
   IndexBackend,
   IndexInfo,

@@ -28,6 +28,7 @@ import {
   type SearchQuery,
   SerialBackend,
   type StoredChunk,
+  storedChunk,
   type StoredLink,
 } from "../indexing/mod.ts";
 
@@ -262,13 +263,12 @@ function chunkOf(
   text: string | null | undefined,
   metadata: Metadata | null | undefined,
 ): StoredChunk {
-  return {
-    key,
-    ordinal: Number(id),
+  return storedChunk(key, {
+    ordinal: id,
     text: text ?? "",
-    pageNumbers: JSON.parse(String(metadata?.page_numbers ?? "[]")),
-    numTokens: Number(metadata?.num_tokens ?? 0),
-  };
+    page_numbers: String(metadata?.page_numbers ?? "[]"),
+    num_tokens: metadata?.num_tokens ?? 0,
+  });
 }
 
 /** Runs `fn` over the items, some at a time. */

@@ -12,7 +12,7 @@ import {
   type StoredPassage,
   storedPassage,
 } from "../retrieval/mod.ts";
-import type { StoredChunk } from "../indexing/mod.ts";
+import { type StoredChunk, storedChunk } from "../indexing/mod.ts";
 import { type LanceTables, literal, type Row } from "./_lancedb_tables.ts";
 
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
@@ -133,15 +133,5 @@ export async function chunksOf(
 ): Promise<StoredChunk[]> {
   const rows = await (await tables.table(`chunks_${dimension}`)).query()
     .where(`key = ${literal(key)}`).select(CHUNK_COLUMNS).toArray();
-  return rows.map(chunkOf).sort((a, b) => a.ordinal - b.ordinal);
-}
-
-function chunkOf(row: Row): StoredChunk {
-  return {
-    key: String(row.key),
-    ordinal: Number(row.ordinal),
-    text: String(row.text),
-    pageNumbers: JSON.parse(String(row.page_numbers)),
-    numTokens: Number(row.num_tokens),
-  };
+  return rows.map((row) => storedChunk(key, row)).sort((a, b) => a.ordinal - b.ordinal);
 }

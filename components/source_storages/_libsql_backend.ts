@@ -34,6 +34,7 @@ import {
   runBuild,
   type SearchQuery,
   type StoredChunk,
+  storedChunk,
 } from "../indexing/mod.ts";
 import {
   cacheKey,
@@ -420,13 +421,7 @@ export class LibSQLBackend implements IndexBackend {
         WHERE i.key = ? ORDER BY c.ordinal`,
       args: [key],
     });
-    return found.rows.map((row) => ({
-      key,
-      ordinal: Number(row.ordinal),
-      text: String(row.text),
-      pageNumbers: JSON.parse(String(row.page_numbers)),
-      numTokens: Number(row.num_tokens),
-    }));
+    return found.rows.map((row) => storedChunk(key, row));
   }
 
   /**

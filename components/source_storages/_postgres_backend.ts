@@ -50,6 +50,7 @@ import {
 } from "./_postgres_tables.ts";
 import { type VectorKind, vectorOf } from "./_postgres_vectors.ts";
 import {
+  checkedDimension,
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
@@ -58,6 +59,7 @@ import {
   type NewIndex,
   type SearchQuery,
   type StoredChunk,
+  storedChunk,
 } from "../indexing/mod.ts";
 
 type Sql = Postgres.Sql;
@@ -201,13 +203,7 @@ export class PostgresBackend implements IndexBackend {
     const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
       FROM rag_chunks c JOIN rag_indexes i ON i.id = c.index_id
       WHERE i.key = ${key} ORDER BY c.ordinal`;
-    return rows.map((row) => ({
-      key,
-      ordinal: Number(row.ordinal),
-      text: String(row.text),
-      pageNumbers: (row.page_numbers as number[]).map(Number),
-      numTokens: Number(row.num_tokens),
-    }));
+    return rows.map((row) => storedChunk(key, row));
   }
 
   /**
@@ -329,10 +325,7 @@ export class PostgresBackend implements IndexBackend {
 
   /** The table of vectors of a dimension, created when missing. */
   async #vectorTable(dimension: number): Promise<string> {
-    if (!Number.isInteger(dimension) || dimension < 1) {
-      throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
-    }
-    const table = vectorTableName(dimension);
+    const table = vectorTableName(checkedDimension(dimension));
     if (await this.#vectorKind(dimension)) return table;
     const pgvector = this.#pgvector;
     await this.#sql.begin(async (tx) => {
