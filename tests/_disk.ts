@@ -4,13 +4,15 @@
  * a file that takes what is left, made read-only by a remount. Elsewhere the
  * same faults are injected: Deno's file functions fail for paths on the
  * "disk", and a libSQL client wrapped by {@linkcode SmallDisk.client} fails
- * its writes, with the errors a real disk gives. Either way the tests run the
- * same assertions; none is skipped.
+ * its writes, with the errors a real disk gives, as in the unit tier, which
+ * runs no `mount`. Either way the tests run the same assertions; none is
+ * skipped.
  * @module
  */
 import { type Client, LibsqlError } from "@libsql/client";
 import { join } from "node:path";
 import { run } from "./_process.ts";
+import { unitTier } from "./_tier.ts";
 
 /** A fault of the disk that a test makes. */
 export type Fault = "full" | "read-only";
@@ -52,7 +54,7 @@ const PAGE = 4096;
  */
 export async function smallDisk(size: number): Promise<SmallDisk> {
   const path = await Deno.makeTempDir({ prefix: "svc-disk-" });
-  if (Deno.env.get("TEST_DISK_FAULTS") === "injected") return injectedDisk(path);
+  if (unitTier() || Deno.env.get("TEST_DISK_FAULTS") === "injected") return injectedDisk(path);
   const mounted = await sh("mount", "-t", "tmpfs", "-o", `size=${size}`, "tmpfs", path);
   return mounted.ok ? tmpfsDisk(path) : injectedDisk(path);
 }

@@ -14,6 +14,7 @@
 import type * as Postgres from "npm:postgres@3.4.9";
 import { importPackage } from "../components/packages.ts";
 import { freePort, run } from "./_process.ts";
+import { integration, refuseInUnitTier, unitTier } from "./_tier.ts";
 
 /** The `postgres` package's client. */
 export type Sql = Postgres.Sql;
@@ -113,10 +114,11 @@ export async function connect(url: string, options: Postgres.Options<never> = {}
  * and its programs run as that user through runuser. `bin` is the folder of
  * PostgreSQL's programs, by default {@linkcode findPostgres}'s.
  *
- * @throws {Error} naming what to install when PostgreSQL is missing, and
- * with the server's log when it does not start
+ * @throws {Error} naming what to install when PostgreSQL is missing, with
+ * the server's log when it does not start, and in the unit tier
  */
 export async function startPostgres(options: { bin?: string } = {}): Promise<PostgresCluster> {
+  refuseInUnitTier("PostgreSQL");
   const bin = options.bin ?? findPostgres();
   if (!bin || !exists(`${bin}/initdb`)) {
     throw new Error(
@@ -195,7 +197,7 @@ let shared: Promise<PostgresCluster> | undefined;
  * A test that needs PostgreSQL, given a fresh database of a cluster that the
  * test file shares (started by its first such test, stopped after its last).
  * Skipped when PostgreSQL is not installed, unless env
- * `SVC_REQUIRE_POSTGRES=1` (CI) makes that a failure.
+ * `SVC_REQUIRE_POSTGRES=1` (CI) makes that a failure; left out of the unit tier.
  *
  * @example
  * ```ts ignore
@@ -216,13 +218,13 @@ export function postgresTest(
 ): void {
   const installed = findPostgres() !== undefined;
   const skip = !installed && !postgresRequired();
-  if (skip && !options.ignore) {
+  if (skip && !options.ignore && !unitTier()) {
     console.warn(
       `Skipping "${name}": no PostgreSQL in /usr/lib/postgresql/<version>/bin (apt-get install ` +
         `postgresql-15, or set SVC_POSTGRES_BIN); set SVC_REQUIRE_POSTGRES=1 to make this a failure`,
     );
   }
-  Deno.test({
+  integration.test({
     name,
     ignore: skip || options.ignore,
     async fn() {
@@ -285,7 +287,9 @@ function cluster(parts: Parts): PostgresCluster {
       const name = `test_${Deno.pid}_${++count}`;
       const withVector = options.vector ?? parts.vector;
       if (withVector && !parts.vector) {
-        throw new Error("This PostgreSQL has no vector extension (pgvector); see .ci/run");
+        throw new Error(
+          "This PostgreSQL has no vector extension (pgvector): run .ci/setup-pgvector.sh as root",
+        );
       }
       const admin = await connect(parts.url);
       try {

@@ -3,9 +3,11 @@
  * that kills it and fails the test with what it wrote, its output is read
  * all along (a full pipe would block it), and a child that ends early is
  * noticed at once rather than waited for. `main.ts` runs as a separate
- * process for the tests that need a real server.
+ * process for the tests that need a real server. The unit tier starts no
+ * child (see `_tier.ts`).
  * @module
  */
+import { refuseInUnitTier } from "./_tier.ts";
 
 /** The repository: its deno.json maps the imports, wherever the tests run from. */
 export const REPOSITORY: string = new URL("../", import.meta.url).pathname;
@@ -78,8 +80,12 @@ export interface Child extends AsyncDisposable {
   stop(signal?: Deno.Signal): Promise<Ended>;
 }
 
-/** Starts `command` with its output read as it comes, under a deadline. */
+/**
+ * Starts `command` with its output read as it comes, under a deadline.
+ * @throws {Error} in the unit tier, which starts no child
+ */
 export function spawn(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
+  refuseInUnitTier(`the child process "${[command, ...args].join(" ")}"`);
   const deadline = options.deadline ?? DEFAULT_DEADLINE;
   const process = new Deno.Command(command, {
     args: [...args],

@@ -5,6 +5,7 @@ import * as assistants from "../components/assistants/mod.ts";
 import * as sourceStorages from "../components/source_storages/mod.ts";
 import { info, ROOT } from "./dist/_graph.ts";
 import { denoArgs, run } from "./_process.ts";
+import { integration } from "./_tier.ts";
 
 Deno.test("CLASS_PATHS finds a built-in only once its module is loaded, and refuses an unknown one", async () => {
   assert.equal(CLASS_PATHS.find("svc.assistants.AI21"), undefined, "not loaded yet");
@@ -125,7 +126,7 @@ async function staticGraph(module: string): Promise<Set<string>> {
   return new Set([...reached].map((specifier) => specifier.replace(`file://${ROOT}`, "")));
 }
 
-Deno.test("svc api loads at start neither a component module, nor the tokenizer, the upload parser, a database client it does not use, commander, jose or a module of Node's", async () => {
+integration.test("svc api loads at start neither a component module, nor the tokenizer, the upload parser, a database client it does not use, commander, jose or a module of Node's", async () => {
   const loaded = new Set([
     ...await staticGraph("cli/mod.ts"),
     ...await staticGraph("server/serve.ts"),
@@ -140,7 +141,7 @@ Deno.test("svc api loads at start neither a component module, nor the tokenizer,
   assert.ok([...loaded].some((module) => module.includes("hono@")));
 });
 
-Deno.test("svc api with its default components loads no document reader, nor Node's streams, before a document needs them", async () => {
+integration.test("svc api with its default components loads no document reader, nor Node's streams, before a document needs them", async () => {
   const loaded = new Set([
     ...await staticGraph("cli/mod.ts"),
     ...await staticGraph("server/serve.ts"),

@@ -20,6 +20,7 @@ import {
 } from "./_process.ts";
 import { info } from "./dist/_graph.ts";
 import { svcToml, tmpDir } from "./test_utils.ts";
+import { integration } from "./_tier.ts";
 
 interface Lock {
   specifiers: Record<string, string>;
@@ -60,14 +61,14 @@ Deno.test("deno.lock holds no optional or development package, and under 60 for 
   assert.ok(here.length < 60, `${here.length} packages: ${here.map(([id]) => id).join(", ")}`);
 });
 
-Deno.test("svc starts on deno.lock alone: it needs no package the lock does not name", async () => {
+integration.test("svc starts on deno.lock alone: it needs no package the lock does not name", async () => {
   // --frozen fails the run when the program needs anything deno.lock does not hold.
   const output = await run(Deno.execPath(), ["run", "-A", "--frozen", "main.ts", "--version"]);
   assert.equal(output.code, 0, output.stderr);
   assert.match(output.stdout, /^svc \d+\.\d+\.\d+/);
 });
 
-Deno.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no node_modules, deno.lock alone", async () => {
+integration.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no node_modules, deno.lock alone", async () => {
   // The tasks run svc with the packages of Deno's cache, as the compiled binary does: a
   // node_modules folder is checked against the lock at every start (some 10 ms on deno.lock).
   const tasks: Record<string, string> = config.tasks;
@@ -103,7 +104,7 @@ Deno.test("svc api serves as `deno task svc api` runs it: Deno's npm cache, no n
   await waitForUrl(`http://127.0.0.1:${port}/health`, svc);
 });
 
-Deno.test("`deno task svc` leaves deno.lock as it was when it loads an optional package", async () => {
+integration.test("`deno task svc` leaves deno.lock as it was when it loads an optional package", async () => {
   await using dir = await tmpDir();
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(
@@ -134,7 +135,7 @@ Deno.test("`deno task svc` leaves deno.lock as it was when it loads an optional 
   assert.match(await Deno.readTextFile(`${REPOSITORY}.svc/run.lock`), /npm:hash-wasm@/);
 });
 
-Deno.test("every npm package has one version wherever the code names it", async () => {
+integration.test("every npm package has one version wherever the code names it", async () => {
   const versions = new Map<string, Map<string, string>>();
   const note = (id: string, where: string) => {
     const name = nameOf(id);
@@ -179,7 +180,7 @@ async function packagesLoadedBy(module: string): Promise<string[]> {
   return [...packages].sort();
 }
 
-Deno.test("importing @svc/svc or any of its exports loads no optional package", async () => {
+integration.test("importing @svc/svc or any of its exports loads no optional package", async () => {
   const optional: string[] = Object.keys(OPTIONAL_PACKAGES);
   const exports: Record<string, string> = config.exports;
   for (const [name, module] of Object.entries(exports)) {
@@ -192,7 +193,7 @@ Deno.test("importing @svc/svc or any of its exports loads no optional package", 
   }
 });
 
-Deno.test("a compiled svc includes every module of an optional package that the code loads by a subpath", async () => {
+integration.test("a compiled svc includes every module of an optional package that the code loads by a subpath", async () => {
   const included = compileArgs(undefined, { output: "svc" });
   const sources = await run("git", ["ls-files", "*.ts"]);
   const loaded: string[] = [];

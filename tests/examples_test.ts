@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { denoArgs, run as runProcess } from "./_process.ts";
 import { FIXTURES, tmpDir } from "./test_utils.ts";
+import { integration } from "./_tier.ts";
 
 // The library example of the README, word for word.
 const LIBRARY_EXAMPLE = `
@@ -29,7 +30,7 @@ async function run(cwd: string, ...args: string[]) {
   });
 }
 
-Deno.test("the contract's library example streams an answer citing a page of a real PDF", async () => {
+integration.test("the contract's library example streams an answer citing a page of a real PDF", async () => {
   await using dir = await tmpDir();
   await Deno.copyFile(`${FIXTURES}report.pdf`, `${dir.path}/report.pdf`);
   await Deno.writeTextFile(`${dir.path}/example.ts`, LIBRARY_EXAMPLE);
@@ -40,7 +41,7 @@ Deno.test("the contract's library example streams an answer citing a page of a r
   assert.match(stdout, /name: "report\.pdf"/);
 });
 
-Deno.test("examples/chat.ts answers over the documents it is given", async () => {
+integration.test("examples/chat.ts answers over the documents it is given", async () => {
   const example = new URL("../examples/chat.ts", import.meta.url).pathname;
   const { code, stdout } = await run(FIXTURES, example, "report.pdf", "guide.md", "Why?");
   assert.equal(code, 0);
@@ -49,7 +50,7 @@ Deno.test("examples/chat.ts answers over the documents it is given", async () =>
   assert.match(stdout, /^\[guide\.md\]$/m);
 });
 
-Deno.test("examples/chat.ts with a missing file says so in one sentence and exits 1", async () => {
+integration.test("examples/chat.ts with a missing file says so in one sentence and exits 1", async () => {
   await using dir = await tmpDir();
   const example = new URL("../examples/chat.ts", import.meta.url).pathname;
   const { code, stdout, stderr } = await run(dir.path, example, "x.pdf", "Why?");

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { info, ROOT } from "./dist/_graph.ts";
+import { integration } from "./_tier.ts";
 
 /** The folders whose modules make up svc's program. */
 const AREAS = ["components", "server", "cli"];
@@ -89,18 +90,26 @@ function crossings(
   );
 }
 
-const graph = await importGraph();
+let reading: Promise<Map<string, Import[]>> | undefined;
+/**
+ * The import graph, read once by the first test that needs it: `deno info` runs as a child
+ * process, which leaves these tests out of the unit tier.
+ */
+function theGraph(): Promise<Map<string, Import[]>> {
+  return reading ??= importGraph();
+}
 const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`);
 
-Deno.test("the import graph walks every module of components/, server/ and cli/", async () => {
+integration.test("the import graph walks every module of components/, server/ and cli/", async () => {
+  const graph = await theGraph();
   for (const area of AREAS) {
     for await (const file of sources(area)) assert.ok(graph.has(file), `${file} is in the graph`);
   }
   assert.ok(graph.get("components/core/chat.ts")!.length > 0);
 });
 
-Deno.test("no module of components/, server/ or cli/ reaches itself through its imports", () => {
-  assert.deepEqual(cycles(graph).map((cycle) => cycle.join(" -> ")), []);
+integration.test("no module of components/, server/ or cli/ reaches itself through its imports", async () => {
+  assert.deepEqual(cycles(await theGraph()).map((cycle) => cycle.join(" -> ")), []);
 });
 
 Deno.test("cycles() finds a loop of imports and names the files it goes through", () => {
@@ -115,20 +124,21 @@ Deno.test("cycles() finds a loop of imports and names the files it goes through"
   assert.deepEqual(cycles(loop), []);
 });
 
-Deno.test("components/core/ is the bottom layer: it imports nothing of svc outside itself", () => {
+integration.test("components/core/ is the bottom layer: it imports nothing of svc outside itself", async () => {
   const core = under("components/core");
-  assert.deepEqual(crossings(graph, core, core), []);
+  assert.deepEqual(crossings(await theGraph(), core, core), []);
 });
 
-Deno.test("components/indexing/ knows the source storages only by the backend contract it defines", () => {
+integration.test("components/indexing/ knows the source storages only by the backend contract it defines", async () => {
   const indexing = under("components/indexing");
   assert.deepEqual(
-    crossings(graph, indexing, (file) => !under("components/source_storages")(file)),
+    crossings(await theGraph(), indexing, (file) => !under("components/source_storages")(file)),
     [],
   );
 });
 
-Deno.test("components/retrieval/ knows no storage: source storages hand it their data, never back", () => {
+integration.test("components/retrieval/ knows no storage: source storages hand it their data, never back", async () => {
+  const graph = await theGraph();
   const retrieval = under("components/retrieval");
   assert.deepEqual(
     crossings(graph, retrieval, (file) => !under("components/source_storages")(file)),
@@ -136,7 +146,8 @@ Deno.test("components/retrieval/ knows no storage: source storages hand it their
   );
 });
 
-Deno.test("retrieval sits above indexing, embeddings, text and core: none of them imports it", () => {
+integration.test("retrieval sits above indexing, embeddings, text and core: none of them imports it", async () => {
+  const graph = await theGraph();
   const below = ["indexing", "embeddings", "text", "core", "documents", "assistants"]
     .map((folder) => under(`components/${folder}`));
   assert.deepEqual(
@@ -149,7 +160,8 @@ Deno.test("retrieval sits above indexing, embeddings, text and core: none of the
   );
 });
 
-Deno.test("source storages reach retrieval through its door, retrieval/mod.ts", () => {
+integration.test("source storages reach retrieval through its door, retrieval/mod.ts", async () => {
+  const graph = await theGraph();
   const retrieval = under("components/retrieval");
   assert.deepEqual(
     crossings(
@@ -161,7 +173,8 @@ Deno.test("source storages reach retrieval through its door, retrieval/mod.ts", 
   );
 });
 
-Deno.test("components/documents/pdf/ is entered by its mod.ts and reaches only core/ and documents/", () => {
+integration.test("components/documents/pdf/ is entered by its mod.ts and reaches only core/ and documents/", async () => {
+  const graph = await theGraph();
   const pdf = under("components/documents/pdf");
   const door = "components/documents/pdf/mod.ts";
   assert.deepEqual(
@@ -178,7 +191,8 @@ Deno.test("components/documents/pdf/ is entered by its mod.ts and reaches only c
   );
 });
 
-Deno.test("dependencies point one way: cli -> server -> components", () => {
+integration.test("dependencies point one way: cli -> server -> components", async () => {
+  const graph = await theGraph();
   const components = under("components");
   const server = under("server");
   const lower = (file: string) => components(file) || server(file) || file === "deno.json";

@@ -15,6 +15,7 @@ import {
 } from "./_postgres.ts";
 import { denoArgs, run } from "./_process.ts";
 import { tmpDir } from "./test_utils.ts";
+import { integration } from "./_tier.ts";
 
 postgresTest(
   "each test gets a fresh, empty database of the file's cluster",
@@ -92,7 +93,7 @@ postgresTest(
 
 const installed = findPostgres() !== undefined || postgresRequired();
 
-Deno.test({
+integration.test({
   name: "a cluster whose server was killed is still removed, and stopping twice is harmless",
   ignore: !installed,
   async fn() {
@@ -106,7 +107,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+integration.test({
   name: "a test file's cluster is stopped and removed when its tests end",
   ignore: !installed,
   async fn() {
@@ -127,7 +128,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+integration.test({
   name: "a start that fails says what initdb or the server wrote, and leaves no folder",
   ignore: !installed,
   async fn() {
@@ -157,7 +158,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+integration.test({
   name: "a missing PostgreSQL is an error that names the package to install",
   async fn() {
     await using empty = await tmpDir();

@@ -12,6 +12,7 @@ import {
   pieceWindows,
 } from "../components/token_counts.ts";
 import { FIXTURES } from "./test_utils.ts";
+import { slow } from "./_tier.ts";
 
 /** Every readable document of the fixtures and of the labelled set. */
 const DOCUMENTS = [
@@ -73,7 +74,7 @@ function assertCutsPart(text: string): void {
   }
 }
 
-Deno.test("encodeTokens() and countTokens() give the tokenizer's own result on every text chunking counts in the fixture documents", async () => {
+slow.test("encodeTokens() and countTokens() give the tokenizer's own result on every text chunking counts in the fixture documents", async () => {
   for (const name of DOCUMENTS) {
     const pages = await readPages(LocalDocument.fromPath(`${FIXTURES}${name}`));
     for (const page of pages) {

@@ -31,6 +31,11 @@ export interface FeedOptions {
    * @default {false}
    */
   hold?: boolean;
+  /**
+   * Pieces from `after` on wait for `open` too: a test opens it once it saw
+   * what the pieces before brought, which then came while the rest was held.
+   */
+  gate?: { after: number; open: Promise<void> };
 }
 
 /** A body sent piece by piece. */
@@ -81,7 +86,7 @@ export class FakeServer implements AsyncDisposable {
     pieces: readonly string[],
     init: ResponseInit & FeedOptions = {},
   ): Response {
-    const { delay = 5, hold = false, ...responseInit } = init;
+    const { delay = 5, hold = false, gate, ...responseInit } = init;
     const encoder = new TextEncoder();
     let stop!: () => void;
     const hungUp = new Promise<void>((resolve) => stop = resolve);
@@ -94,8 +99,9 @@ export class FakeServer implements AsyncDisposable {
           if (!closed) controller.close();
           closed = true;
         };
-        for (const piece of pieces) {
+        for (const [i, piece] of pieces.entries()) {
           await new Promise((resolve) => setTimeout(resolve, delay));
+          if (gate && i >= gate.after) await gate.open;
           if (feed.cancelled) return;
           controller.enqueue(encoder.encode(piece));
           feed.sent++;
@@ -148,8 +154,11 @@ export class FakeServer implements AsyncDisposable {
 export class SilentServer implements AsyncDisposable {
   /** Everything received, as text. */
   received = "";
+  /** Settles when the first bytes of a request arrive. */
+  readonly requested: Promise<void>;
   /** Settles when a client closes its connection. */
   readonly hungUp: Promise<void>;
+  readonly #request = Promise.withResolvers<void>();
   readonly #listener: Deno.TcpListener;
   readonly #connections = new Set<Deno.Conn>();
   readonly #work: Promise<void>[] = [];
@@ -158,6 +167,7 @@ export class SilentServer implements AsyncDisposable {
     this.#listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     let hangUp!: () => void;
     this.hungUp = new Promise((resolve) => hangUp = resolve);
+    this.requested = this.#request.promise;
     this.#work.push(this.#accept(hangUp));
   }
 
@@ -183,6 +193,7 @@ export class SilentServer implements AsyncDisposable {
     try {
       for (let n = await connection.read(buffer); n !== null; n = await connection.read(buffer)) {
         this.received += decoder.decode(buffer.subarray(0, n), { stream: true });
+        this.#request.resolve();
       }
       hangUp();
     } catch {

@@ -104,6 +104,11 @@ export function providerFake(wire: ProviderWire): ProviderFake {
   };
 }
 
+/** How many pieces of an answer of `texts` it takes to carry the first text. */
+export function firstTextPieces(fake: ProviderWire, texts: readonly string[]): number {
+  return fake.events(texts, false).findIndex((piece) => piece.includes(texts[0]!)) + 1;
+}
+
 /** An answer that gives the text `ok`, then `event`, and stays open. */
 export function okThen(server: FakeServer, fake: ProviderFake, event: string): Response {
   return server.feed([...fake.events(["ok"], true), event], { headers: fake.headers, hold: true });

@@ -13,6 +13,7 @@ import {
   collect,
   configured,
   FAKES,
+  firstTextPieces,
   type ModelAssistantClass,
   okThen,
   type ProviderFake,
@@ -52,15 +53,20 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
 
   Deno.test(`${name} streams the provider's texts chunk by chunk, in order`, async () => {
     const texts = ["Revenue", " grew by", " 42 %", " [1]."];
-    const { server, assistant } = setup([(s) => fake.answer(s, texts, { delay: 40 })]);
+    // The pieces after the first text's are held until it is here.
+    const held = Promise.withResolvers<void>();
+    const gate = { after: firstTextPieces(fake, texts), open: held.promise };
+    const { server, assistant } = setup([(s) => fake.answer(s, texts, { gate })]);
     await using _ = server;
     const iterator = new assistant().answer("What grew?", SOURCES, chatParams())[
       Symbol.asyncIterator
     ]();
-    const first = await iterator.next();
+    // An assistant that waited for the whole stream would wait for ever: this guards the hang.
+    const first = await within(iterator.next(), PATIENCE * 1000, "the first text");
     assert.deepEqual(first, { value: "Revenue", done: false });
     const feed = server.feeds[0]!;
     assert.ok(feed.sent < feed.total, `the first text came after ${feed.sent}/${feed.total}`);
+    held.resolve();
     const rest: string[] = [];
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
       rest.push(step.value);
@@ -197,7 +203,7 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
     });
     const controller = new AbortController();
     const answer = collect(assistant, chatParams(controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await within(server.requested, PATIENCE * 1000, "the request reaching the provider");
     controller.abort();
     assert.deepEqual(await within(answer, PATIENCE * 1000, "ending after the abort"), {
       texts: [],
@@ -206,13 +212,17 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
   });
 
   Deno.test(`${name} stops at once when the signal aborts while it waits to retry`, async () => {
+    const overloaded = Promise.withResolvers<void>();
     const { server, assistant } = setup([
-      () => fake.error(503, "Overloaded", { "retry-after": "5" }),
+      () => {
+        overloaded.resolve();
+        return fake.error(503, "Overloaded", { "retry-after": "5" });
+      },
     ], { SVC_ASSISTANT_TIMEOUT: String(PATIENCE) });
     await using _ = server;
     const controller = new AbortController();
     const answer = collect(assistant, chatParams(controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await within(overloaded.promise, PATIENCE * 1000, "the first request");
     controller.abort();
     assert.deepEqual(await within(answer, PATIENCE * 1000, "ending after the abort"), {
       texts: [],

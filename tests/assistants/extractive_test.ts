@@ -8,6 +8,7 @@ import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { parseQuestions } from "../../cli/_eval_questions.ts";
 import { answers as isAnswer, pagesOfLocation } from "../../cli/_eval_scores.ts";
 import { FIXTURES, tmpLocalRoot } from "../test_utils.ts";
+import { slow } from "../_tier.ts";
 
 const pdf = LocalDocument.fromPath("/docs/spices.pdf");
 const notes = LocalDocument.fromPath("/docs/notes.md");
@@ -21,7 +22,7 @@ async function answer(prompt: string, sources: Source[]): Promise<string[]> {
     user: "ada",
     chat_id: "c",
     chat_name: "Spices",
-    signal: AbortSignal.timeout(10_000),
+    signal: new AbortController().signal,
   };
   return await Array.fromAsync(new Extractive().answer(prompt, sources, params));
 }
@@ -128,7 +129,7 @@ Deno.test("pieces() does not cut at abbreviations, initials and numbers", () => 
   ]);
 });
 
-Deno.test("Extractive with LibSQL cites an answering page for most of the labelled set", async () => {
+slow.test("Extractive with LibSQL cites an answering page for most of the labelled set", async () => {
   await using _root = await tmpLocalRoot();
   const folder = `${FIXTURES}labelled/`;
   const questions = parseQuestions(await Deno.readTextFile(`${folder}questions.json`), "q.json");

@@ -3,8 +3,14 @@ import { OpenAI, OpenAICompatible } from "../../components/assistants/openai.ts"
 import { Rag } from "../../components/rag.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { tmpDir, writeFile } from "../test_utils.ts";
-import { FakeServer } from "./_fake_server.ts";
-import { configured, openaiCompatibleFake, openaiFake, requestOf } from "./_providers.ts";
+import { FakeServer, within } from "./_fake_server.ts";
+import {
+  configured,
+  firstTextPieces,
+  openaiCompatibleFake,
+  openaiFake,
+  requestOf,
+} from "./_providers.ts";
 
 Deno.test("OpenAI posts the chat to OPENAI_BASE_URL with the key, the organization and max_completion_tokens", async () => {
   const { path, headers, body } = await requestOf(OpenAI, openaiFake, () => ({
@@ -38,7 +44,10 @@ Deno.test("OpenAI streams a chat's answer through Rag, chunk by chunk", async ()
   await using dir = await tmpDir();
   const path = await writeFile(dir.path, "report.txt", "Revenue grew by 42 % in 2024.\n");
   const texts = ["Revenue", " grew by 42 %", " [1]."];
-  await using server = new FakeServer([(s) => openaiFake.answer(s, texts, { delay: 40 })]);
+  // The pieces after the first text's are held until it is here.
+  const held = Promise.withResolvers<void>();
+  const gate = { after: firstTextPieces(openaiFake, texts), open: held.promise };
+  await using server = new FakeServer([(s) => openaiFake.answer(s, texts, { gate })]);
   const chat = new Rag().chat({
     documents: [path],
     sourceStorage: SvcDemoSourceStorage,
@@ -47,10 +56,14 @@ Deno.test("OpenAI streams a chat's answer through Rag, chunk by chunk", async ()
   });
   await chat.prepare();
   const message = await chat.answer("What grew?", { stream: true });
-  const chunks: string[] = [];
-  for await (const chunk of message) {
-    if (chunks.length === 0) assert.ok(server.feeds[0]!.sent < server.feeds[0]!.total);
-    chunks.push(chunk);
+  const iterator = message[Symbol.asyncIterator]();
+  // An answer that waited for the whole stream would wait for ever: this guards the hang.
+  const first = await within(iterator.next(), 60_000, "the first text");
+  assert.ok(server.feeds[0]!.sent < server.feeds[0]!.total);
+  held.resolve();
+  const chunks = [first.value];
+  for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+    chunks.push(step.value);
   }
   assert.deepEqual(chunks, texts);
   assert.equal(message.content, texts.join(""));

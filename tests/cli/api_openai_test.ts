@@ -1,14 +1,18 @@
 import assert from "node:assert/strict";
 import { FakeServer } from "../assistants/_fake_server.ts";
-import { openaiFake } from "../assistants/_providers.ts";
+import { firstTextPieces, openaiFake } from "../assistants/_providers.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { freePort } from "../_process.ts";
 import { loginHeaders, startApi, uploadDocument } from "./_api_process.ts";
+import { integration } from "../_tier.ts";
 
 const WORDS = ["The", " secret", " ingredient", " is", " cardamom", " [1]."];
 
-Deno.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible server's tokens as JSON Lines", async () => {
-  await using fake = new FakeServer([(server) => openaiFake.answer(server, WORDS, { delay: 150 })]);
+integration.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible server's tokens as JSON Lines", async () => {
+  // The pieces after the first word's are held until its line is here.
+  const held = Promise.withResolvers<void>();
+  const gate = { after: firstTextPieces(openaiFake, WORDS), open: held.promise };
+  await using fake = new FakeServer([(server) => openaiFake.answer(server, WORDS, { gate })]);
   await using dir = await tmpDir();
   const port = freePort();
   const config = `${dir.path}/svc.toml`;
@@ -57,6 +61,7 @@ Deno.test("svc api with svc.assistants.OpenAI streams an OpenAI-compatible serve
     for (let read = await reader.read(); !read.done; read = await reader.read()) {
       text += read.value;
       sentWhenRead.push(fake.feeds[0]!.sent);
+      held.resolve();
     }
     const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line));
     assert.deepEqual(lines.map((line) => line.content), WORDS);

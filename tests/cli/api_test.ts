@@ -5,8 +5,9 @@ import { run as runCli } from "../../cli/mod.ts";
 import { pause, waitFor } from "../rely/_server.ts";
 import { capture } from "./_io.ts";
 import { loginHeaders, poster, startApi, uploadDocument } from "./_api_process.ts";
+import { integration } from "../_tier.ts";
 
-Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
+integration.test("svc api serves a whole chat to a plain HTTP client, and answers after a restart", async () => {
   await using dir = await tmpDir();
   const port = freePort();
   const config = `${dir.path}/svc.toml`;
@@ -55,7 +56,7 @@ Deno.test("svc api serves a whole chat to a plain HTTP client, and answers after
   }
 });
 
-Deno.test("svc api refuses an unknown class path in the configuration, naming it", async () => {
+integration.test("svc api refuses an unknown class path in the configuration, naming it", async () => {
   await using dir = await tmpDir();
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(config, `assistants = ["svc.assistants.Gpt4"]\n`);
@@ -70,7 +71,7 @@ Deno.test("svc api refuses an unknown class path in the configuration, naming it
   );
 });
 
-Deno.test("svc api refuses to start with SVC_PDF_WORKERS that is not a positive whole number", async () => {
+integration.test("svc api refuses to start with SVC_PDF_WORKERS that is not a positive whole number", async () => {
   await using dir = await tmpDir();
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(config, `local_root = "${dir.path}"\n`);
@@ -83,7 +84,7 @@ Deno.test("svc api refuses to start with SVC_PDF_WORKERS that is not a positive 
   assert.match(stderr, /SVC_PDF_WORKERS must be a positive whole number, not "all"/);
 });
 
-Deno.test("svc api refuses to start with a reader setting that is not a positive number", async () => {
+integration.test("svc api refuses to start with a reader setting that is not a positive number", async () => {
   await using dir = await tmpDir();
   const config = `${dir.path}/svc.toml`;
   await Deno.writeTextFile(config, `local_root = "${dir.path}"\n`);
@@ -107,7 +108,7 @@ Deno.test("svc api refuses to start with a reader setting that is not a positive
   }
 });
 
-Deno.test("svc api without a configuration says how to make one", async () => {
+integration.test("svc api without a configuration says how to make one", async () => {
   await using dir = await tmpDir();
   const { code, stderr } = await run(Deno.execPath(), denoArgs("run", "-A", MAIN, "api"), {
     cwd: dir.path,

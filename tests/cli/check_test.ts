@@ -6,6 +6,7 @@ import { SvcError } from "../../components/core/errors.ts";
 import { Config } from "../../server/config.ts";
 import { FakeServer } from "../assistants/_fake_server.ts";
 import { denoArgs, run as runProcess } from "../_process.ts";
+import { integration } from "../_tier.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
@@ -139,7 +140,7 @@ Deno.test("svc check names the embedder the environment chooses, or why it canno
   assert.match(wrong.stdout, /^Embedder: ✗ Unknown embedding model "word2vec"/m);
 });
 
-Deno.test("svc check and svc api refuse an embedding model its server does not serve", async () => {
+integration.test("svc check and svc api refuse an embedding model its server does not serve", async () => {
   await using dir = await tmpDir();
   const path = await writeConfig(dir.path);
   await using server = new FakeServer([
@@ -242,7 +243,7 @@ Deno.test("svc check without a configuration says to run svc init and exits 1", 
   assert.ok(missing.stderr.includes(`${JSON.stringify(path)}: the file does not exist`));
 });
 
-Deno.test("main.ts check exits 0 on the demo configuration", async () => {
+integration.test("main.ts check exits 0 on the demo configuration", async () => {
   await using dir = await tmpDir();
   const path = await writeConfig(dir.path);
   const result = await spawn(["check", "-c", path], dir.path);
@@ -251,7 +252,7 @@ Deno.test("main.ts check exits 0 on the demo configuration", async () => {
   assert.match(result.stdout, /^ {2}✓ {2}Svc\/DemoAssistant /m);
 });
 
-Deno.test("main.ts check without a configuration exits 1 and says to run svc init", async () => {
+integration.test("main.ts check without a configuration exits 1 and says to run svc init", async () => {
   await using dir = await tmpDir();
   const result = await spawn(["check"], dir.path);
   assert.equal(result.code, 1);
@@ -259,7 +260,7 @@ Deno.test("main.ts check without a configuration exits 1 and says to run svc ini
   assert.equal(result.stdout, "");
 });
 
-Deno.test("main.ts check exits 1 naming an unknown class path of the configuration", async () => {
+integration.test("main.ts check exits 1 naming an unknown class path of the configuration", async () => {
   await using dir = await tmpDir();
   const path = join(dir.path, "svc.toml");
   await Deno.writeTextFile(path, 'assistants = ["svc.assistants.NoSuchAssistant"]\n');

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { run } from "../../cli/mod.ts";
 import { FIXTURES, tmpLocalRoot } from "../test_utils.ts";
 import { capture } from "./_io.ts";
+import { slow } from "../_tier.ts";
 
 const SET = `${FIXTURES}labelled/`;
 
@@ -15,7 +16,7 @@ const DOCUMENTS = [
   "semver.pptx",
 ].map((name) => `${SET}${name}`);
 
-Deno.test("svc eval at the default settings keeps LibSQL's scores on the labelled set above their floors", async () => {
+slow.test("svc eval at the default settings keeps LibSQL's scores on the labelled set above their floors", async () => {
   await using _root = await tmpLocalRoot();
   const io = capture();
   const code = await run(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { run } from "../../cli/mod.ts";
 import { FIXTURES, tmpDir, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { capture } from "./_io.ts";
+import { slow } from "../_tier.ts";
 
 const DOCUMENTS = [`${FIXTURES}report.pdf`, `${FIXTURES}notes.docx`];
 
@@ -30,7 +31,7 @@ async function evalRun(questions: unknown, ...args: string[]) {
   return { code, ...io };
 }
 
-Deno.test("svc eval scores each setting side by side with the page BM25 baseline, as JSON", async () => {
+slow.test("svc eval scores each setting side by side with the page BM25 baseline, as JSON", async () => {
   await using _root = await tmpLocalRoot();
   const { code, stdout, stderr } = await evalRun(
     QUESTIONS,

@@ -7,10 +7,11 @@ import { loginHeaders, poster, startApi, uploadDocument } from "./_api_process.t
 import { connectMcpStdio } from "./_mcp_stdio.ts";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import { integration } from "../_tier.ts";
 
 type Text = { type: string; text: string }[];
 
-Deno.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: tools, a resource, tool errors, and refuse the key once revoked", async () => {
+integration.test("svc mcp over stdio and POST /mcp of svc api serve an API key's user: tools, a resource, tool errors, and refuse the key once revoked", async () => {
   await using dir = await tmpDir();
   const port = freePort();
   const config = `${dir.path}/svc.toml`;

@@ -4,6 +4,7 @@ import { VERSION } from "../../components/version.ts";
 import { denoArgs, MAIN, run as runProcess } from "../_process.ts";
 import { tmpDir, writeFile } from "../test_utils.ts";
 import { capture } from "./_io.ts";
+import { integration } from "../_tier.ts";
 
 /** Runs svc; a mistake must be one line on stderr, nothing on stdout and exit code 1. */
 async function mistake(args: string[], env: Record<string, string> = {}): Promise<string> {
@@ -140,7 +141,7 @@ Deno.test("svc api and svc ui warn about an unknown SVC_ variable, with the one 
   }
 });
 
-Deno.test("main.ts exits with the code of the command", async () => {
+integration.test("main.ts exits with the code of the command", async () => {
   const { code, stdout } = await runProcess(
     Deno.execPath(),
     denoArgs("run", "-A", MAIN, "--version"),

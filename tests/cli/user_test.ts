@@ -6,6 +6,7 @@ import { denoArgs, freePort, MAIN, spawn } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { startApi } from "./_api_process.ts";
 import { capture } from "./_io.ts";
+import { integration } from "../_tier.ts";
 
 /** A configuration of password sign-in in a temporary folder. */
 async function passwordConfig(folder: string, port = 31476): Promise<string> {
@@ -230,7 +231,7 @@ Deno.test("svc user takes no password as an argument", async () => {
   assert.match(io.stderr, /^error: Unexpected argument "hunter22" for "svc user add"/);
 });
 
-Deno.test("a real svc api signs in a user added by svc user add --password-stdin, and keeps its sessions and upload tokens across a restart", async () => {
+integration.test("a real svc api signs in a user added by svc user add --password-stdin, and keeps its sessions and upload tokens across a restart", async () => {
   await using dir = await tmpDir();
   const port = freePort();
   const config = await passwordConfig(dir.path, port);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { localRoot } from "../../components/core/local_root.ts";
 import { denoArgs, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
+import { integration } from "../_tier.ts";
 
 Deno.test("localRoot() sets the local root, creates it, and returns it", async () => {
   const previous = localRoot();
@@ -17,7 +18,7 @@ Deno.test("localRoot() sets the local root, creates it, and returns it", async (
   }
 });
 
-Deno.test("localRoot() starts from SVC_LOCAL_ROOT", async () => {
+integration.test("localRoot() starts from SVC_LOCAL_ROOT", async () => {
   await using dir = await tmpDir();
   const module = import.meta.resolve("../../components/core/local_root.ts");
   const script = `import { localRoot } from "${module}"; console.log(localRoot())`;

@@ -13,6 +13,7 @@ import { parse } from "npm:yaml@2.9.1";
 import { parse as parseToml } from "smol-toml";
 import { knownEnvVariables } from "../../server/config_env.ts";
 import { denoArgs, MAIN, REPOSITORY, run } from "../_process.ts";
+import { integration } from "../_tier.ts";
 
 const DEPLOY = join(REPOSITORY, "deploy");
 const COMPOSE = join(DEPLOY, "compose.yaml");
@@ -53,7 +54,7 @@ Deno.test("compose.yaml builds svc from the repository's Containerfile and pins 
   }
 });
 
-Deno.test("compose.yaml runs only svc commands that exist, with variables svc knows", async () => {
+integration.test("compose.yaml runs only svc commands that exist, with variables svc knows", async () => {
   const known = new Set(knownEnvVariables());
   for (const [name, service] of built()) {
     const [command, ...args] = service.command as string[];

@@ -8,6 +8,7 @@ import { SERVER_CLASS_PATHS } from "../../server/auth/registry.ts";
 import { exposedDemo } from "../../server/auth/exposure.ts";
 import { Config } from "../../server/config.ts";
 import { programGraph, ROOT } from "./_graph.ts";
+import { integration } from "../_tier.ts";
 
 interface Instruction {
   keyword: string;
@@ -172,7 +173,7 @@ Deno.test("the image's configuration signs in with password accounts, which svc 
   );
 });
 
-Deno.test("the build context leaves out what the build does not need, and keeps what it does", async () => {
+integration.test("the build context leaves out what the build does not need, and keeps what it does", async () => {
   const containerignore = await Deno.readTextFile(`${ROOT}.containerignore`);
   assert.equal(
     await Deno.readTextFile(`${ROOT}.dockerignore`),

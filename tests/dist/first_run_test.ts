@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { freePort, REPOSITORY, run, spawn, waitForUrl } from "../_process.ts";
 import { FIXTURES, tmpDir } from "../test_utils.ts";
 import { chatOnce, login, upload, userEnvironment } from "./_smoke.ts";
+import { integration } from "../_tier.ts";
 
 const GUIDE = join(FIXTURES, "labelled", "usrguide.pdf");
 
@@ -26,7 +27,7 @@ async function clone(to: string): Promise<void> {
   }
 }
 
-Deno.test("the first `deno task ui` on an empty cache answers from the user's PDF and changes no file", async () => {
+integration.test("the first `deno task ui` on an empty cache answers from the user's PDF and changes no file", async () => {
   await using dir = await tmpDir();
   const checkout = join(dir.path, "svc");
   await clone(checkout);

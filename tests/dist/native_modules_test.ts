@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { ENTRY, INCLUDES } from "../../deploy/compile.ts";
 import { info, ROOT } from "./_graph.ts";
+import { integration } from "../_tier.ts";
 
 interface InfoDependency {
   code?: { specifier?: string };
@@ -81,7 +82,7 @@ async function npmImports(): Promise<{ from: string; npm: string; dynamic: boole
   return imports;
 }
 
-Deno.test("only the database client imports a native addon at start-up; components load theirs on demand", async () => {
+integration.test("only the database client imports a native addon at start-up; components load theirs on demand", async () => {
   const native = new Set([...await nativePackages()].map(npmName));
   const imports = (await npmImports()).filter((entry) => native.has(npmName(entry.npm)));
   assert.ok(imports.length > 0, "the database client has a native addon (libSQL)");

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { run } from "../_process.ts";
 import { ROOT } from "./_graph.ts";
+import { integration } from "../_tier.ts";
 
 /** Top-level paths that never go to JSR. */
 const EXCLUDED = [
@@ -25,7 +26,7 @@ const EXCLUDED = [
   "deno.dev.lock",
 ];
 
-Deno.test("deno publish --dry-run passes and publishes no test, fixture, benchmark, example or build file", async () => {
+integration.test("deno publish --dry-run passes and publishes no test, fixture, benchmark, example or build file", async () => {
   const output = await run(Deno.execPath(), ["publish", "--dry-run", "--allow-dirty"], {
     env: { NO_COLOR: "1" },
   });

@@ -38,6 +38,7 @@ import {
   upload,
   userEnvironment,
 } from "./_smoke.ts";
+import { integration } from "../_tier.ts";
 
 /** What the copy runs with: nothing of the network but loopback, no reads outside `folder`. */
 function denoRun(folder: string): string[] {
@@ -64,7 +65,7 @@ function denoRun(folder: string): string[] {
 
 const DENIED = /NotCapable|PermissionDenied|Requires \w+ access/;
 
-Deno.test("the program's graph names every worker it starts and reads nothing beside its modules", async () => {
+integration.test("the program's graph names every worker it starts and reads nothing beside its modules", async () => {
   const graph = await programGraph();
   const { targets, other } = await filesBesideModules(graph.files);
   assert.deepEqual(other, [], 'import.meta is only used as new URL("./file", import.meta.url)');
@@ -88,7 +89,7 @@ Deno.test("the program's graph names every worker it starts and reads nothing be
   );
 });
 
-Deno.test({
+integration.test({
   name: "svc runs from a copy of its module graph alone: API, UI and docs, reading nothing else",
   async fn() {
     await using dir = await tmpDir();

@@ -12,6 +12,7 @@ import { freePort, run } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { ROOT } from "./_graph.ts";
 import { chatOnce, checkUiPages, login, serveUi, upload, userEnvironment } from "./_smoke.ts";
+import { integration } from "../_tier.ts";
 
 const EXAMPLE = `${ROOT}examples/serve_my_components.ts`;
 
@@ -24,7 +25,7 @@ Serve the soup hot, with bread.
 Store leftovers in the fridge for two days.
 `;
 
-Deno.test("a user's script serves its own source storage and assistant through @svc/svc/deploy", async () => {
+integration.test("a user's script serves its own source storage and assistant through @svc/svc/deploy", async () => {
   await using dir = await tmpDir();
   const folder = await Deno.realPath(dir.path);
   assert.ok(!folder.startsWith(ROOT), "the script is outside the checkout");

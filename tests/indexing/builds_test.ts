@@ -6,6 +6,7 @@ import {
   STALE_AFTER_MS,
 } from "../../components/indexing/builds.ts";
 import { spawn } from "../_process.ts";
+import { integration } from "../_tier.ts";
 
 /** The builder id another process on this machine would have, as `newBuilder()` makes it. */
 async function builderOf(pid: number): Promise<string> {
@@ -27,7 +28,7 @@ Deno.test("abandoned() keeps a build of this process while it runs, and not a mo
   assert.equal(await abandoned({ builder, heartbeat: now }), true);
 });
 
-Deno.test("abandoned() gives up on a build of a process that ended at once, and on a running one only when it stops writing", async () => {
+integration.test("abandoned() gives up on a build of a process that ended at once, and on a running one only when it stops writing", async () => {
   await using child = spawn("sleep", ["60"]);
   const builder = await builderOf(child.process.pid);
   const now = Date.now();

@@ -12,6 +12,7 @@ import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { denoArgs, type Ended, run } from "../_process.ts";
 import { tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { chatParams } from "../source_storages/_helpers.ts";
+import { integration, slow } from "../_tier.ts";
 
 /** Row counts of the LibSQL storage's tables of indexes, chunks and links. */
 async function stored(root: string): Promise<Record<string, number>> {
@@ -108,7 +109,7 @@ async function withEnvironment(env: Record<string, string>, script: string): Pro
   return await run(Deno.execPath(), denoArgs("eval", [...imports, script].join("\n")), { env });
 }
 
-Deno.test("The chunking storages take their bounds of chunk_size from the environment when used", async () => {
+integration.test("The chunking storages take their bounds of chunk_size from the environment when used", async () => {
   await using root = await tmpLocalRoot();
   const output = await withEnvironment(
     { SVC_MIN_CHUNK_SIZE: "64", SVC_MAX_CHUNK_SIZE: "1000", SVC_LOCAL_ROOT: root.path },
@@ -136,7 +137,7 @@ Deno.test("The chunking storages take their bounds of chunk_size from the enviro
   assert.equal(output.stdout, "checked\n");
 });
 
-Deno.test("A chunking storage is not made with a bound in the environment that is not valid", async () => {
+integration.test("A chunking storage is not made with a bound in the environment that is not valid", async () => {
   const output = await withEnvironment(
     { SVC_MAX_CHUNKS_PER_DOCUMENT: "ten thousand" },
     "try { new LibSQL(); } catch (error) { console.log(error.name, error.message); }",
@@ -148,7 +149,7 @@ Deno.test("A chunking storage is not made with a bound in the environment that i
   );
 });
 
-Deno.test("LibSQL refuses a document of more chunks than the limit before it stores anything", async () => {
+slow.test("LibSQL refuses a document of more chunks than the limit before it stores anything", async () => {
   await using root = await tmpLocalRoot();
   const storage = new LibSQL();
   const small = LocalDocument.fromPath(await writeFile(root.path, "small.txt", "A few words.\n"));

@@ -11,6 +11,7 @@ import { chunkAndEmbed } from "../../components/indexing/pipeline.ts";
 import { denoArgs, run } from "../_process.ts";
 import { FIXTURES, tmpDir, writeFile } from "../test_utils.ts";
 import { watchThreads, watchWorkers, workerNices } from "../source_storages/_threads.ts";
+import { integration } from "../_tier.ts";
 
 const settings = { chunkSize: 30, chunkOverlap: 10 };
 
@@ -36,6 +37,7 @@ Deno.test("chunkAndEmbed() reports the pages once parsed and the chunks once cut
 });
 
 Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", async () => {
+  using workers = watchWorkers();
   const document = LocalDocument.fromPath(`${FIXTURES}report.pdf`);
   const stop = new AbortController();
   const steps: unknown[] = [];
@@ -43,15 +45,16 @@ Deno.test("chunkAndEmbed() tells nothing more of a job once it is aborted", asyn
     ...settings,
     embedder: new HashEmbedder({ dimension: 64 }),
     signal: stop.signal,
-    // Aborted at the first step: the worker goes on to send the second, which no one is told.
     onProgress: (step) => {
       steps.push(step);
       stop.abort(new Error("left"));
     },
   });
   await assert.rejects(working, /left/);
-  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(steps.length, 1);
+  // Aborted at the first step, its pages read: the job never went to the indexing worker, so
+  // nothing is left that could tell a second step.
+  assert.equal(workers.posted, 0);
 });
 
 Deno.test("chunkAndEmbed() reads a PDF page by page into the chunks of its whole text", async () => {
@@ -212,7 +215,7 @@ Deno.test("chunkAndEmbed() stops when its signal aborts, before or during the wo
   assert.equal(workers.replies, 0, "it did not wait for the worker's answer");
 });
 
-Deno.test("chunkAndEmbed() does not keep the process alive once done", async () => {
+integration.test("chunkAndEmbed() does not keep the process alive once done", async () => {
   const module = new URL("../../components/indexing/pipeline.ts", import.meta.url).href;
   const script = `
     import { chunkAndEmbed } from ${JSON.stringify(module)};

@@ -31,12 +31,18 @@ export type WorkerReply =
   | { kind: "refused"; id: number; status: number; message: string }
   | { kind: "error"; id: number; error: string };
 
+/** What the worker says a turn after it answered a case, if that turn did not end it. */
+export interface WorkerSettled {
+  kind: "settled";
+  id: number;
+}
+
 function describe(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}\n${error.stack ?? ""}`;
   return String(error);
 }
 
-const reply = (message: WorkerReply) => self.postMessage(message);
+const reply = (message: WorkerReply | WorkerSettled) => self.postMessage(message);
 
 // No "unhandledrejection" listener here: a rejection nobody handles ends the worker as it would
 // end the server, and the runner counts that as a crash.
@@ -57,4 +63,7 @@ self.onmessage = async (event: MessageEvent<{ id: number; name: string; bytes: U
       reply({ kind: "refused", id, status: error.status, message: error.message });
     } else reply({ kind: "error", id, error: describe(error) });
   }
+  // A rejection the case left unhandled ends the worker at the end of the turn it was made in,
+  // so before this turn comes: the runner waits for this rather than for a while.
+  setTimeout(() => reply({ kind: "settled", id }), 0);
 };

@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { freePort, startProcess, type SvcProcess } from "../_process.ts";
+import { refuseInUnitTier } from "../_tier.ts";
 import { svcToml } from "../test_utils.ts";
 
 const COMPONENTS = new URL("./_components.ts", import.meta.url).href;
@@ -33,9 +34,11 @@ export interface StartSvcOptions {
  * Starts `svc api` on loopback with its configuration and local root in
  * `dir`, the test assistant `./slow.ts#Slow` and source storage
  * `./slow.ts#SlowStorage`, and waits until `/health` answers. Starting again
- * in the same `dir` reuses the same database and documents.
+ * in the same `dir` reuses the same database and documents. Refused in the
+ * unit tier.
  */
 export async function startSvc(dir: string, options: StartSvcOptions = {}): Promise<Svc> {
+  refuseInUnitTier("svc api as a process");
   const port = options.port ?? freePort();
   await writeComponents(dir);
   const config = join(dir, "svc.toml");
@@ -72,11 +75,14 @@ export function pause(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
 
-/** Polls `probe` every 20 ms until it returns a value, for at most `ms` milliseconds. */
+/**
+ * Polls `probe` every 20 ms until it returns a value, for at most `ms`
+ * milliseconds: a guard against a hang, however busy the machine.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
-  ms = 30_000,
+  ms = 120_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {

@@ -13,6 +13,7 @@ import { numbered } from "./_components.ts";
 import { checkDatabase } from "./_database.ts";
 import { streamAnswers } from "./_load.ts";
 import { Client, startSvc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const HAS_SQLITE3 = await run("sqlite3", ["--version"]).then(
   (output) => output.success,
@@ -50,7 +51,7 @@ async function copyDocuments(root: string, backup: string): Promise<void> {
 }
 
 for (const method of ["VACUUM INTO", "sqlite3 .backup"] as const) {
-  Deno.test({
+  integration.test({
     name: `a backup by ${method} taken while svc api writes holds every chat and serves again`,
     ignore: method === "sqlite3 .backup" && !HAS_SQLITE3,
     async fn() {

@@ -14,6 +14,7 @@ import { numbered } from "./_components.ts";
 import { temporaryUploads } from "./_checks.ts";
 import { checkDatabase } from "./_database.ts";
 import { Client, lines, pause, startSvc, type Svc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 /** A chat as `GET /chats` shows it, as far as these tests look. */
 interface StoredChat {
@@ -56,7 +57,7 @@ function slowMultipart(token: string): { body: ReadableStream<Uint8Array>; type:
   return { body, type: `multipart/form-data; boundary=${boundary}` };
 }
 
-Deno.test("svc api killed during an upload keeps the registered document and no partial file", async () => {
+integration.test("svc api killed during an upload keeps the registered document and no partial file", async () => {
   await using dir = await tmpDir();
   let svc = await startSvc(dir.path);
   try {
@@ -102,7 +103,7 @@ Deno.test("svc api killed during an upload keeps the registered document and no 
   }
 });
 
-Deno.test("svc api killed during a prepare keeps the chats, prepared only where it was confirmed", async () => {
+integration.test("svc api killed during a prepare keeps the chats, prepared only where it was confirmed", async () => {
   await using dir = await tmpDir();
   let svc = await startSvc(dir.path);
   try {
@@ -144,7 +145,7 @@ Deno.test("svc api killed during a prepare keeps the chats, prepared only where 
   }
 });
 
-Deno.test("svc api killed during a streamed answer keeps the prompt, and the chat goes on", async () => {
+integration.test("svc api killed during a streamed answer keeps the prompt, and the chat goes on", async () => {
   await using dir = await tmpDir();
   let svc = await startSvc(dir.path);
   try {
@@ -194,7 +195,7 @@ Deno.test("svc api killed during a streamed answer keeps the prompt, and the cha
   checkDatabase(join(dir.path, "root", "svc.db"));
 });
 
-Deno.test("svc api killed during a burst of writes keeps every write it confirmed", async () => {
+integration.test("svc api killed during a burst of writes keeps every write it confirmed", async () => {
   await using dir = await tmpDir();
   let svc = await startSvc(dir.path);
   try {
@@ -289,7 +290,7 @@ function indexRows(path: string): IndexRows {
   }
 }
 
-Deno.test("svc api removes at its start the partial index of a build that was killed, before any use of its storage", async () => {
+integration.test("svc api removes at its start the partial index of a build that was killed, before any use of its storage", async () => {
   await using dir = await tmpDir();
   const root = join(dir.path, "root");
   const sources = join(root, "libsql", "sources.db");

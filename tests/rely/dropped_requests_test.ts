@@ -20,6 +20,7 @@ import {
 } from "./_raw_http.ts";
 import { failures, temporaryUploads } from "./_checks.ts";
 import { Client, startSvc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const FILE = "# Dropped\n\n" + "The upload that was cut off. ".repeat(70);
 
@@ -121,7 +122,7 @@ function offsets({ bytes, bodyStart }: RawRequest): number[] {
   return [...new Set(cuts)].filter((cut) => cut > 0 && cut <= n).sort((a, b) => a - b);
 }
 
-Deno.test("svc api answers and keeps no temporary file after a connection cut at any stage of any route with a body", async () => {
+integration.test("svc api answers and keeps no temporary file after a connection cut at any stage of any route with a body", async () => {
   await using dir = await tmpDir();
   // A long body timeout: what removes the temporary files must be the cut, not the timeout.
   await using svc = await startSvc(dir.path, { env: { SVC_API_BODY_TIMEOUT: "300" } });
@@ -161,7 +162,7 @@ Deno.test("svc api answers and keeps no temporary file after a connection cut at
   assert.equal(answer.content, "0 1 2 ");
 });
 
-Deno.test("a body that stops sending gets a 408 after SVC_API_BODY_TIMEOUT, and its upload leaves no file", async () => {
+integration.test("a body that stops sending gets a 408 after SVC_API_BODY_TIMEOUT, and its upload leaves no file", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, { env: { SVC_API_BODY_TIMEOUT: "1.5" } });
   const port = Number(new URL(svc.base).port);

@@ -42,7 +42,7 @@ import {
   repeatedSlides,
 } from "./_mutate_zip.ts";
 import { caseSeed, Rng } from "./_rng.ts";
-import type { WorkerReply } from "./_fuzz_worker.ts";
+import type { WorkerReply, WorkerSettled } from "./_fuzz_worker.ts";
 
 /** A format under test: the fixture its cases start from, and its structural mutations. */
 interface FormatSpec {
@@ -188,12 +188,19 @@ export async function makeCase(
 class CaseRunner {
   #worker: Worker | undefined;
   #waiting: ((reply: WorkerReply | { kind: "crash"; error: string }) => void) | undefined;
+  /** The last case the worker had a turn after, and who waits to hear of it. */
+  #settled = 0;
+  #onSettled: (() => void) | undefined;
   /** Errors that ended the worker after its case had answered: a late unhandled rejection. */
   readonly late: string[] = [];
 
   #spawn(): Worker {
     const worker = new Worker(new URL("./_fuzz_worker.ts", import.meta.url), { type: "module" });
-    worker.onmessage = (event: MessageEvent<WorkerReply>) => this.#waiting?.(event.data);
+    worker.onmessage = (event: MessageEvent<WorkerReply | WorkerSettled>) => {
+      if (event.data.kind !== "settled") return this.#waiting?.(event.data);
+      this.#settled = event.data.id;
+      this.#onSettled?.();
+    };
     worker.onerror = (event) => {
       event.preventDefault();
       if (this.#waiting) this.#waiting({ kind: "crash", error: event.message });
@@ -206,6 +213,23 @@ class CaseRunner {
   #stop(): void {
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#onSettled?.();
+  }
+
+  /**
+   * Settles once the worker had a turn after case `id`, in which a rejection
+   * the case left unhandled would have ended it (see {@linkcode late}), or
+   * once the worker is gone.
+   */
+  settled(id: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.#onSettled = () => {
+        if (this.#worker && this.#settled < id) return;
+        this.#onSettled = undefined;
+        resolve();
+      };
+      this.#onSettled();
+    });
   }
 
   /** How the case ended, or "timeout" after `timeoutMs`. */
@@ -252,8 +276,7 @@ export async function extractIsolated(
   try {
     const reply = await runner.run(1, { name, bytes }, options.timeoutMs ?? 10_000);
     const ms = Math.round(performance.now() - start);
-    // Give a late unhandled rejection its chance to end the worker.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await runner.settled(1);
     if (runner.late.length) return { outcome: "crash", detail: runner.late.join("\n"), ms };
     return { ...judge(reply, name), ms };
   } finally {
@@ -297,7 +320,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           ...judge(reply, fuzzCase.name),
         };
         // An error that ended the worker after its case answered came from that case.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await runner.settled(id);
         if (runner.late.length) {
           Object.assign(result, { outcome: "crash", detail: runner.late.splice(0).join("\n") });
         }

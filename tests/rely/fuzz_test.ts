@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { denoArgs, run } from "../_process.ts";
 import { FORMATS, type FuzzReport } from "./fuzz.ts";
+import { integration } from "../_tier.ts";
 
 const CASES = 150;
 /** Fixed, so that the suite is deterministic; set SVC_FUZZ_SEED to explore. */
@@ -14,7 +15,7 @@ const SEED = Deno.env.get("SVC_FUZZ_SEED") ?? "20261126";
 const FUZZ = new URL("./fuzz.ts", import.meta.url).pathname;
 
 for (const format of Object.keys(FORMATS)) {
-  Deno.test(`${CASES} mutated ${format} documents each end in pages or a 422, in time and memory`, async () => {
+  integration.test(`${CASES} mutated ${format} documents each end in pages or a 422, in time and memory`, async () => {
     // Niced where the system can, so that the timing tests running beside it keep their CPU.
     const [command, ...prefix] = Deno.build.os === "windows"
       ? [Deno.execPath()]

@@ -17,6 +17,7 @@ import { flateStream, page, pages, refs } from "../documents/pdf/_make.ts";
 import { failures } from "./_checks.ts";
 import { drawing, issueFiles, wordOf } from "./_hostile_files.ts";
 import { Client, type Svc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const MiB = 2 ** 20;
 
@@ -113,7 +114,7 @@ async function attack(
   return document;
 }
 
-Deno.test("hostile documents end in a 422 naming what they passed, on every path that parses them, while other users are answered", async () => {
+integration.test("hostile documents end in a 422 naming what they passed, on every path that parses them, while other users are answered", async () => {
   await using dir = await tmpDir();
   await using svc = await startReaders(dir.path, {
     SVC_READER_HEAP_MB: "256",
@@ -166,7 +167,7 @@ Deno.test("hostile documents end in a 422 naming what they passed, on every path
   assert.deepEqual(failures(svc), []);
 });
 
-Deno.test("a document whose reading passes the deadline ends in a 422, and the server reads the next", async () => {
+integration.test("a document whose reading passes the deadline ends in a 422, and the server reads the next", async () => {
   await using dir = await tmpDir();
   await using svc = await startReaders(dir.path, { SVC_READER_TIMEOUT: "1" });
   const [attacker, bystander] = await Promise.all([

@@ -13,6 +13,7 @@ import { tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
 import { addAccounts, login, PASSWORD } from "./_hostile_logins.ts";
 import { startSvc, type Svc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 /** `svc api` with password sign-in and the accounts of `users`, each with {@linkcode PASSWORD}. */
 async function passwordSvc(dir: string, users: string[]): Promise<Svc> {
@@ -26,7 +27,7 @@ async function passwordSvc(dir: string, users: string[]): Promise<Svc> {
   });
 }
 
-Deno.test("40 guesses sent at once at one account get at most the limit checked, and the right password no more", async () => {
+integration.test("40 guesses sent at once at one account get at most the limit checked, and the right password no more", async () => {
   await using dir = await tmpDir();
   await using svc = await passwordSvc(dir.path, ["grace"]);
   const guesses = Array.from(
@@ -49,7 +50,7 @@ Deno.test("40 guesses sent at once at one account get at most the limit checked,
   assert.deepEqual(failures(svc), []);
 });
 
-Deno.test("30 logins at once leave /health and another user's GET /chats answered while they run", async () => {
+integration.test("30 logins at once leave /health and another user's GET /chats answered while they run", async () => {
   await using dir = await tmpDir();
   const users = Array.from({ length: 30 }, (_, i) => `user${i}`);
   await using svc = await passwordSvc(dir.path, ["bob", ...users]);

@@ -13,6 +13,7 @@ import { openDatabase } from "../../server/database/mod.ts";
 import { freePort, startProcess } from "../_process.ts";
 import { tmpDir } from "../test_utils.ts";
 import { Client, type Svc, waitFor, writeComponents } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 /** The key of the provider, which no answer and no log line may show. */
 const KEY = "sk-hostile-text-key-5151";
@@ -136,7 +137,7 @@ function shortSentences(answers: Answer[], statuses: number[]): string[] {
   return [...new Set(answers.map((answer) => answer.message))];
 }
 
-Deno.test("hostile text is answered with short sentences without secrets, and other users meanwhile", async (t) => {
+integration.test("hostile text is answered with short sentences without secrets, and other users meanwhile", async (t) => {
   await using provider = echoingProvider();
   await using dir = await tmpDir();
   const url = `http://127.0.0.1:${provider.addr.port}`;

@@ -13,6 +13,7 @@ import { tmpDir } from "../test_utils.ts";
 import { checkDatabase } from "./_database.ts";
 import { sampleHealth, type StreamStats } from "./_load.ts";
 import { Client, startSvc } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const CHATS = 50;
 const ROUNDS = 6;
@@ -45,7 +46,7 @@ async function generateLoad(base: string, chats: string[]) {
   };
 }
 
-Deno.test("svc api streams 50 answers at once, complete and in order, while documents come in", async () => {
+integration.test("svc api streams 50 answers at once, complete and in order, while documents come in", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path);
   const client = await Client.login(svc.base);

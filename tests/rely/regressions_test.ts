@@ -1,6 +1,8 @@
 /**
  * The documents the fuzzer found bugs with (tests/fixtures/regressions/, see its README.md): each
- * must now end as stated, in a worker, well within the fuzzer's time bound.
+ * must now end as stated, in a worker. The ends name the bound that stops the work (a ratio, a
+ * depth, a page read once), which is what kept these from taking seconds or for ever; no clock
+ * decides it.
  * @module
  */
 import assert from "node:assert/strict";
@@ -29,11 +31,10 @@ Deno.test("every regression fixture has an expected end, and every expected end 
 });
 
 for (const [file, expected] of Object.entries(EXPECTED)) {
-  Deno.test(`the fuzz regression "${file}" ends as expected, in time`, async () => {
+  Deno.test(`the fuzz regression "${file}" ends as expected`, async () => {
     const bytes = await Deno.readFile(new URL(file, REGRESSIONS));
-    // Before the fixes these took from 4 seconds to forever; now well under a second. The bound is
-    // generous because the machine may be busy.
-    const result = await extractIsolated(file, bytes, { timeoutMs: 20_000 });
+    // Only a guard against a hang, such as the one some of these caused before their fixes.
+    const result = await extractIsolated(file, bytes, { timeoutMs: 120_000 });
     if (typeof expected === "string") {
       assert.equal(result.outcome, "refused", result.detail);
       assert.equal(result.detail, `422 Cannot read ${JSON.stringify(file)}: ${expected}`);

@@ -10,8 +10,9 @@ import { tmpDir } from "../test_utils.ts";
 import { failures, temporaryUploads } from "./_checks.ts";
 import { drip } from "./_hostile_uploads.ts";
 import { Client, startSvc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
-Deno.test("uploads dripping a byte at a time in every slot are cut with 408, and the slots serve others after", async () => {
+integration.test("uploads dripping a byte at a time in every slot are cut with 408, and the slots serve others after", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, {
     env: {

@@ -10,10 +10,11 @@ import { tmpDir } from "../test_utils.ts";
 import { diskUse, failures, temporaryUploads } from "./_checks.ts";
 import { exchange, multipart, type Part, rawRequest, readResponse, writeAll } from "./_raw_http.ts";
 import { Client, pause, startSvc, waitFor } from "./_server.ts";
+import { integration } from "../_tier.ts";
 
 const MiB = 1024 * 1024;
 
-Deno.test("a flood of 8 MiB uploads with a forged token or none writes under 1 MiB, and /health answers throughout", async () => {
+integration.test("a flood of 8 MiB uploads with a forged token or none writes under 1 MiB, and /health answers throughout", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path);
   const port = Number(new URL(svc.base).port);
@@ -71,7 +72,7 @@ Deno.test("a flood of 8 MiB uploads with a forged token or none writes under 1 M
   console.log(`disk use under the flood: at most ${most} bytes; /health answered ${healthy} times`);
 });
 
-Deno.test("uploads over SVC_API_MAX_UPLOADS_PER_USER or SVC_API_MAX_UPLOADS get 429 and write nothing", async () => {
+integration.test("uploads over SVC_API_MAX_UPLOADS_PER_USER or SVC_API_MAX_UPLOADS get 429 and write nothing", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, {
     env: { SVC_API_MAX_UPLOADS_PER_USER: "1", SVC_API_MAX_UPLOADS: "2" },

@@ -10,6 +10,7 @@ import {
   readsAsFollowUp,
 } from "../../components/retrieval/follow_up.ts";
 import { tmpLocalRoot } from "../test_utils.ts";
+import { slow } from "../_tier.ts";
 
 Deno.test("followUpText() searches a follow-up with the user's last questions, not the answers", () => {
   const history = [
@@ -68,7 +69,7 @@ Deno.test("readsAsFollowUp() takes few words of its own, or words that point bac
   for (const prompt of questions) assert.equal(readsAsFollowUp(prompt), false, prompt);
 });
 
-Deno.test("A chat asked the labelled set's questions one after another finds for each what it finds alone", async () => {
+slow.test("A chat asked the labelled set's questions one after another finds for each what it finds alone", async () => {
   await using _root = await tmpLocalRoot();
   const folder = new URL("../fixtures/labelled/", import.meta.url).pathname;
   const questions: { question: string; document: string }[] = JSON.parse(

@@ -27,6 +27,7 @@ import { startChroma } from "../source_storages/_chroma.ts";
 import { chatParams } from "../source_storages/_helpers.ts";
 import { skipPostgres } from "../source_storages/_pgvector.ts";
 import { FIXTURES, tmpLocalRoot } from "../test_utils.ts";
+import { integration } from "../_tier.ts";
 
 const RECORD = `${FIXTURES}labelled_ranks.json`;
 const RECORDING = Deno.args.includes("--record");
@@ -51,7 +52,7 @@ interface Made extends AsyncDisposable {
 
 const nothing = () => Promise.resolve();
 
-const STORAGES: { label: string; ignore?: () => boolean; make(): Promise<Made> }[] = [
+const STORAGES: { label: string; ignore?: (name: string) => boolean; make(): Promise<Made> }[] = [
   {
     label: "LibSQL",
     make: () =>
@@ -70,7 +71,7 @@ const STORAGES: { label: string; ignore?: () => boolean; make(): Promise<Made> }
   },
   ...[true, false].map((vector) => ({
     label: vector ? "Postgres with pgvector" : "Postgres without pgvector",
-    ignore: () => skipPostgres({ vector }),
+    ignore: (name: string) => skipPostgres(name, { vector }),
     async make(): Promise<Made> {
       const cluster = await sharedCluster();
       const database = await cluster.database({ vector });
@@ -162,9 +163,11 @@ async function readRecord(): Promise<Record<string, QuestionRanks[]>> {
 const recorded = RECORDING ? {} as Record<string, QuestionRanks[]> : await readRecord();
 
 for (const { label, ignore, make } of STORAGES) {
-  Deno.test({
-    name: `${label} ranks each question of the labelled set as recorded`,
-    ignore: ignore?.() ?? false,
+  const name = `${label} ranks each question of the labelled set as recorded`;
+  // Seconds of indexing and 76 questions a storage, PostgreSQL started for two: the whole suite's.
+  integration.test({
+    name,
+    ignore: ignore?.(name) ?? false,
     async fn() {
       await using _root = await tmpLocalRoot();
       await using made = await make();

@@ -10,6 +10,7 @@ import { numbered } from "../rely/_components.ts";
 import { checkDatabase } from "../rely/_database.ts";
 import { Client, lines, startSvc, type Svc, waitFor } from "../rely/_server.ts";
 import { tmpDir } from "../test_utils.ts";
+import { integration } from "../_tier.ts";
 
 /** A prepared chat of the test assistant with these parameters, and a streamed answer under way. */
 async function streaming(svc: Svc, params: { chunks: number; delay_ms: number }) {
@@ -32,7 +33,7 @@ async function terminate(svc: Svc) {
   return { status, seconds: (performance.now() - start) / 1000 };
 }
 
-Deno.test("svc api on SIGTERM refuses new connections, lets a stream finish, and exits 0", async () => {
+integration.test("svc api on SIGTERM refuses new connections, lets a stream finish, and exits 0", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path);
   const { received, reading } = await streaming(svc, { chunks: 20, delay_ms: 50 });
@@ -58,7 +59,7 @@ Deno.test("svc api on SIGTERM refuses new connections, lets a stream finish, and
   assert.equal(messages, 3, "the welcome, the prompt and the whole answer are stored");
 });
 
-Deno.test("svc api on SIGTERM cuts off a stream at SVC_SHUTDOWN_TIMEOUT, keeps the prompt, and exits 0", async () => {
+integration.test("svc api on SIGTERM cuts off a stream at SVC_SHUTDOWN_TIMEOUT, keeps the prompt, and exits 0", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, { env: { SVC_SHUTDOWN_TIMEOUT: "1" } });
   const { received, reading } = await streaming(svc, { chunks: 400, delay_ms: 50 });

@@ -5,13 +5,18 @@
  * @module
  */
 import { findPostgres, postgresRequired } from "../_postgres.ts";
+import { unitTier } from "../_tier.ts";
+
+/** The control file of pgvector for Debian's PostgreSQL of `bin` (`/usr/lib/postgresql/15/bin`). */
+function controlFile(bin: string): string {
+  return `/usr/share/postgresql/${bin.split("/").at(-2)}/extension/vector.control`;
+}
 
 /** Whether Debian's PostgreSQL of `bin` (`/usr/lib/postgresql/15/bin`) has pgvector installed. */
 export function pgvectorInstalled(bin: string | undefined = findPostgres()): boolean {
   if (bin === undefined) return false;
-  const version = bin.split("/").at(-2);
   try {
-    Deno.statSync(`/usr/share/postgresql/${version}/extension/vector.control`);
+    Deno.statSync(controlFile(bin));
     return true;
   } catch {
     return false;
@@ -19,11 +24,35 @@ export function pgvectorInstalled(bin: string | undefined = findPostgres()): boo
 }
 
 /**
- * Whether to skip a test that needs PostgreSQL, with pgvector when `vector`:
- * never in CI (`SVC_REQUIRE_POSTGRES=1`), where a missing one fails instead.
+ * What a test that needs PostgreSQL, with pgvector when `vector`, misses
+ * where PostgreSQL's programs are in `bin`, and how to get it; `undefined`
+ * when it misses nothing.
  */
-export function skipPostgres(options: { vector: boolean }): boolean {
-  if (postgresRequired()) return false;
-  if (findPostgres() === undefined) return true;
-  return options.vector && !pgvectorInstalled();
+export function missingPostgres(
+  bin: string | undefined,
+  options: { vector: boolean },
+): string | undefined {
+  if (bin === undefined) {
+    return "no PostgreSQL in /usr/lib/postgresql/<version>/bin (apt-get install postgresql-15, " +
+      "or set SVC_POSTGRES_BIN)";
+  }
+  if (options.vector && !pgvectorInstalled(bin)) {
+    return `the PostgreSQL of ${bin} has no pgvector (no ${controlFile(bin)}): run ` +
+      ".ci/setup-pgvector.sh as root to build it";
+  }
+  return undefined;
+}
+
+/**
+ * Whether to skip the test `name`, which needs PostgreSQL, with pgvector when
+ * `vector`: never in CI (`SVC_REQUIRE_POSTGRES=1`), where a missing one fails
+ * instead. A skip says what is missing and how to get it; the unit tier, which
+ * leaves the test out whatever is installed, says nothing.
+ */
+export function skipPostgres(name: string, options: { vector: boolean }): boolean {
+  if (postgresRequired() || unitTier()) return false;
+  const missing = missingPostgres(findPostgres(), options);
+  if (missing === undefined) return false;
+  console.warn(`Skipping "${name}": ${missing}; set SVC_REQUIRE_POSTGRES=1 to make this a failure`);
+  return true;
 }

@@ -6,6 +6,7 @@ import { Chroma } from "../../components/source_storages/chroma.ts";
 import { tmpLocalRoot } from "../test_utils.ts";
 import { startChroma } from "./_chroma.ts";
 import { chatParams, copiedFixture } from "./_helpers.ts";
+import { integration } from "../_tier.ts";
 
 /** The server's collections, with the number of records of each. */
 async function collections(url: string): Promise<Record<string, number>> {
@@ -18,7 +19,7 @@ async function collections(url: string): Promise<Record<string, number>> {
   return counted;
 }
 
-Deno.test("Chroma indexes a document once for every chat, and removes it with the last", async () => {
+integration.test("Chroma indexes a document once for every chat, and removes it with the last", async () => {
   await using root = await tmpLocalRoot();
   await using server = await startChroma();
   const report = await copiedFixture(root.path, "report.pdf");
@@ -42,7 +43,7 @@ Deno.test("Chroma indexes a document once for every chat, and removes it with th
   assert.deepEqual(await collections(server.url), { "svc-links": 0 });
 });
 
-Deno.test("Chroma keeps a chat's data across a restart of the server and of svc", async () => {
+integration.test("Chroma keeps a chat's data across a restart of the server and of svc", async () => {
   await using root = await tmpLocalRoot();
   await using server = await startChroma();
   const report = await copiedFixture(root.path, "report.pdf");
@@ -86,7 +87,7 @@ Deno.test("Chroma names its server without the password and key of its URL", asy
   );
 });
 
-Deno.test("Chroma requires its package and its server, at SVC_CHROMA_URL", async () => {
+integration.test("Chroma requires its package and its server, at SVC_CHROMA_URL", async () => {
   const [pkg, server] = Chroma.requirements;
   assert.equal(pkg!.name, "chromadb");
   assert.equal(await pkg!.isAvailable(), true);

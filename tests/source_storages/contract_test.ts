@@ -20,6 +20,7 @@ import { closePostgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, run } from "../_process.ts";
 import { sharedCluster } from "../_postgres.ts";
 import { skipPostgres } from "./_pgvector.ts";
+import { integration, slow } from "../_tier.ts";
 import { FIXTURES, tmpLocalRoot, writeFile } from "../test_utils.ts";
 import { type ChromaServer, startChroma } from "./_chroma.ts";
 import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_helpers.ts";
@@ -28,9 +29,12 @@ import { chatParams, copiedFixture, labelledScores, PDF_QUESTIONS } from "./_hel
 interface Setup {
   /** How the tests name the storage with this setup, when it has several. */
   label?: string;
-  /** Whether to skip these tests here (what the storage needs is not installed). */
-  ignore?(): boolean;
-  /** Starts what the storage needs; disposed after the test. */
+  /** Whether to skip the test named so here (what the storage needs is not installed). */
+  ignore?(name: string): boolean;
+  /**
+   * Starts what the storage needs; disposed after the test. Whatever it starts (a server
+   * process, PostgreSQL) leaves the storage's tests out of the unit tier.
+   */
   start?(): Promise<AsyncDisposable>;
   /** The storage's options for what was started, as JSON (a process of a test gets them too). */
   options?(started: AsyncDisposable): Record<string, unknown>;
@@ -71,8 +75,21 @@ Deno.test("every registered source storage but the demo is in the contract suite
 for (const [path, Storage, setup] of RUNS) {
   const name = path.slice("svc.source_storages.".length);
   const label = setup.label ?? name;
-  const test = (title: string, fn: () => void | Promise<void>) =>
-    Deno.test({ name: title, ignore: setup.ignore?.() ?? false, fn });
+  /**
+   * A test of the storage; `child` when it starts a process of its own, `slow` when its own
+   * work takes seconds (see tests/_tier.ts).
+   */
+  const test = (
+    title: string,
+    fn: () => void | Promise<void>,
+    options: { child?: boolean; slow?: boolean } = {},
+  ) =>
+    Deno.test({
+      name: title,
+      ignore: (integration.ignore && Boolean(setup.start || options.child)) ||
+        (slow.ignore && Boolean(options.slow)) || setup.ignore?.(title),
+      fn,
+    });
 
   /**
    * Runs `fn` with a fresh local root, whatever the storage needs, a maker of
@@ -272,6 +289,7 @@ for (const [path, Storage, setup] of RUNS) {
       const sources = await make().retrieve([report], "cardamom", chatParams("restart"));
       assert.match(sources[0]!.content, /cardamom/);
     }),
+    { child: true },
   );
 
   test(
@@ -304,6 +322,7 @@ for (const [path, Storage, setup] of RUNS) {
         assert.ok(scores.fusion[measure] > best, `${measure}: ${JSON.stringify(scores)}`);
       }
     }),
+    { slow: true },
   );
 
   test(
@@ -403,7 +422,7 @@ function nothing(): AsyncDisposable {
 function postgresSetup(options: { vector: boolean; label: string }): Setup {
   return {
     label: options.label,
-    ignore: () => skipPostgres(options),
+    ignore: (name) => skipPostgres(name, options),
     async start() {
       const cluster = await sharedCluster();
       const database = await cluster.database({ vector: options.vector });

@@ -17,6 +17,7 @@ import {
   storedFixtures,
 } from "./_helpers.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
+import { slow } from "../_tier.ts";
 
 /** Row counts of the storage's tables in the local root's LanceDB folder. */
 async function counts(root: string): Promise<Record<string, number>> {
@@ -318,7 +319,7 @@ Deno.test("LanceDB searches a folder from before the postings were kept on a rea
   await disk.writable();
 });
 
-Deno.test("LanceDB compacts a chunks table every 32 writes, a large one once it grew by a quarter or when it is searched", async () => {
+slow.test("LanceDB compacts a chunks table every 32 writes, a large one once it grew by a quarter or when it is searched", async () => {
   await using root = await tmpLocalRoot();
   const backend = await LanceDBBackend.open(`${root.path}/lancedb`, { lancedb, arrow });
   // Reading the tables' latest versions, as the backend writes them.

@@ -20,6 +20,7 @@ import {
 } from "./_helpers.ts";
 import { recordCalls, watchWorkers } from "./_threads.ts";
 import { assertTextArmKeepsToChat, assertVectorArmExact } from "./_arms.ts";
+import { integration, slow } from "../_tier.ts";
 
 /** Row counts of the storage's tables in the local root's database. */
 function counts(root: string): Promise<Record<string, number>> {
@@ -177,7 +178,7 @@ Deno.test("LibSQL indexes anew for other chunk settings or another embedder", as
   assert.equal((await counts(root.path)).rag_chunks, 1);
 });
 
-Deno.test("LibSQL keeps answering while it indexes: the work is off the main thread", async () => {
+slow.test("LibSQL keeps answering while it indexes: the work is off the main thread", async () => {
   await using root = await tmpLocalRoot();
   const storage = new LibSQL();
   const guide = await copiedFixture(root.path, "guide.md");
@@ -292,7 +293,7 @@ function manyWords(words: number, seed = ""): string {
   return Array.from({ length: words }, (_, i) => `${seed}word${i % 997}`).join(" ");
 }
 
-Deno.test("LibSQL removes the rows of a build killed midway as soon as it opens the database again", async () => {
+integration.test("LibSQL removes the rows of a build killed midway as soon as it opens the database again", async () => {
   await using root = await tmpLocalRoot();
   const path = await writeFile(root.path, "long.txt", manyWords(6000));
   const long = LocalDocument.fromPath(path, { id: "long" });

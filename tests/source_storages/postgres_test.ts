@@ -32,7 +32,7 @@ function test(
     } finally {
       await closePostgres(database.url);
     }
-  }, { vector: options.vector, ignore: skipPostgres(options) });
+  }, { vector: options.vector, ignore: skipPostgres(name, options) });
 }
 
 /**

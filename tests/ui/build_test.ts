@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ASSETS_MODULE, assetsModule, buildUi, gzipSize, type UiBuild } from "../../ui/build.ts";
+import { integration } from "../_tier.ts";
 
 /** The most the page may load gzipped before anything is clicked: script, its imports, style. */
 const FIRST_LOAD_BUDGET = 60 * 1024;
@@ -10,7 +11,7 @@ function build(): Promise<UiBuild> {
   return built ??= buildUi();
 }
 
-Deno.test({
+integration.test({
   name: "server/ui_assets.ts is the build of ui/ as it is (else run `deno task build:ui`)",
   // esbuild's service process belongs to the module, and buildUi() stops it.
   sanitizeResources: false,
@@ -29,7 +30,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+integration.test({
   name: "the UI's first load (its script, the chunks that imports, its style) is under 60 KB " +
     "gzipped, and pdf.js and its worker are loaded only when a PDF is opened",
   sanitizeResources: false,

@@ -16,8 +16,10 @@ async function writeConfig(dir: string, apiPort: number, uiPort: number): Promis
   return path;
 }
 
+/** Waits until `url` answers; the deadline only guards against a hang, however busy the machine. */
 async function waitFor(url: string): Promise<Response> {
-  for (let i = 0; i < 100; i++) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
     try {
       return await fetch(url);
     } catch {

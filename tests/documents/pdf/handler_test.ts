@@ -11,6 +11,7 @@ import { denoArgs, run } from "../../_process.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { fixture, refusal } from "../_helpers.ts";
 import { fixturePath, labelledPdf, pdftotext, wordAgreement } from "./_reference.ts";
+import { integration } from "../../_tier.ts";
 
 const REPORT = [
   {
@@ -127,7 +128,7 @@ Deno.test("`pdfHandler` refuses a PDF whose page tree counts -1 pages", async ()
   }
 });
 
-Deno.test("SVC_PDF_WORKERS sets the workers that read a PDF beside svc's thread, at most one a core", async () => {
+integration.test("SVC_PDF_WORKERS sets the workers that read a PDF beside svc's thread, at most one a core", async () => {
   assert.equal(pdfWorkers({}), 0);
   assert.equal(pdfWorkers({ SVC_PDF_WORKERS: " 2 " }), Math.min(2, navigator.hardwareConcurrency));
   assert.equal(pdfWorkers({ SVC_PDF_WORKERS: "4096" }), navigator.hardwareConcurrency);
@@ -175,7 +176,7 @@ Deno.test("`pdfHandler` puts a blank line between paragraphs, judged from the ga
   ]);
 });
 
-Deno.test("`pdfHandler` joins a word hyphenated across two lines", async () => {
+integration.test("`pdfHandler` joins a word hyphenated across two lines", async () => {
   const layout = await pdfHandler.extractPages(await fixture("layout.pdf"), "layout.pdf");
   assert.match(layout[0]!.text, / its traditions to the city/);
   // A TeX manual: pdftotext shows the word cut at the end of a line of the footnote.
@@ -188,7 +189,7 @@ Deno.test("`pdfHandler` joins a word hyphenated across two lines", async () => {
   assert.doesNotMatch(manual.map((page) => page.text).join("\n"), /\p{Ll}-\n\p{Ll}/u);
 });
 
-Deno.test("`pdfHandler` leaves out a running header and the page numbers in it", async () => {
+integration.test("`pdfHandler` leaves out a running header and the page numbers in it", async () => {
   const pages = await pdfHandler.extractPages(await fixture("layout.pdf"), "layout.pdf");
   assert.deepEqual(pages.map((page) => page.text.split("\n\n")[0]), [
     "History",
@@ -199,7 +200,7 @@ Deno.test("`pdfHandler` leaves out a running header and the page numbers in it",
   assert.match(await pdftotext(fixturePath("layout.pdf"), 2), /annual report\n[^]*\nPage 2 of 3\n/);
 });
 
-Deno.test("`pdfHandler` leaves out the page numbers at the foot of a manual's pages", async () => {
+integration.test("`pdfHandler` leaves out the page numbers at the foot of a manual's pages", async () => {
   const file = labelledPdf("usrguide.pdf");
   assert.match(await pdftotext(file, 5), /\n5\n/);
   const pages = await pdfHandler.extractPages(await Deno.readFile(file), "usrguide.pdf");
@@ -229,7 +230,7 @@ Deno.test("`pdfHandler` takes notes in the margin out of the lines they stand be
   assert.match(text, /\n\nNew description 1996\/12\/01(\n|$)/);
 });
 
-Deno.test("`pdfHandler` gives the words pdftotext gives, but for running headers and page numbers", async () => {
+integration.test("`pdfHandler` gives the words pdftotext gives, but for running headers and page numbers", async () => {
   // What differs is mostly the page numbers, which pdftotext keeps.
   for (const name of ["grfguide.pdf", "usrguide.pdf", "clsguide.pdf"]) {
     const file = labelledPdf(name);
@@ -251,7 +252,7 @@ Deno.test("`readPdfPages()` gives the manuals' page texts on workers as on the c
   }
 });
 
-Deno.test("`streamPdfPages()` gives a document longer than the layout's window page by page, as each copy alone", async () => {
+integration.test("`streamPdfPages()` gives a document longer than the layout's window page by page, as each copy alone", async () => {
   // Three copies of a manual joined: 99 pages, more than the layout holds, each page's running
   // lines judged from the pages around it. A line that opens each copy (its title) repeats three
   // times in the whole, but once among the pages around it, so it stays, as in the manual alone.

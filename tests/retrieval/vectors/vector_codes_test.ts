@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { scanBytes } from "../../../components/retrieval/vectors/code_arena.ts";
 import { nearestCodes, VectorCodes } from "../../../components/retrieval/vectors/vector_codes.ts";
+import { slow } from "../../_tier.ts";
 
 function randomVectors(count: number, dimension: number, seed: number): Float32Array[] {
   const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
@@ -76,7 +77,7 @@ Deno.test("nearestCodes() of a large chat completes its best candidates with the
   }
 });
 
-Deno.test("VectorCodes released by a cache still answer a search that holds them, and give their memory back", () => {
+slow.test("VectorCodes released by a cache still answer a search that holds them, and give their memory back", () => {
   const dimension = 64;
   const vectors = randomVectors(300, dimension, 5);
   const query = randomVectors(1, dimension, 9)[0]!;

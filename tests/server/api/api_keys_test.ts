@@ -9,6 +9,7 @@ import { tmpDir } from "../../test_utils.ts";
 import { startApi } from "../../cli/_api_process.ts";
 import { expectError } from "../../rely/_hostile.ts";
 import { type TestApi, testApi } from "./_api.ts";
+import { integration } from "../../_tier.ts";
 
 const NOT_VALID = "The API key is not valid: it was revoked, or never made; create one in the " +
   "web UI or at POST /api-keys";
@@ -188,7 +189,7 @@ Deno.test("POST /logout with an API key is refused with a sentence, and the key 
   assert.equal((await withKey(api, key, "GET", "/chats")).status, 200);
 });
 
-Deno.test("an API key made on one svc api is a bearer on another that shares its database, refused there at once when revoked, and kept only as its hash", async () => {
+integration.test("an API key made on one svc api is a bearer on another that shares its database, refused there at once when revoked, and kept only as its hash", async () => {
   await using dir = await tmpDir();
   const ports = [freePort(), freePort()];
   const configs = ports.map((_, i) => join(dir.path, `replica${i}.toml`));

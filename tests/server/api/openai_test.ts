@@ -9,6 +9,7 @@ import { numbered } from "../../rely/_components.ts";
 import { Client, startSvc } from "../../rely/_server.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { testApi } from "./_api.ts";
+import { integration } from "../../_tier.ts";
 
 /** Answers in three chunks: the prompt, the conversation it was given, the number of sources. */
 class ConversationAssistant extends SvcDemoAssistant {
@@ -281,7 +282,7 @@ Deno.test("sourceList() numbers each document once, with its pages in order", ()
   );
 });
 
-Deno.test("the openai SDK talks to a running svc api: models, a whole answer in a conversation, a streamed one", async () => {
+integration.test("the openai SDK talks to a running svc api: models, a whole answer in a conversation, a streamed one", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path);
   const client = await Client.login(svc.base);

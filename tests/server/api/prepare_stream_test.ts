@@ -163,7 +163,8 @@ async function token(api: TestApi): Promise<string> {
   return await response.json();
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Waits until `condition` holds; the deadline only guards against a hang. */
+async function until(condition: () => boolean, timeoutMs = 120_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > end) throw new Error("Timed out");

@@ -5,13 +5,17 @@
  * run again against a replica set:
  * three APIs, each with a local root of its own, on one PostgreSQL database,
  * every call going to the next replica. They run on libSQL alone in their
- * own files; PostgreSQL is required in CI (see tests/_postgres.ts).
+ * own files; PostgreSQL is required in CI (see tests/_postgres.ts), and left
+ * out of the unit tier (see tests/_tier.ts).
  * @module
  */
 import { findPostgres, postgresRequired } from "../../_postgres.ts";
+import { unitTier } from "../../_tier.ts";
 import { useReplicaSet } from "./_api.ts";
 
-if (findPostgres() !== undefined || postgresRequired()) {
+if (unitTier()) {
+  // The tests run on libSQL in their own files; this file adds only their PostgreSQL runs.
+} else if (findPostgres() !== undefined || postgresRequired()) {
   useReplicaSet(3);
   await import("./e2e_test.ts");
   await import("./chats_test.ts");

@@ -7,14 +7,17 @@ import { testApi } from "./_api.ts";
 /** The words of a whole answer. */
 const WORDS = 50;
 
-/** Yields a word every 30 ms until told to stop, recording what happened. */
+/**
+ * Yields three words, waits until its signal aborts, and would then yield the
+ * rest were it still asked for them, recording what happened.
+ */
 class Slow extends Assistant {
   yielded = 0;
   closed = Promise.withResolvers<boolean>();
   override async *answer(_prompt: string, _sources: Source[], params: ChatParams) {
     try {
       for (let i = 0; i < WORDS; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (i === 3) await aborted(params.signal);
         this.yielded++;
         yield `word${i} `;
       }
@@ -22,6 +25,14 @@ class Slow extends Assistant {
       this.closed.resolve(params.signal.aborted);
     }
   }
+}
+
+/** Settles once `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
 }
 
 Deno.test("a streamed answer reaches the client chunk by chunk, and stops when the client leaves", async () => {
@@ -84,8 +95,10 @@ async function bearer(api: Awaited<ReturnType<typeof testApi>>): Promise<string>
   return `Bearer ${await response.json()}`;
 }
 
+/** Polls `probe` until it gives a value; the deadline only guards against a hang. */
 async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 50; i++) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
     const value = await probe();
     if (value !== undefined) return value;
     await new Promise((resolve) => setTimeout(resolve, 20));

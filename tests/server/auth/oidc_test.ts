@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { freePort, startProcess } from "../../_process.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { ACCOUNT, CLIENT, startProvider } from "./_oidc_provider.ts";
+import { integration } from "../../_tier.ts";
 
 const UI = "http://127.0.0.1:31477";
 
@@ -86,7 +87,7 @@ async function errorOf(response: Response): Promise<string> {
   return (await response.json()).error.message;
 }
 
-Deno.test("OpenIDConnectAuthentication: the redirects, a login at a real provider, a session token that works and ends with logout", async () => {
+integration.test("OpenIDConnectAuthentication: the redirects, a login at a real provider, a session token that works and ends with logout", async () => {
   const port = freePort();
   await using provider = await startProvider([`http://127.0.0.1:${port}/auth/oidc/callback`]);
   await using dir = await tmpDir();
@@ -160,7 +161,7 @@ Deno.test("OpenIDConnectAuthentication: the redirects, a login at a real provide
   assert.match(await errorOf(ended), /session has ended/);
 });
 
-Deno.test("OpenIDConnectAuthentication refuses to send a sign-in to another origin, a callback it did not start, and a login form", async () => {
+integration.test("OpenIDConnectAuthentication refuses to send a sign-in to another origin, a callback it did not start, and a login form", async () => {
   const port = freePort();
   await using provider = await startProvider([`http://127.0.0.1:${port}/auth/oidc/callback`]);
   await using dir = await tmpDir();

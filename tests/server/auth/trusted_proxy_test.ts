@@ -3,6 +3,7 @@ import http from "node:http";
 import { join } from "node:path";
 import { denoArgs, freePort, MAIN, run, SECRETS, startProcess } from "../../_process.ts";
 import { tmpDir } from "../../test_utils.ts";
+import { integration } from "../../_tier.ts";
 
 interface Answer {
   status: number;
@@ -55,7 +56,7 @@ async function startSvc(dir: string, env: Record<string, string>) {
   return Object.assign(svc, { base });
 }
 
-Deno.test("TrustedProxyAuthentication takes the user from the trusted proxy's header, and refuses it from another address", async () => {
+integration.test("TrustedProxyAuthentication takes the user from the trusted proxy's header, and refuses it from another address", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, { SVC_API_TRUSTED_PROXIES: '["127.0.0.1"]' });
   const base = svc.base;
@@ -124,7 +125,7 @@ Deno.test("TrustedProxyAuthentication takes the user from the trusted proxy's he
   );
 });
 
-Deno.test("TrustedProxyAuthentication takes a header name of its own and only the addresses listed", async () => {
+integration.test("TrustedProxyAuthentication takes a header name of its own and only the addresses listed", async () => {
   await using dir = await tmpDir();
   await using svc = await startSvc(dir.path, {
     SVC_API_TRUSTED_PROXIES: '["127.0.0.2"]',
@@ -146,7 +147,7 @@ Deno.test("TrustedProxyAuthentication takes a header name of its own and only th
   assert.equal(other.status, 401);
 });
 
-Deno.test("svc api refuses TrustedProxyAuthentication when it trusts no proxy", async () => {
+integration.test("svc api refuses TrustedProxyAuthentication when it trusts no proxy", async () => {
   await using dir = await tmpDir();
   const config = await writeConfig(dir.path, freePort());
   const ended = await run(Deno.execPath(), denoArgs("run", "-A", MAIN, "api", "-c", config), {

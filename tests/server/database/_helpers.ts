@@ -1,7 +1,8 @@
 /**
  * Builders of records and databases shared by the database tests, which run
  * each behaviour on every kind of database: a libSQL file, libSQL in memory,
- * and PostgreSQL when it is installed (always in CI; see tests/_postgres.ts).
+ * and PostgreSQL when it is installed (always in CI; see tests/_postgres.ts)
+ * and the tier is not the unit tier (see tests/_tier.ts).
  */
 import { SvcError } from "../../../components/core/errors.ts";
 import {
@@ -16,19 +17,20 @@ import {
 import { openSqliteFile } from "../../../server/database/sqlite_file.ts";
 import { tmpDir } from "../../test_utils.ts";
 import { connect, findPostgres, postgresRequired, sharedCluster } from "../../_postgres.ts";
+import { unitTier } from "../../_tier.ts";
 
 /** The kinds of database every behaviour is checked on. */
 export type Kind = "file" | "memory" | "postgres";
 
-const withPostgres = findPostgres() !== undefined || postgresRequired();
-if (!withPostgres) {
+const withPostgres = !unitTier() && (findPostgres() !== undefined || postgresRequired());
+if (!withPostgres && !unitTier()) {
   console.warn(
     "The database tests run on libSQL only: no PostgreSQL is installed (apt-get install " +
       "postgresql-15); set SVC_REQUIRE_POSTGRES=1 to make this a failure",
   );
 }
 
-/** The kinds of database every behaviour is checked on: PostgreSQL's when it is installed. */
+/** The kinds of database every behaviour is checked on: PostgreSQL's when it is installed, but for the unit tier. */
 export const KINDS: readonly Kind[] = withPostgres
   ? ["file", "memory", "postgres"]
   : ["file", "memory"];
