@@ -18,6 +18,7 @@
  * @module
  */
 import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
+import { forEachAtOnce } from "../core/at_once.ts";
 import { RemoteSearch } from "../retrieval/mod.ts";
 import {
   type IndexInfo,
@@ -111,7 +112,7 @@ export class ChromaBackend extends SerialBackend {
 
   async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
     const collections = new Map<string, Collection>();
-    await each(keys, async (key) => {
+    await forEachAtOnce(keys, CONCURRENCY, async (key) => {
       const collection = await this.#collection(key);
       if (collection) collections.set(key, collection);
     });
@@ -160,7 +161,7 @@ export class ChromaBackend extends SerialBackend {
 
   protected override async infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
     const infos = new Map<string, IndexInfo>();
-    await each(keys, async (key) => {
+    await forEachAtOnce(keys, CONCURRENCY, async (key) => {
       const info = await this.#info(key);
       if (info) infos.set(key, info);
     });
@@ -269,13 +270,4 @@ function chunkOf(
     page_numbers: String(metadata?.page_numbers ?? "[]"),
     num_tokens: metadata?.num_tokens ?? 0,
   });
-}
-
-/** Runs `fn` over the items, some at a time. */
-async function each<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
