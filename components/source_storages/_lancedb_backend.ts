@@ -286,16 +286,10 @@ export class LanceDBBackend extends SerialBackend {
    * since: two reads of the tables' versions (which see every process's
    * writes) rather than two queries. The versions are read after each write
    * of this process, else at most every {@linkcode OTHERS_WRITES_MS}, which
-   * a small chat's question would feel. They are read before the links, so
-   * links kept are never older than the versions they are kept with.
+   * a small chat's question would feel.
    */
   override async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const versions = await this.#versions();
-    const held = this.#links.get(chatId, versions);
-    if (held) return held;
-    const links = await super.links(chatId);
-    this.#links.set(chatId, versions, links);
-    return links;
+    return await this.#links.read(chatId, await this.#versions(), () => super.links(chatId));
   }
 
   /** The versions of the links and indexes tables, as last read (see `links()`). */

@@ -216,12 +216,7 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const state = await this.#state();
-    const held = state === undefined ? undefined : this.#links.get(chatId, state);
-    if (held) return held;
-    const links = await this.#readLinks(chatId);
-    if (state !== undefined) this.#links.set(chatId, state, links);
-    return links;
+    return await this.#links.read(chatId, await this.#state(), () => this.#readLinks(chatId));
   }
 
   async #readLinks(chatId: string): Promise<Map<string, IndexInfo>> {

@@ -157,23 +157,19 @@ export class PostgresBackend implements IndexBackend {
   /**
    * A chat's links, read again only when a process changed some links or
    * indexes since (one small read of their count of changes rather than the
-   * chat's rows, which a chat of many documents felt at every question). The count
-   * is read first, so that links read meanwhile are never kept as newer than
-   * they are.
+   * chat's rows, which a chat of many documents felt at every question).
    */
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
     const [generation] = await this.#sql`SELECT value FROM rag_meta
       WHERE name = ${LINKS_GENERATION}`;
     const state = generation === undefined ? undefined : String(generation.value);
-    const held = state === undefined ? undefined : this.#links.get(chatId, state);
-    if (held) return held;
-    const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash, i.chunk_size,
-        i.chunk_overlap, i.embedder, i.dimension
-      FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
-    this.#learn(rows);
-    const links = new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
-    if (state !== undefined) this.#links.set(chatId, state, links);
-    return links;
+    return await this.#links.read(chatId, state, async () => {
+      const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash,
+          i.chunk_size, i.chunk_overlap, i.embedder, i.dimension
+        FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
+      this.#learn(rows);
+      return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+    });
   }
 
   async unlink(chatId: string): Promise<void> {
