@@ -40,8 +40,10 @@
  * are kept), hands it each index it stores ({@linkcode IndexSearch.prepare}),
  * and answers `search()` with its ranking; a store that finds its nearest
  * vectors itself hands {@linkcode RemoteSearch} its {@linkcode RemoteReads}.
- * The storage then asks a {@linkcode Retriever} for the rankings of a
- * question and for an answer's sources.
+ * Each such storage extends {@linkcode IndexedSourceStorage}
+ * (`indexed_storage.ts`) with its `IndexBackend`: it stores a chat's
+ * documents through indexing, and asks a {@linkcode Retriever} for the
+ * rankings of a question and for an answer's sources.
  *
  * @example
  * ```ts
@@ -82,6 +84,8 @@
  * ```
  * @module
  */
+export { IndexedSourceStorage } from "./indexed_storage.ts";
+export type { IndexedSourceStorageOptions } from "./indexed_storage.ts";
 export { IndexSearch } from "./index_search.ts";
 export type {
   ChunkAt,

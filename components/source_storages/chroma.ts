@@ -17,7 +17,7 @@ import { secrets } from "../core/secrets.ts";
 import { trimSlashes } from "../core/text_scan.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 
 /** Options of {@linkcode Chroma}; it is constructed without any in a chat. */
 export interface ChromaOptions extends IndexedSourceStorageOptions {

@@ -10,7 +10,7 @@ import { quote, SvcError } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 import { LanceDBBackend } from "./_lancedb_backend.ts";
 import { importPackage } from "../packages.ts";
 

@@ -13,7 +13,7 @@ import { redactUrl, redactUrls } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { useIncrementalVacuum } from "../sqlite_space.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 import { LibSQLBackend } from "./_libsql_backend.ts";
 
 /** Options of {@linkcode LibSQL}; it is constructed without any in a chat. */

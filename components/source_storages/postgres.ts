@@ -17,7 +17,7 @@ import {
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
 import { importPackage } from "../packages.ts";
 import { connectionFaultWords, guardedPostgres, isConnectionFault } from "../postgres_guard.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 import { PostgresBackend } from "./_postgres_backend.ts";
 
 /** Options of {@linkcode Postgres}; it is constructed without any in a chat. */

@@ -1,12 +1,13 @@
 /**
- * The shared half of the indexed source storages (LibSQL, LanceDB, Chroma,
- * Postgres): their chat parameters, indexing's and retrieval's, and a chat's
- * documents handed to indexing (`components/indexing/`, which stores each
- * document's index once per user, content and settings, and links the chat
- * to it) and its questions to retrieval (`components/retrieval/`, which
- * ranks the chat's passages and chooses an answer's sources). A storage
- * supplies an `IndexBackend`: where its indexes live, and how it writes,
- * reads, links and sweeps them.
+ * The source storage that the indexed storages (LibSQL, LanceDB, Chroma,
+ * Postgres) share, all but their store: their chat parameters, indexing's
+ * and retrieval's, and a chat's documents handed to indexing
+ * (`components/indexing/`, which stores each document's index once per
+ * user, content and settings, and links the chat to it) and its questions to
+ * retrieval (the {@linkcode Retriever}, which ranks the chat's passages and
+ * chooses an answer's sources). A storage in `components/source_storages/`
+ * extends it with an `IndexBackend`: where its indexes live, and how it
+ * writes, reads, links and sweeps them.
  * @module
  */
 import { SourceStorage } from "../core/component.ts";
@@ -22,7 +23,8 @@ import type { Source } from "../core/source.ts";
 import { diskFaultError } from "../disk_faults.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { embedderFromEnv } from "../embeddings/mod.ts";
-import { BUDGET_PARAMS, type Rankings, Retriever } from "../retrieval/mod.ts";
+import { BUDGET_PARAMS } from "./budget.ts";
+import { type Rankings, Retriever } from "./retriever.ts";
 import {
   CHUNK_PARAM_RULES,
   CHUNK_PARAMS,

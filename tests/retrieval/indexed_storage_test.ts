@@ -5,7 +5,7 @@ import { LocalDocument } from "../../components/core/document.ts";
 import type { IndexBackend, IndexLink, NewIndex } from "../../components/indexing/mod.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { tmpDir, tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture } from "./_helpers.ts";
+import { chatParams, copiedFixture } from "../source_storages/_helpers.ts";
 
 /** How many indexes the database holds, and how many chat links. */
 async function stored(path: string): Promise<{ indexes: number; links: number }> {
