@@ -99,6 +99,8 @@ export type {
   StoredPassage,
 } from "./index_search.ts";
 export { storedPassage } from "./kept_passages.ts";
+export { KnownIndexes } from "./known_indexes.ts";
+export type { KnownIndexesOptions } from "./known_indexes.ts";
 export type { WordsKept } from "./proximity.ts";
 export { RemoteSearch } from "./remote_search.ts";
 export type { RemoteReads } from "./remote_search.ts";

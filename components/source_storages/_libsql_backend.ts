@@ -16,6 +16,7 @@ import {
   type FoundIndex,
   IndexSearch,
   type IndexSearchOptions,
+  KnownIndexes,
   type PreparedIndex,
   type ReadIndex,
   type StoredPassage,
@@ -82,7 +83,7 @@ export class LibSQLBackend implements IndexBackend {
   // Each chat's links, and each index's id and time by key, as last read, with the state read
   // before them.
   readonly #links = new KeptLinks<IndexInfo>();
-  #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
+  readonly #indexes = new KnownIndexes<StoredIndex>();
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
@@ -261,42 +262,32 @@ export class LibSQLBackend implements IndexBackend {
     query: SearchQuery,
   ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
-    const state = await this.#state();
+    // A database on a server is read at every search.
+    const state = await this.#state() ?? {};
     return await this.#search.search(keys, query, {
-      // A database on a server is read at every search.
-      state: state ?? {},
+      state,
       find: async () =>
-        (await this.#storedIndexes(keys, state)).map((index): FoundIndex<StoredIndex> => ({
-          id: index,
-          key: index.key,
-          cacheKey: index.cacheKey,
-        })),
+        (await this.#indexes.of(keys, (missing) => this.#storedIndexes(missing), state))
+          .map((index): FoundIndex<StoredIndex> => ({
+            id: index,
+            key: index.key,
+            cacheKey: index.cacheKey,
+          })),
     });
   }
 
-  /** The ids and times of the complete indexes under `keys`, those read before kept while unchanged. */
-  async #storedIndexes(
-    keys: readonly string[],
-    state: string | undefined,
-  ): Promise<StoredIndex[]> {
-    if (state === undefined || this.#indexes.state !== state) {
-      this.#indexes = { state: state ?? "", byKey: new Map() };
-    }
-    const { byKey } = this.#indexes;
-    const missing = keys.filter((key) => !byKey.has(key));
-    if (missing.length > 0) {
-      const found = await this.#jsonRows({
-        sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
-          FROM rag_indexes WHERE key IN (${marks(missing.length)})`,
-        args: missing,
-      });
-      for (const row of found) {
-        const key = String(row.key);
-        const [id, createdAt] = [Number(row.id), Number(row.created_at)];
-        byKey.set(key, { id, key, createdAt, cacheKey: cacheKey(id, createdAt) });
-      }
-    }
-    return keys.flatMap((key) => byKey.get(key) ?? []);
+  /** The ids and times of the complete indexes under `keys`. */
+  async #storedIndexes(keys: readonly string[]): Promise<[string, StoredIndex][]> {
+    const found = await this.#jsonRows({
+      sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
+        FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
+      args: [...keys],
+    });
+    return found.map((row) => {
+      const key = String(row.key);
+      const [id, createdAt] = [Number(row.id), Number(row.created_at)];
+      return [key, { id, key, createdAt, cacheKey: cacheKey(id, createdAt) }];
+    });
   }
 
   /**

@@ -30,6 +30,7 @@ import {
   type FoundIndex,
   IndexSearch,
   type IndexSearchOptions,
+  KnownIndexes,
   type ReadIndex,
   type StoredPassage,
   storedPassage,
@@ -65,8 +66,6 @@ import {
 type Sql = Postgres.Sql;
 // Indexes read from the database at a time, when a search first needs them.
 const LOADED_INDEXES = 32;
-// The most indexes whose ids are kept by key (some 100 bytes each).
-const MAX_KNOWN_IDS = 100_000;
 
 /** Options of {@linkcode PostgresBackend.open}: the memory that search keeps of the passages. */
 export type PostgresBackendOptions = Pick<IndexSearchOptions<string, undefined>, "passageMemory">;
@@ -84,8 +83,13 @@ export class PostgresBackend implements IndexBackend {
   // What search keeps of each index, by its id.
   readonly #search: IndexSearch<string>;
   // The ids and dimensions of the indexes by key, as the latest links read or
-  // search found them: a question finds its chat's indexes without a query.
-  readonly #ids = new Map<string, { id: string; dimension: number }>();
+  // search found them. An index not known before (stored by another process
+  // since) or whose id changed (removed and made anew) drops the plans, which
+  // do not hold it.
+  readonly #ids = new KnownIndexes<{ key: string; id: string; dimension: number }>({
+    same: (a, b) => a.id === b.id,
+    changed: () => this.#search.forget(),
+  });
   // Each chat's links as last read, with the count of changes they were read at.
   readonly #links = new KeptLinks<IndexInfo>();
 
@@ -167,7 +171,7 @@ export class PostgresBackend implements IndexBackend {
       const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash,
           i.chunk_size, i.chunk_overlap, i.embedder, i.dimension
         FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
-      this.#learn(rows);
+      for (const row of rows) this.#ids.learn(String(row.key), known(row));
       return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
     });
   }
@@ -207,33 +211,14 @@ export class PostgresBackend implements IndexBackend {
    * `keys` (which breaks ties of both rankings), their ids read when not known.
    */
   async #found(keys: readonly string[], dimension: number): Promise<FoundIndex<string>[]> {
-    const unknown = keys.filter((key) => !this.#ids.has(key));
-    if (unknown.length > 0) {
-      this.#learn(
-        await this.#sql`SELECT id, key, dimension FROM rag_indexes
-        WHERE key = ANY(${unknown}::text[])`,
-      );
-    }
-    return keys.flatMap((key) => {
-      const known = this.#ids.get(key);
-      return known?.dimension === dimension ? [{ key, id: known.id, cacheKey: known.id }] : [];
-    });
-  }
-
-  /**
-   * Keeps the ids of the indexes of `rows`. An index not known before (stored
-   * by another process since) or whose id changed (removed and made anew)
-   * drops the plans, which do not hold it.
-   */
-  #learn(rows: readonly Postgres.Row[]): void {
-    if (this.#ids.size > MAX_KNOWN_IDS) this.#ids.clear();
-    for (const row of rows) {
-      const key = String(row.key);
-      const id = String(row.id);
-      if (this.#ids.get(key)?.id === id) continue;
-      this.#search.forget();
-      this.#ids.set(key, { id, dimension: Number(row.dimension) });
-    }
+    const indexes = await this.#ids.of(
+      keys,
+      async (unknown) =>
+        (await this.#sql`SELECT id, key, dimension FROM rag_indexes
+        WHERE key = ANY(${unknown}::text[])`).map((row) => [String(row.key), known(row)]),
+    );
+    return indexes.filter((index) => index.dimension === dimension)
+      .map(({ key, id }) => ({ key, id, cacheKey: id }));
   }
 
   /**
@@ -358,4 +343,9 @@ export class PostgresBackend implements IndexBackend {
     this.#vectorTables.set(dimension, kind);
     return kind;
   }
+}
+
+/** An index's key, id and dimension, as a row of `rag_indexes` gives them. */
+function known(row: Postgres.Row): { key: string; id: string; dimension: number } {
+  return { key: String(row.key), id: String(row.id), dimension: Number(row.dimension) };
 }
