@@ -11,7 +11,8 @@
  * share the plumbing beside it: {@linkcode SerialBackend} for a store without
  * transactions, {@linkcode Openings} (one backend per location),
  * {@linkcode KeptLinks} (a chat's links kept while the store is unchanged),
- * and `builds.ts` (whether a build that wrote part of an index still runs).
+ * {@linkcode WriteBatches} (the writes added meanwhile made together), and
+ * `builds.ts` (whether a build that wrote part of an index still runs).
  *
  * What runs off the main thread is chosen by what a document and an embedder
  * declare: a document class that reads its own pages
@@ -50,3 +51,4 @@ export { Openings } from "./openings.ts";
 export { SerialBackend } from "./serial_backend.ts";
 export { SHARE_INDEXES_ENV, shareIndexesFromEnv } from "./share_indexes.ts";
 export type { StoredLink } from "./serial_backend.ts";
+export { WriteBatches } from "./write_batches.ts";

@@ -40,6 +40,7 @@ import {
   SerialBackend,
   type StoredChunk,
   type StoredLink,
+  WriteBatches,
 } from "../indexing/mod.ts";
 
 export type { LanceModules } from "./_lancedb_tables.ts";
@@ -60,8 +61,11 @@ export class LanceDBBackend extends SerialBackend {
   #versionsRead: { at: number; versions: string } | undefined;
   #wroteSince = false;
   readonly #search: IndexSearch<string, BigInt64Array>;
-  // The indexes waiting for the writes' turn, written together (see add()).
-  #queued: QueuedIndex[] = [];
+  // The indexes added while others are written, written together at the writes' next turn.
+  readonly #batches = new WriteBatches<QueuedIndex>(
+    (batch) => this.#write(batch),
+    (write) => this.exclusive(write),
+  );
   // The postings of the indexes stored since they were last written, by key.
   readonly #postings = new Map<string, Uint8Array>();
 
@@ -117,28 +121,12 @@ export class LanceDBBackend extends SerialBackend {
     // Made while other indexes are written: what search keeps of this one, its postings too,
     // which are kept beside it for the first question of another process.
     const rowIds = new BigInt64Array(index.chunks.length).fill(UNREAD_ROW);
-    const queued: QueuedIndex = {
-      index,
-      link,
-      prepared: await this.#search.prepare(index, { extra: rowIds }),
-      written: Promise.withResolvers<void>(),
-    };
-    this.#queued.push(queued);
-    // The first queued since the last write takes the next turn, for all queued by then.
-    if (this.#queued.length === 1) {
-      this.exclusive(async () => {
-        const batch = this.#queued.splice(0);
-        await this.#write(batch).then(
-          () => batch.forEach(({ written }) => written.resolve()),
-          (error) => batch.forEach(({ written }) => written.reject(error)),
-        );
-      });
-    }
+    const prepared = await this.#search.prepare(index, { extra: rowIds });
     try {
-      await queued.written.promise;
+      await this.#batches.add({ index, link, prepared });
     } finally {
       // Not kept by the write: given back.
-      queued.prepared.drop();
+      prepared.drop();
     }
   }
 
@@ -387,5 +375,4 @@ interface QueuedIndex {
   index: NewIndex;
   link: IndexLink;
   prepared: PreparedIndex;
-  written: PromiseWithResolvers<void>;
 }
