@@ -4,7 +4,7 @@
  * @module
  */
 import type * as Chromadb from "npm:chromadb@3.5.0";
-import { quote, SvcError } from "../core/errors.ts";
+import { quote, unavailable } from "../core/errors.ts";
 import {
   envVar,
   PackageRequirement,
@@ -12,7 +12,7 @@ import {
   ServerRequirement,
 } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
-import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { trimSlashes } from "../core/text_scan.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
@@ -96,11 +96,6 @@ async function open(url: string): Promise<ChromaBackend> {
     });
     return await ChromaBackend.open(client);
   } catch (error) {
-    throw new SvcError(
-      `Cannot use the Chroma server ${quote(redactUrl(url))}: ${
-        redactUrls((error as Error).message, { secretsOf: [url] })
-      }`,
-      { status: 503, cause: error },
-    );
+    throw unavailable(`Cannot use the Chroma server ${quote(redactUrl(url))}`, error, url);
   }
 }

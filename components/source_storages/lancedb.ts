@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import { quote, SvcError } from "../core/errors.ts";
+import { quote, unavailable } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
@@ -75,10 +75,7 @@ async function open(path: string): Promise<LanceDBBackend> {
     await Deno.mkdir(path, { recursive: true });
     return await LanceDBBackend.open(path, { lancedb, arrow });
   } catch (error) {
-    throw new SvcError(
-      `Cannot open the LanceDB folder ${quote(path)}: ${(error as Error).message}`,
-      { status: 503, cause: error },
-    );
+    throw unavailable(`Cannot open the LanceDB folder ${quote(path)}`, error);
   }
 }
 

@@ -5,11 +5,11 @@
  */
 import { dirname, join } from "node:path";
 import type { Client } from "@libsql/client";
-import { quote, SvcError } from "../core/errors.ts";
+import { quote, unavailable } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
 import { assertWritable, diskFaultError } from "../disk_faults.ts";
-import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { useIncrementalVacuum } from "../sqlite_space.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
@@ -113,14 +113,8 @@ async function open(
     });
   } catch (error) {
     client?.close();
-    const fault = diskFaultError(`Cannot open the LibSQL database ${quote(name)}`, error);
-    if (fault) throw fault;
-    throw new SvcError(
-      `Cannot open the LibSQL database ${quote(name)}: ${
-        redactUrls((error as Error).message, { secretsOf: [url] })
-      }`,
-      { status: 503, cause: error },
-    );
+    const what = `Cannot open the LibSQL database ${quote(name)}`;
+    throw diskFaultError(what, error) ?? unavailable(what, error, url);
   }
 }
 

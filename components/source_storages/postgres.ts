@@ -5,8 +5,8 @@
  */
 import type * as PostgresJs from "npm:postgres@3.4.9";
 import { apiPostgresUrl } from "../core/api_database.ts";
-import { quote, SvcError } from "../core/errors.ts";
-import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { quote, SvcError, unavailable } from "../core/errors.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import {
   envVar,
@@ -140,12 +140,7 @@ async function open(url: string): Promise<Opened> {
   } catch (error) {
     await sql?.end({ timeout: 1 }).catch(() => {});
     if (error instanceof SvcError) throw error;
-    throw new SvcError(
-      `Cannot open the Postgres database ${quote(name)}: ${
-        redactUrls((error as Error).message, { secretsOf: [url] })
-      }`,
-      { status: 503, cause: error },
-    );
+    throw unavailable(`Cannot open the Postgres database ${quote(name)}`, error, url);
   }
 }
 
