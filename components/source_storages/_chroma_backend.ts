@@ -38,6 +38,8 @@ const LINKS = "svc-links";
 const BATCH_ROWS = 256;
 // Requests to the server at once during a search.
 const CONCURRENCY = 8;
+// Records read in one request.
+const PAGE = 1000;
 // A build that crashed leaves a collection still "building"; one this old is
 // removed when the server is first used.
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
@@ -145,16 +147,10 @@ export class ChromaBackend extends SerialBackend {
     const collection = await this.#collection(key);
     if (!collection) return [];
     const chunks: StoredChunk[] = [];
-    for (let offset = 0;; offset += 1000) {
-      const page = await collection.get({
-        limit: 1000,
-        offset,
-        include: ["documents", "metadatas"],
-      });
-      page.ids.forEach((id, i) => {
-        chunks.push(chunkOf(key, id, page.documents[i], page.metadatas[i]));
-      });
-      if (page.ids.length < 1000) break;
+    for await (const page of pages(collection, ["documents", "metadatas"])) {
+      page.ids.forEach((id, i) =>
+        chunks.push(chunkOf(key, id, page.documents[i], page.metadatas[i]))
+      );
     }
     return chunks.sort((a, b) => a.ordinal - b.ordinal);
   }
@@ -239,10 +235,8 @@ export class ChromaBackend extends SerialBackend {
   /** The texts of a collection's chunks, in the order of their ordinals. */
   async #texts(collection: Collection): Promise<string[]> {
     const texts: string[] = [];
-    for (let offset = 0;; offset += 1000) {
-      const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
+    for await (const page of pages(collection, ["documents"])) {
       page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
-      if (page.ids.length < 1000) break;
     }
     return Array.from(texts, (text) => text ?? "");
   }
@@ -256,6 +250,15 @@ function linkId(link: IndexLink): string {
 /** The collection of an index: 60 characters, within the 63 Chroma allows. */
 function collectionName(key: string): string {
   return `svc-${key.slice(0, 56)}`;
+}
+
+/** A collection's records, with what `include` names, a page at a time. */
+async function* pages(collection: Collection, include: ("documents" | "metadatas")[]) {
+  for (let offset = 0;; offset += PAGE) {
+    const page = await collection.get({ limit: PAGE, offset, include });
+    yield page;
+    if (page.ids.length < PAGE) return;
+  }
 }
 
 function chunkOf(
