@@ -93,7 +93,8 @@ export interface ChunkAt<Id, Extra extends IndexExtra> {
 /** How a store reads its indexes for {@linkcode IndexSearch}. */
 export interface IndexReads<Id, Extra extends IndexExtra> {
   /**
-   * The chunks of the indexes `ids` (each id once), with their vectors of
+   * The chunks of the indexes `ids` (each id once, at most
+   * {@linkcode IndexSearchOptions.readAtOnce} of them), with their vectors of
    * `dimension` when the store has them, and, with `postings`, the postings
    * stored with each; one {@linkcode ReadIndex} per id, none of its chunks for
    * an index that is gone.
@@ -141,20 +142,28 @@ export interface IndexSearchOptions<Id, Extra extends IndexExtra> {
    */
   passageMemory?: number;
   /**
-   * The order of chunks equally near the query in the vector arm.
-   * @default {the order of the indexes searched, then of their chunks}
+   * The most indexes read from the store at once, when a search first needs them.
+   * @default {16}
    */
-  tie?: (a: ChunkAt<Id, Extra>, b: ChunkAt<Id, Extra>) => number;
+  readAtOnce?: number;
   /**
-   * The order of the indexes searched, by a number of each (the store's
-   * order of its chunks): the full-text arm breaks its ties in it.
-   * @default {the order the store found them in}
+   * How ties are broken: in the order the store found the indexes in, then
+   * of their chunks (`"found"`); of the keys, then the ordinals (`"keys"`, the
+   * same whatever that order); or of the store's rows, the numbers its
+   * `extra` holds of each chunk (`"rows"`), as an FTS5 table broke them: the
+   * vector arm's ties by the chunks' rows, the full-text arm's by the
+   * indexes' first rows.
+   * @default {"found"}
    */
-  order?: (extra: Extra) => number;
+  ties?: "found" | "keys" | "rows";
 }
 
-/** An index about to be stored, ready for search, and its postings to store with it. */
-export interface PreparedIndex {
+/**
+ * An index about to be stored, ready for search, and its postings to store
+ * with it; what it holds is given back when it is disposed unless it was
+ * kept (its store failed, or had it already).
+ */
+export interface PreparedIndex extends Disposable {
   /** The bytes of its postings, for the first search after a start to read rather than build. */
   postings(): Uint8Array;
   /** Each chunk's number of terms. */
@@ -163,8 +172,6 @@ export interface PreparedIndex {
   readonly totalTerms: number;
   /** Keeps it for search under `cacheKey`, once stored: the chat's first question reads nothing. */
   keep(cacheKey: string): void;
-  /** Gives back what it holds, when it is not kept (its store failed or had it already). */
-  drop(): void;
 }
 
 /** What search keeps of an index. */
@@ -214,8 +221,8 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
   readonly #passages: SearchCache<KeptPassages>;
   // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
   readonly #plans = new SearchPlans<Plan<Id, Extra>>();
-  readonly #tie?: (a: ChunkAt<Id, Extra>, b: ChunkAt<Id, Extra>) => number;
-  readonly #order?: (extra: Extra) => number;
+  readonly #ties: "found" | "keys" | "rows";
+  readonly #readAtOnce: number;
 
   constructor(options: IndexSearchOptions<Id, Extra>) {
     this.#reads = options.reads;
@@ -223,8 +230,8 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     const replan = () => this.#plans.clear();
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY, replan);
     this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY, replan);
-    this.#tie = options.tie;
-    this.#order = options.order;
+    this.#ties = options.ties ?? "found";
+    this.#readAtOnce = options.readAtOnce ?? 16;
   }
 
   /**
@@ -260,7 +267,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
         this.#memory.set(cacheKey, entry);
         this.#passages.set(cacheKey, passages);
       },
-      drop: () => {
+      [Symbol.dispose]: () => {
         if (done) return;
         done = true;
         entry.dropped?.();
@@ -308,7 +315,14 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       const passages = await this.#reads.passages([...unkept.values()].map(at), dimension);
       [...unkept.keys()].forEach((name, i) => passages[i] && read.set(name, passages[i]));
     }
-    const tie = this.#tie;
+    const tie = {
+      found: (a: Place, b: Place) => a.index - b.index || a.chunk - b.chunk,
+      keys: (a: Place, b: Place) =>
+        found[a.index]!.key.localeCompare(found[b.index]!.key) ||
+        at(a).ordinal - at(b).ordinal,
+      rows: (a: Place, b: Place) =>
+        rowOf(entries[a.index]!.extra, a.chunk) - rowOf(entries[b.index]!.extra, b.chunk),
+    }[this.#ties];
     const nearest = nearestExactly(
       candidates,
       (place) =>
@@ -318,7 +332,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       query.vector,
       {
         limit: query.limit,
-        tie: tie ? (a, b) => tie(at(a), at(b)) : (a, b) => a.index - b.index || a.chunk - b.chunk,
+        tie,
       },
     );
     const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
@@ -356,8 +370,8 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     }
     let found = await options.find();
     let entries = await this.#entries(found, dimension);
-    if (this.#order) {
-      const by = Float64Array.from(entries, (entry) => this.#order!(entry.extra));
+    if (this.#ties === "rows") {
+      const by = Float64Array.from(entries, (entry) => rowOf(entry.extra, 0));
       const order = [...found.keys()].sort((a, b) => by[a]! - by[b]!);
       found = order.map((i) => found[i]!);
       entries = order.map((i) => entries[i]!);
@@ -387,7 +401,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     }
     const cacheKeyOf = new Map(found.map(({ id, cacheKey }) => [id, cacheKey]));
     const built: { id: Id; data: Uint8Array }[] = [];
-    for await (const read of this.#reads.indexes(missing, { dimension, postings: true })) {
+    for await (const read of this.#read(missing, { dimension, postings: true })) {
       const passages = keepPassages(read.passages, dimension);
       const vectors = read.passages.every((passage) => passage.vector)
         ? read.passages.map((passage) => passage.vector!)
@@ -410,8 +424,18 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     missing: Id[],
     dimension: number,
   ): AsyncGenerator<{ id: Id; passages: KeptPassages }> {
-    for await (const read of this.#reads.indexes(missing, { dimension, postings: false })) {
+    for await (const read of this.#read(missing, { dimension, postings: false })) {
       yield { id: read.id, passages: keepPassages(read.passages, dimension) };
+    }
+  }
+
+  /** The indexes `ids` as the store reads them, some at a time. */
+  async *#read(
+    ids: readonly Id[],
+    options: { dimension: number; postings: boolean },
+  ): AsyncGenerator<ReadIndex<Id, Extra>> {
+    for (let start = 0; start < ids.length; start += this.#readAtOnce) {
+      yield* this.#reads.indexes(ids.slice(start, start + this.#readAtOnce), options);
     }
   }
 
@@ -453,4 +477,9 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
 /** A chunk's place among those searched, as a name. */
 function placeName({ index, chunk }: Place): string {
   return `${index}/${chunk}`;
+}
+
+/** The number a store keeps of a chunk in `extra` (its row), for the ties `"rows"`. */
+function rowOf(extra: IndexExtra, chunk: number): number {
+  return (extra as unknown as ArrayLike<number> | undefined)?.[chunk] ?? 0;
 }

@@ -90,7 +90,7 @@ export class LanceDBBackend extends SerialBackend {
         },
       },
       // Ties in the order of the chunks, so that a search gives the same on every run.
-      tie: (a, b) => a.key.localeCompare(b.key) || a.ordinal - b.ordinal,
+      ties: "keys",
     });
   }
 
@@ -121,13 +121,9 @@ export class LanceDBBackend extends SerialBackend {
     // Made while other indexes are written: what search keeps of this one, its postings too,
     // which are kept beside it for the first question of another process.
     const rowIds = new BigInt64Array(index.chunks.length).fill(UNREAD_ROW);
-    const prepared = await this.#search.prepare(index, { extra: rowIds });
-    try {
-      await this.#batches.add({ index, link, prepared });
-    } finally {
-      // Not kept by the write: given back.
-      prepared.drop();
-    }
+    // Given back when not kept by the write.
+    using prepared = await this.#search.prepare(index, { extra: rowIds });
+    await this.#batches.add({ index, link, prepared });
   }
 
   /** Writes indexes queued, each linked to its chat's document (see add()). */

@@ -16,8 +16,6 @@ import { type StoredChunk, storedChunk } from "../indexing/mod.ts";
 import { type LanceTables, literal, type Row } from "./_lancedb_tables.ts";
 
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
-// Indexes read from the table at a time, when a search first needs them.
-const LOADED_INDEXES = 16;
 
 /** The row id of a chunk not read yet: found by key and ordinal. */
 export const UNREAD_ROW = -1n;
@@ -29,36 +27,33 @@ interface ChunkPlace {
 }
 
 /**
- * The chunks of the indexes under `keys`, read from the table some indexes at a time, with the
- * postings kept of each when asked for (built by a first search before: an index's postings
- * depend on its texts alone, which its key names).
+ * The chunks of the indexes under the keys `group`, with the postings kept of each when asked for
+ * (built by a first search before: an index's postings depend on its texts alone, which its key
+ * names).
  */
 export async function* readIndexes(
   tables: LanceTables,
-  keys: readonly string[],
+  group: readonly string[],
   dimension: number,
   withPostings: boolean,
 ): AsyncGenerator<ReadIndex<string, BigInt64Array>> {
   const chunks = await tables.table(`chunks_${dimension}`);
-  for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
-    const group = keys.slice(start, start + LOADED_INDEXES);
-    const where = `key IN (${group.map(literal).join(", ")})`;
-    // A folder from before the table, on a disk that cannot make it now, still searches.
-    const postings = withPostings ? await tables.rows("postings", where).catch(() => []) : [];
-    const termsOf = new Map(postings.map((row) => [String(row.key), row.data as Uint8Array]));
-    const rows = await chunks.query().where(where)
-      .select([...CHUNK_COLUMNS, "vector"]).withRowId().toArray();
-    const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
-    for (const row of rows) byKey.get(row.key)?.push(row);
-    for (const [key, own] of byKey) {
-      own.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
-      yield {
-        id: key,
-        passages: own.map((row) => storedPassage(row, row.vector.toArray() as Float32Array)),
-        postings: termsOf.get(key),
-        extra: BigInt64Array.from(own, (row) => BigInt(row._rowid)),
-      };
-    }
+  const where = `key IN (${group.map(literal).join(", ")})`;
+  // A folder from before the table, on a disk that cannot make it now, still searches.
+  const postings = withPostings ? await tables.rows("postings", where).catch(() => []) : [];
+  const termsOf = new Map(postings.map((row) => [String(row.key), row.data as Uint8Array]));
+  const rows = await chunks.query().where(where)
+    .select([...CHUNK_COLUMNS, "vector"]).withRowId().toArray();
+  const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
+  for (const row of rows) byKey.get(row.key)?.push(row);
+  for (const [key, own] of byKey) {
+    own.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
+    yield {
+      id: key,
+      passages: own.map((row) => storedPassage(row, row.vector.toArray() as Float32Array)),
+      postings: termsOf.get(key),
+      extra: BigInt64Array.from(own, (row) => BigInt(row._rowid)),
+    };
   }
 }
 

@@ -17,7 +17,6 @@ import {
   IndexSearch,
   type IndexSearchOptions,
   KnownIndexes,
-  type PreparedIndex,
   type ReadIndex,
   type StoredPassage,
   storedPassage,
@@ -52,8 +51,6 @@ import {
 
 // Rows per write; between them other requests may get their turn (see `Turns`).
 const BATCH_ROWS = 200;
-// Indexes read from the database at a time, when a search first needs them.
-const LOADED_INDEXES = 16;
 /** Options of {@linkcode LibSQLBackend.open}: the memory that search keeps, and: */
 export interface LibSQLBackendOptions
   extends Pick<IndexSearchOptions<unknown, undefined>, "searchMemory" | "passageMemory"> {
@@ -105,8 +102,7 @@ export class LibSQLBackend implements IndexBackend {
         },
       },
       // In the order of the chunks' ids, as FTS5 broke ties.
-      tie: (a, b) => a.extra[a.chunk]! - b.extra[b.chunk]!,
-      order: (ids) => ids[0] ?? 0,
+      ties: "rows",
     });
   }
 
@@ -159,7 +155,6 @@ export class LibSQLBackend implements IndexBackend {
     const ids: number[] = [];
     // Other requests get their turn between the writes and the building of a large document.
     const turns = new Turns();
-    let prepared: PreparedIndex | undefined;
     try {
       for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
         const statements: InStatement[] = [];
@@ -187,7 +182,7 @@ export class LibSQLBackend implements IndexBackend {
       }
       // Ready for the chat's first question, which would read it all back otherwise, and its
       // postings stored with it, for the first question after a start.
-      prepared = await this.#search.prepare(index, { extra: Float64Array.from(ids) });
+      using prepared = await this.#search.prepare(index, { extra: Float64Array.from(ids) });
       await turns.maybe();
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
@@ -206,9 +201,8 @@ export class LibSQLBackend implements IndexBackend {
       ]);
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
         prepared.keep(cacheKey(id, now));
-      } else prepared.drop();
+      }
     } catch (error) {
-      prepared?.drop();
       // When this fails too (a full disk), the rows go at the next sweep.
       await this.#write(await this.#removeIndex(id, index.dimension, "abandoned"))
         .catch(() => {});
@@ -312,43 +306,39 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   /**
-   * The chunks of the indexes `indexes`, read from the database some indexes
-   * at a time, with their vectors of `dimension` when there are any, and the
-   * postings kept of each when asked for.
+   * The chunks of the indexes `group`, with their vectors of `dimension`
+   * when there are any, and the postings kept of each when asked for.
    */
   async *#read(
-    indexes: readonly StoredIndex[],
+    group: readonly StoredIndex[],
     dimension: number,
     withPostings: boolean,
   ): AsyncGenerator<ReadIndex<StoredIndex, Float64Array>> {
     const vectors = await this.#hasVectors(dimension);
-    for (let start = 0; start < indexes.length; start += LOADED_INDEXES) {
-      const group = indexes.slice(start, start + LOADED_INDEXES);
-      const ids = group.map((index) => index.id);
-      const postings = withPostings ? await this.#storedPostings(ids) : new Map();
-      const { rows } = await this.#client.execute({
-        sql: vectors
-          ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
-            FROM rag_chunks c JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
-            WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`
-          : `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens
-            FROM rag_chunks c
-            WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`,
-        args: ids,
-      });
-      const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
-      for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
-      for (const index of group) {
-        const chunkRows = byIndex.get(index.id)!;
-        yield {
-          id: index,
-          passages: chunkRows.map((row) =>
-            storedPassage(row, vectors ? new Float32Array(row.embedding as ArrayBuffer) : undefined)
-          ),
-          postings: postings.get(index.id),
-          extra: Float64Array.from(chunkRows, (row) => Number(row.id)),
-        };
-      }
+    const ids = group.map((index) => index.id);
+    const postings = withPostings ? await this.#storedPostings(ids) : new Map();
+    const { rows } = await this.#client.execute({
+      sql: vectors
+        ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
+          FROM rag_chunks c JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
+          WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`
+        : `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens
+          FROM rag_chunks c
+          WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`,
+      args: ids,
+    });
+    const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
+    for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
+    for (const index of group) {
+      const chunkRows = byIndex.get(index.id)!;
+      yield {
+        id: index,
+        passages: chunkRows.map((row) =>
+          storedPassage(row, vectors ? new Float32Array(row.embedding as ArrayBuffer) : undefined)
+        ),
+        postings: postings.get(index.id),
+        extra: Float64Array.from(chunkRows, (row) => Number(row.id)),
+      };
     }
   }
 

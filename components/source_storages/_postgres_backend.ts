@@ -65,7 +65,7 @@ import {
 
 type Sql = Postgres.Sql;
 // Indexes read from the database at a time, when a search first needs them.
-const LOADED_INDEXES = 32;
+const READ_AT_ONCE = 32;
 
 /** Options of {@linkcode PostgresBackend.open}: the memory that search keeps of the passages. */
 export type PostgresBackendOptions = Pick<IndexSearchOptions<string, undefined>, "passageMemory">;
@@ -99,6 +99,7 @@ export class PostgresBackend implements IndexBackend {
     this.#search = new IndexSearch({
       fullText: "svc",
       passageMemory: options.passageMemory,
+      readAtOnce: READ_AT_ONCE,
       reads: {
         indexes: (ids, { dimension, postings }) => this.#read(ids, dimension, postings),
         passages: (chunks, dimension) => this.#passagesAt(chunks, dimension),
@@ -135,25 +136,18 @@ export class PostgresBackend implements IndexBackend {
     // PostgreSQL's text holds no NUL character.
     const texts = index.chunks.map((chunk) => chunk.text.replaceAll("\u0000", ""));
     // Ready for the chat's first question, which would read it all back otherwise.
-    const prepared = await this.#search.prepare(index, { texts, extra: undefined });
-    let written: string | undefined;
-    try {
-      written = await this.#sql.begin(async (tx) => {
-        // Another process storing the same index waits here, then finds it.
-        await lock(tx, `svc rag index ${index.key}`);
-        const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
-        const id = existing === undefined
-          ? await writeIndex(tx, index, { texts, prepared }, { table, kind })
-          : undefined;
-        if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
-        return id;
-      });
-    } catch (error) {
-      prepared.drop();
-      throw error;
-    }
+    using prepared = await this.#search.prepare(index, { texts, extra: undefined });
+    const written = await this.#sql.begin(async (tx) => {
+      // Another process storing the same index waits here, then finds it.
+      await lock(tx, `svc rag index ${index.key}`);
+      const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
+      const id = existing === undefined
+        ? await writeIndex(tx, index, { texts, prepared }, { table, kind })
+        : undefined;
+      if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
+      return id;
+    });
     if (written !== undefined) prepared.keep(written);
-    else prepared.drop();
     // A plan of a list of keys that named this one before it was stored does not hold it.
     this.#search.forget();
   }
@@ -233,40 +227,34 @@ export class PostgresBackend implements IndexBackend {
     }
   }
 
-  /**
-   * The chunks and vectors of the indexes `ids`, read some indexes at a time, with the postings
-   * stored with each when asked for.
-   */
+  /** The chunks and vectors of the indexes `group`, with the postings stored with each when asked for. */
   async *#read(
-    ids: readonly string[],
+    group: readonly string[],
     dimension: number,
     withPostings: boolean,
   ): AsyncGenerator<ReadIndex<string, undefined>> {
     const kind = this.#vectorTables.get(dimension)!;
     const table = this.#sql(vectorTableName(dimension));
-    for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
-      const group = ids.slice(start, start + LOADED_INDEXES);
-      const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, ${this.#pagesJson()},
-          c.num_tokens, ${this.#embedding(kind)} AS embedding
-        FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
-        WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
-      const postings = withPostings
-        ? await this.#sql`SELECT index_id, data FROM rag_index_postings
-          WHERE index_id = ANY(${group}::bigint[])`
-        : [];
-      // Copied out of the client's Buffer, whose slices share its memory.
-      const termsOf = new Map(
-        postings.map((row) => [String(row.index_id), new Uint8Array(row.data as Uint8Array)]),
+    const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, ${this.#pagesJson()},
+        c.num_tokens, ${this.#embedding(kind)} AS embedding
+      FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
+      WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
+    const postings = withPostings
+      ? await this.#sql`SELECT index_id, data FROM rag_index_postings
+        WHERE index_id = ANY(${group}::bigint[])`
+      : [];
+    // Copied out of the client's Buffer, whose slices share its memory.
+    const termsOf = new Map(
+      postings.map((row) => [String(row.index_id), new Uint8Array(row.data as Uint8Array)]),
+    );
+    const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
+    for (const row of rows) {
+      byIndex.get(String(row.index_id))?.push(
+        storedPassage(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
       );
-      const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
-      for (const row of rows) {
-        byIndex.get(String(row.index_id))?.push(
-          storedPassage(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
-        );
-      }
-      for (const [id, passages] of byIndex) {
-        yield { id, passages, postings: termsOf.get(id), extra: undefined };
-      }
+    }
+    for (const [id, passages] of byIndex) {
+      yield { id, passages, postings: termsOf.get(id), extra: undefined };
     }
   }
 
