@@ -48,7 +48,7 @@ export { abandoned, newBuilder, runBuild, STALE_AFTER_MS } from "./builds.ts";
 export type { StoredBuild } from "./builds.ts";
 export { KeptLinks } from "./kept_links.ts";
 export { Openings } from "./openings.ts";
-export { SerialBackend } from "./serial_backend.ts";
+export { linkName, SerialBackend } from "./serial_backend.ts";
 export { SHARE_INDEXES_ENV, shareIndexesFromEnv } from "./share_indexes.ts";
 export type { StoredLink } from "./serial_backend.ts";
 export { WriteBatches } from "./write_batches.ts";

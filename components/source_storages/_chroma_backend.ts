@@ -2,7 +2,8 @@
  * The indexes of the Chroma source storage on a Chroma server: a collection
  * per index (`svc-<key>`, cosine space) holding its chunks with their
  * vectors, the index's settings in the collection's metadata, and one
- * collection `svc-links` whose records link a chat's documents to indexes.
+ * collection `svc-links` whose records link a chat's documents to indexes
+ * (one per chat and document, named by `linkName()`).
  * Everything lives on the server, so that svc processes sharing it (with
  * other local roots) never delete an index another one still links to.
  *
@@ -25,6 +26,7 @@ import {
   indexInfoOf,
   type IndexLink,
   indexRecord,
+  linkName,
   type NewIndex,
   type SearchQuery,
   SerialBackend,
@@ -75,41 +77,43 @@ export class ChromaBackend extends SerialBackend {
     return backend;
   }
 
-  add(index: NewIndex, link: IndexLink): Promise<void> {
-    return this.exclusive(async () => {
-      // Stored meanwhile (by another process): link to that one.
-      if (await this.linkHeld(link)) return;
-      const info: Metadata = { ...indexRecord(index), created_at: Date.now() };
-      const collection = await this.#client.getOrCreateCollection({
-        name: collectionName(index.key),
-        embeddingFunction: null,
-        configuration: { hnsw: { space: "cosine" } },
-        metadata: { ...info, svc_state: "building" },
-      });
-      try {
-        // Records are named by ordinal: a build another process runs at the
-        // same time writes the very same records.
-        for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-          const chunks = index.chunks.slice(start, start + BATCH_ROWS);
-          await collection.upsert({
-            ids: chunks.map((_, i) => String(start + i)),
-            embeddings: chunks.map((_, i) => Array.from(index.vectors[start + i]!)),
-            documents: chunks.map((chunk) => chunk.text),
-            metadatas: chunks.map((chunk) => ({
-              page_numbers: JSON.stringify(chunk.pageNumbers),
-              num_tokens: chunk.numTokens,
-            })),
-          });
-        }
-        await collection.modify({ metadata: { ...info, svc_state: "complete" } });
-        this.#search.add(index.key, index.chunks.map((chunk) => chunk.text));
-        if (!(await this.linkHeld(link))) throw new Error("the index was removed as it was stored");
-      } catch (error) {
-        await this.#client.deleteCollection({ name: collectionName(index.key) }).catch(() => {});
-        this.#search.delete(index.key);
-        throw error;
-      }
+  async add(index: NewIndex, link: IndexLink): Promise<void> {
+    await this.exclusive(() =>
+      this.storeAll([{ index, link }], {
+        write: () => this.#write(index),
+        remove: async () => {
+          this.#search.delete(index.key);
+          await this.#client.deleteCollection({ name: collectionName(index.key) });
+        },
+      })
+    );
+  }
+
+  /** Writes an index's collection, complete once its state says so. */
+  async #write(index: NewIndex): Promise<void> {
+    const info: Metadata = { ...indexRecord(index), created_at: Date.now() };
+    const collection = await this.#client.getOrCreateCollection({
+      name: collectionName(index.key),
+      embeddingFunction: null,
+      configuration: { hnsw: { space: "cosine" } },
+      metadata: { ...info, svc_state: "building" },
     });
+    // Records are named by ordinal: a build another process runs at the
+    // same time writes the very same records.
+    for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
+      const chunks = index.chunks.slice(start, start + BATCH_ROWS);
+      await collection.upsert({
+        ids: chunks.map((_, i) => String(start + i)),
+        embeddings: chunks.map((_, i) => Array.from(index.vectors[start + i]!)),
+        documents: chunks.map((chunk) => chunk.text),
+        metadatas: chunks.map((chunk) => ({
+          page_numbers: JSON.stringify(chunk.pageNumbers),
+          num_tokens: chunk.numTokens,
+        })),
+      });
+    }
+    await collection.modify({ metadata: { ...info, svc_state: "complete" } });
+    this.#search.add(index.key, index.chunks.map((chunk) => chunk.text));
   }
 
   async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
@@ -172,17 +176,21 @@ export class ChromaBackend extends SerialBackend {
     }));
   }
 
-  protected override async linkedKey(link: IndexLink): Promise<string | undefined> {
-    const earlier = (await this.#links.get({ ids: [linkId(link)] })).metadatas[0]?.key;
-    return typeof earlier === "string" ? earlier : undefined;
+  protected override async linkedKeys(links: readonly IndexLink[]): Promise<Map<string, string>> {
+    const { ids, metadatas } = await this.#links.get({ ids: links.map(linkName) });
+    return new Map(ids.map((id, i) => [id, String(metadatas[i]?.key)]));
   }
 
-  protected override async writeLink(link: IndexLink): Promise<void> {
+  protected override async writeLinks(links: readonly IndexLink[]): Promise<void> {
     await this.#links.upsert({
-      ids: [linkId(link)],
+      ids: links.map(linkName),
       // Chroma needs a vector for every record; links are only ever found by metadata.
-      embeddings: [[0]],
-      metadatas: [{ chat_id: link.chatId, document_id: link.documentId, key: link.key }],
+      embeddings: links.map(() => [0]),
+      metadatas: links.map((link) => ({
+        chat_id: link.chatId,
+        document_id: link.documentId,
+        key: link.key,
+      })),
     });
   }
 
@@ -197,7 +205,7 @@ export class ChromaBackend extends SerialBackend {
   /** Removed meanwhile by another process, which saw no link to it yet: the link goes too. */
   protected override async stillThere(link: IndexLink): Promise<boolean> {
     if (await this.#info(link.key)) return true;
-    await this.#links.delete({ ids: [linkId(link)] });
+    await this.#links.delete({ ids: [linkName(link)] });
     return false;
   }
 
@@ -240,11 +248,6 @@ export class ChromaBackend extends SerialBackend {
     }
     return Array.from(texts, (text) => text ?? "");
   }
-}
-
-/** The record of a link in the links collection: one per chat and document. */
-function linkId(link: IndexLink): string {
-  return JSON.stringify([link.chatId, link.documentId]);
 }
 
 /** The collection of an index: 60 characters, within the 63 Chroma allows. */
