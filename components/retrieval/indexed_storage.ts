@@ -51,12 +51,15 @@ export interface IndexedSourceStorageOptions {
 
 /**
  * A source storage that cuts documents into passages and finds them by
- * several rankings fused. A document is indexed once per user, content, chunk
+ * several rankings fused: hybrid search, full text (BM25) and vector
+ * similarity over the chat's chunks, fused by reciprocal rank, then as many
+ * sources as fit in `num_tokens`. Parsing and embedding run in a worker, off
+ * the main thread. A document is indexed once per user, content, chunk
  * settings and embedder, and every chat of that user over it shares the
- * index (every chat of any user, with `shareIndexes`); a chat links to the
- * indexes of its documents, and an index goes when its last chat does.
- * Changing the embedder or the chunk settings makes new indexes: vectors of
- * different embedders are never mixed.
+ * index (every chat of any user, with `shareIndexes`, env
+ * `SVC_SHARE_INDEXES`); a chat links to the indexes of its documents, and an
+ * index goes when its last chat does. Changing the embedder or the chunk
+ * settings makes new indexes: vectors of different embedders are never mixed.
  */
 export abstract class IndexedSourceStorage extends SourceStorage {
   /** Indexing's parameters (`chunk_size`, `chunk_overlap`) and retrieval's (`num_tokens`). */

@@ -35,18 +35,11 @@ const DEFAULT_URL = "http://127.0.0.1:8000";
 const backends = new Openings<ChromaBackend>();
 
 /**
- * Hybrid search on a Chroma server (1.0 or later): svc's BM25 and Chroma's
- * vector search over the chat's chunks, fused by reciprocal rank, then as
- * many sources as fit in `num_tokens`. svc computes the vectors (the
+ * An {@linkcode IndexedSourceStorage} on a Chroma server (1.0 or later), env
+ * `SVC_CHROMA_URL`, else `http://127.0.0.1:8000`: an index is a collection of
+ * its own, whose nearest chunks Chroma finds. svc computes the vectors (the
  * collections have no embedding function), so that every storage finds the
  * same with the same embedder.
- *
- * The server is env `SVC_CHROMA_URL`, else `http://127.0.0.1:8000`. Each
- * document is indexed once per user, content, chunk settings and embedder,
- * in a collection of its own shared by every chat of that user over it (of
- * any user with `SVC_SHARE_INDEXES`); a chat's deletion removes the
- * collections no other chat uses. Parsing and embedding run in a worker, off
- * the main thread.
  *
  * @example
  * ```ts

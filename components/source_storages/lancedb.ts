@@ -28,17 +28,10 @@ export interface LanceDBOptions extends IndexedSourceStorageOptions {
 const backends = new Openings<LanceDBBackend>();
 
 /**
- * Hybrid search in an embedded LanceDB folder: svc's BM25 and the vectors'
- * codes over the chat's chunks, ranked in memory (the codes' best candidates
- * exactly by the stored vectors), fused by reciprocal rank, then as many
- * sources as fit in `num_tokens`. The native module loads on first use; `svc
- * check` says whether it loads here.
- *
- * The folder is `<local root>/lancedb`. Each document is indexed once per
- * user, content, chunk settings and embedder, and shared by every chat of
- * that user over it (of any user with `SVC_SHARE_INDEXES`); a chat's deletion
- * removes the indexes no other chat uses. Parsing and embedding run in a
- * worker, off the main thread.
+ * An {@linkcode IndexedSourceStorage} in an embedded LanceDB folder,
+ * `<local root>/lancedb`: the chat's chunks ranked in memory (the vectors'
+ * codes' best candidates exactly by the stored vectors). The native module
+ * loads on first use; `svc check` says whether it loads here.
  *
  * @example
  * ```ts

@@ -32,20 +32,15 @@ export interface LibSQLOptions extends IndexedSourceStorageOptions {
 }
 
 /**
- * Hybrid search in a libSQL database, the embedded default: full-text (FTS5,
- * BM25) and vector similarity over the chat's chunks, fused by reciprocal
- * rank, then as many sources as fit in `num_tokens`. Works offline with the
+ * An {@linkcode IndexedSourceStorage} in a libSQL database, the embedded
+ * default, whose full text weighs words as FTS5 does. Works offline with the
  * default embedder, which is lexical, not semantic (see `HashEmbedder`).
  *
  * The database is `<local root>/libsql/sources.db` unless env `SVC_LIBSQL_URL`
- * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). Each document is
- * indexed once per user, content, chunk settings and embedder, and shared by
- * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`); a
- * chat's deletion removes the indexes no other chat uses, and gives their
- * space back to the disk. Parsing and embedding run in a worker, off the
- * main thread. A database file that cannot be written (a read-only disk) is
- * not opened, so that the storage works again once it can be written,
- * without a restart.
+ * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). The space of the
+ * indexes a chat's deletion removes goes back to the disk. A database file
+ * that cannot be written (a read-only disk) is not opened, so that the
+ * storage works again once it can be written, without a restart.
  *
  * @example
  * ```ts

@@ -46,22 +46,17 @@ interface Opened {
 const backends = new Openings<Opened>();
 
 /**
- * Hybrid search in a PostgreSQL database: the chat's chunks ranked in memory,
- * svc's BM25 and the nearest vectors (exactly, among their 8-bit codes'
- * candidates), read from the database at an index's first search and kept,
- * fused by reciprocal rank, then as many sources as fit in `num_tokens`. It
- * ranks as the LibSQL, LanceDB and Chroma storages do with the same embedder,
- * and any number of svc processes may share the database.
+ * An {@linkcode IndexedSourceStorage} in a PostgreSQL database: the chat's
+ * chunks read at an index's first search and kept, and ranked in memory, as
+ * the LibSQL, LanceDB and Chroma storages rank them with the same embedder;
+ * any number of svc processes may share the database.
  *
  * The database is env `SVC_POSTGRES_URL`, else the API's own database when
  * its `database_url` is PostgreSQL. With the `vector` extension (pgvector) in
  * the database (`CREATE EXTENSION vector`, by its owner), vectors are kept as
- * pgvector's; without it, as the bytes of their numbers. Each document is
- * indexed once per user, content, chunk settings and embedder, in one
- * transaction (a process that stops midway leaves nothing), and shared by
- * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`);
- * two processes storing the same document at once store it once. A chat's
- * deletion removes the indexes no other chat uses.
+ * pgvector's; without it, as the bytes of their numbers. Each index is
+ * written in one transaction (a process that stops midway leaves nothing);
+ * two processes storing the same document at once store it once.
  *
  * @example
  * ```ts
