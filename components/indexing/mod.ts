@@ -11,7 +11,8 @@
  * share the plumbing beside it: {@linkcode SerialBackend} for a store without
  * transactions, {@linkcode Openings} (one backend per location),
  * {@linkcode KeptLinks} (a chat's links kept while the store is unchanged),
- * {@linkcode WriteBatches} (the writes added meanwhile made together), and
+ * `write_batches.ts` (an index's rows written some at a time, the indexes
+ * added meanwhile written together), and
  * `builds.ts` (whether a build that wrote part of an index still runs).
  *
  * What runs off the main thread is chosen by what a document and an embedder
@@ -51,4 +52,4 @@ export { Openings } from "./openings.ts";
 export { linkName, SerialBackend } from "./serial_backend.ts";
 export { SHARE_INDEXES_ENV, shareIndexesFromEnv } from "./share_indexes.ts";
 export type { StoredLink } from "./serial_backend.ts";
-export { WriteBatches } from "./write_batches.ts";
+export { batches, WriteBatches } from "./write_batches.ts";

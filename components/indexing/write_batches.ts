@@ -1,10 +1,38 @@
 /**
- * Writes made together: what is added while a write is under way waits for
- * the next one, and goes in it with all else added meanwhile. For a store
- * whose every write costs about the same however few its rows (each of
+ * Writes in batches: an index's rows some at a time, other work on the
+ * thread let in between ({@linkcode batches}); and writes made together,
+ * what is added while a write is under way waiting for the next one, and
+ * going in it with all else added meanwhile ({@linkcode WriteBatches}), for a
+ * store whose every write costs about the same however few its rows (each of
  * LanceDB's adds a file that every read opens until a compaction).
  * @module
  */
+import { Turns } from "../core/turns.ts";
+
+/**
+ * The items in batches of `size`, each with the position of its first, one
+ * after another; between two, other work on the thread (a request) gets its
+ * turn once these held it a while (`Turns`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { batches } from "./write_batches.ts";
+ * const starts: number[] = [];
+ * for await (const { start } of batches([1, 2, 3, 4, 5], 2)) starts.push(start);
+ * assert.deepEqual(starts, [0, 2, 4]);
+ * ```
+ */
+export async function* batches<T>(
+  items: readonly T[],
+  size: number,
+): AsyncGenerator<{ start: number; items: T[] }> {
+  const turns = new Turns();
+  for (let start = 0; start < items.length; start += size) {
+    if (start > 0) await turns.maybe();
+    yield { start, items: items.slice(start, start + size) };
+  }
+}
 
 /**
  * Items written in batches.

@@ -22,6 +22,7 @@ import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
 import { forEachAtOnce } from "../core/at_once.ts";
 import { RemoteSearch } from "../retrieval/mod.ts";
 import {
+  batches,
   type IndexInfo,
   indexInfoOf,
   type IndexLink,
@@ -100,8 +101,7 @@ export class ChromaBackend extends SerialBackend {
     });
     // Records are named by ordinal: a build another process runs at the
     // same time writes the very same records.
-    for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-      const chunks = index.chunks.slice(start, start + BATCH_ROWS);
+    for await (const { start, items: chunks } of batches(index.chunks, BATCH_ROWS)) {
       await collection.upsert({
         ids: chunks.map((_, i) => String(start + i)),
         embeddings: chunks.map((_, i) => Array.from(index.vectors[start + i]!)),

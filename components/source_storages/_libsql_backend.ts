@@ -24,6 +24,7 @@ import {
 } from "../retrieval/mod.ts";
 import {
   abandoned,
+  batches,
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
@@ -153,33 +154,27 @@ export class LibSQLBackend implements IndexBackend {
     ]);
     const id = Number(created!.rows[0]!.id);
     const ids: number[] = [];
-    // Other requests get their turn between the writes and the building of a large document.
-    const turns = new Turns();
     try {
-      for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-        const statements: InStatement[] = [];
-        const end = Math.min(start + BATCH_ROWS, index.chunks.length);
-        for (let ordinal = start; ordinal < end; ordinal++) {
-          const chunk = index.chunks[ordinal]!;
-          statements.push({
-            sql: `INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens)
-              VALUES (?, ?, ?, ?, ?)`,
-            args: [id, ordinal, chunk.text, JSON.stringify(chunk.pageNumbers), chunk.numTokens],
-          }, {
-            // The trigger's inserts do not change last_insert_rowid() once it ends.
-            sql: `INSERT INTO ${table} (chunk_id, index_id, embedding)
-              VALUES (last_insert_rowid(), ?, ?)`,
-            args: [id, vectorBytes(index.vectors[ordinal]!)],
-          });
-        }
+      for await (const { start, items: chunks } of batches(index.chunks, BATCH_ROWS)) {
+        const statements = chunks.flatMap((chunk, i): InStatement[] => [{
+          sql: `INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens)
+            VALUES (?, ?, ?, ?, ?)`,
+          args: [id, start + i, chunk.text, JSON.stringify(chunk.pageNumbers), chunk.numTokens],
+        }, {
+          // The trigger's inserts do not change last_insert_rowid() once it ends.
+          sql: `INSERT INTO ${table} (chunk_id, index_id, embedding)
+            VALUES (last_insert_rowid(), ?, ?)`,
+          args: [id, vectorBytes(index.vectors[start + i]!)],
+        }]);
         statements.push({
           sql: `UPDATE rag_builds SET heartbeat = ? WHERE index_id = ?`,
           args: [Date.now(), id],
         });
         const results = await this.#write(statements);
-        for (let i = 0; i < end - start; i++) ids.push(Number(results[2 * i]!.lastInsertRowid));
-        await turns.maybe();
+        chunks.forEach((_, i) => ids.push(Number(results[2 * i]!.lastInsertRowid)));
       }
+      // Other requests get their turn after the building of a large document.
+      const turns = new Turns();
       // Ready for the chat's first question, which would read it all back otherwise, and its
       // postings stored with it, for the first question after a start.
       using prepared = await this.#search.prepare(index, { extra: Float64Array.from(ids) });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { WriteBatches } from "../../components/indexing/write_batches.ts";
+import { batches, WriteBatches } from "../../components/indexing/write_batches.ts";
 
 /** A turn of writes, one at a time, as a store's queue gives it. */
 function queue(): (write: () => Promise<void>) => Promise<unknown> {
@@ -32,4 +32,13 @@ Deno.test("WriteBatches fails the items of a write that fails, and writes the ne
   const results = await Promise.allSettled([batches.add("bad"), batches.add("with it")]);
   assert.deepEqual(results.map((result) => result.status), ["rejected", "rejected"]);
   await batches.add("after");
+});
+
+Deno.test("batches() gives the items some at a time, each batch with the position of its first", async () => {
+  const seen: [number, string[]][] = [];
+  for await (const { start, items } of batches(["a", "b", "c", "d", "e"], 2)) {
+    seen.push([start, items]);
+  }
+  assert.deepEqual(seen, [[0, ["a", "b"]], [2, ["c", "d"]], [4, ["e"]]]);
+  for await (const _ of batches([], 2)) assert.fail("no batch of no items");
 });
