@@ -197,8 +197,10 @@ export interface SearchOptions<Id> {
   /**
    * The indexes of the keys that the store holds, in the order to search
    * them; asked only when no plan of the same list of keys holds.
+   * @default {each key names its index, for a store whose ids are its keys:
+   * a key names an index's settings, its dimension with them}
    */
-  find(): Promise<FoundIndex<Id>[]>;
+  find?(): Promise<FoundIndex<Id>[]>;
   /**
    * What the store's data is at now: a plan read at another state is read
    * again (a fresh object each time: read at every search).
@@ -289,7 +291,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
   async search(
     keys: readonly string[],
     query: SearchQuery,
-    options: SearchOptions<Id>,
+    options: SearchOptions<Id> = {},
   ): Promise<(StoredChunk & WordsKept)[][]> {
     const dimension = query.vector.length;
     const { found, entries, kept } = await this.#plan(keys, dimension, options);
@@ -368,7 +370,9 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       }
       return planned;
     }
-    let found = await options.find();
+    let found = options.find
+      ? await options.find()
+      : keys.map((key) => ({ id: key as Id, key, cacheKey: key }));
     let entries = await this.#entries(found, dimension);
     if (this.#ties === "rows") {
       const by = Float64Array.from(entries, (entry) => rowOf(entry.extra, 0));

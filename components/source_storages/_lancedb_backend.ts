@@ -202,13 +202,7 @@ export class LanceDBBackend extends SerialBackend {
     if (this.#postings.size > 0) await this.#writePostings();
 
     query.signal?.throwIfAborted();
-    return await this.#search.search(keys, query, {
-      find: () =>
-        Promise.resolve(
-          // A key names its index's settings, its dimension with them: it names what search keeps.
-          keys.map((key) => ({ id: key, key, cacheKey: key })),
-        ),
-    });
+    return await this.#search.search(keys, query);
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {

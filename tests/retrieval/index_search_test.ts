@@ -142,6 +142,14 @@ Deno.test("IndexSearch reads an index once, keeps the postings it built, and reu
   assert.deepEqual(again, asked);
 });
 
+Deno.test("IndexSearch takes each key for the id of its index when the store finds none", async () => {
+  const store = new ArrayStore(BREAD, GARDEN);
+  const search = new IndexSearch<string>({ reads: store, fullText: "svc" });
+  const [text] = await search.search(["garden", "bread"], query("Which bed grew the beans?"));
+  assert.deepEqual(text!.map((chunk) => [chunk.key, chunk.ordinal]), [["garden", 2]]);
+  assert.deepEqual(store.groups, [["garden", "bread"]]);
+});
+
 Deno.test("IndexSearch reads the indexes a search first needs some at a time, as many as the store says", async () => {
   const indexes = ["a", "b", "c", "d", "e"].map((key) => stored(key, [`The ${key} loaf.`]));
   const keys = indexes.map((index) => index.key);
