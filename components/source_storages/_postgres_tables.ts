@@ -8,7 +8,8 @@
 import type * as Postgres from "npm:postgres@3.4.9";
 import { batches, type IndexLink, type NewIndex } from "../indexing/mod.ts";
 import type { PreparedIndex } from "../retrieval/mod.ts";
-import { copyIn, copyRows, type VectorKind } from "./_postgres_vectors.ts";
+import { copyIn } from "../postgres_guard.ts";
+import { copyRows, type VectorKind } from "./_postgres_vectors.ts";
 
 type Sql = Postgres.Sql;
 type Transaction = Postgres.TransactionSql;
