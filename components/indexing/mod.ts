@@ -4,16 +4,18 @@
  * pipeline, whose heavy work runs off the main thread: parsing in a reader
  * thread, chunking and embedding in the indexing worker `_worker.ts`), and
  * the contract of where the chunking source storages keep such indexes
- * ({@linkcode IndexBackend}, each index named by {@linkcode indexInfo}).
+ * ({@linkcode IndexBackend}, each index named by {@linkcode indexInfo}, its
+ * chunks read back by {@linkcode storedChunk}).
  * The {@linkcode Indexer} stores a chat's documents in a backend, each once
  * per owner (`share_indexes.ts`), content and settings (the chat parameters
  * {@linkcode CHUNK_PARAMS}), and links the chat to them; backends
  * share the plumbing beside it: {@linkcode SerialBackend} for a store without
- * transactions, {@linkcode Openings} (one backend per location),
+ * transactions (its writes one at a time, its links, an index stored and
+ * linked as one step), {@linkcode Openings} (one backend per location),
  * {@linkcode KeptLinks} (a chat's links kept while the store is unchanged),
  * `write_batches.ts` (an index's rows written some at a time, the indexes
- * added meanwhile written together), and
- * `builds.ts` (whether a build that wrote part of an index still runs).
+ * added meanwhile written together), and `builds.ts` (whether a build that
+ * wrote part of an index still runs).
  *
  * What runs off the main thread is chosen by what a document and an embedder
  * declare: a document class that reads its own pages

@@ -1,9 +1,12 @@
 /**
  * The half of an {@linkcode IndexBackend} that a store without transactions
- * (LanceDB, Chroma) shares: its writes go one at a time, and the links from
- * chats to indexes are kept the same way whatever the store. A store says how
- * it reads and writes a link and an index's settings, and how it removes an
- * index no chat links to; this class says when.
+ * (LanceDB, Chroma) shares: its writes go one at a time, indexes are stored
+ * and linked as one step (each key once, an index stored meanwhile only
+ * linked to, none left that no chat links to), and the links from chats to
+ * indexes are kept the same way whatever the store. A store says how it
+ * reads and writes links and an index's settings, how it writes an index and
+ * takes it back, and how it removes an index no chat links to; this class
+ * says when.
  * @module
  */
 import type {

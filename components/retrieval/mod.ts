@@ -38,8 +38,10 @@
  * with its {@linkcode IndexReads} (how it reads an index's chunks, the
  * passages search does not keep, and where postings built at a first search
  * are kept), hands it each index it stores ({@linkcode IndexSearch.prepare}),
- * and answers `search()` with its ranking; a store that finds its nearest
- * vectors itself hands {@linkcode RemoteSearch} its {@linkcode RemoteReads}.
+ * and answers `search()` with its ranking, the ids of its indexes by key
+ * kept in {@linkcode KnownIndexes} while the store is unchanged; a store that
+ * finds its nearest vectors itself hands {@linkcode RemoteSearch} its
+ * {@linkcode RemoteReads}.
  * Each such storage extends {@linkcode IndexedSourceStorage}
  * (`indexed_storage.ts`) with its `IndexBackend`: it stores a chat's
  * documents through indexing, and asks a {@linkcode Retriever} for the
