@@ -8,6 +8,7 @@ import { Command, CommanderError } from "commander";
 import { apiCommand } from "./api.ts";
 import { checkCommand } from "./check.ts";
 import { evalCommand } from "./eval.ts";
+import { exportLabelledCommand } from "./export_labelled.ts";
 import { initCommand } from "./init.ts";
 import { mcpCommand } from "./mcp.ts";
 import { commanderMistake, unknownCommand } from "./mistakes.ts";
@@ -25,6 +26,7 @@ const COMMANDS: ((context: CommandContext) => Command)[] = [
   mcpCommand,
   userCommand,
   evalCommand,
+  exportLabelledCommand,
 ];
 
 /**

@@ -48,7 +48,8 @@ export const COMMANDS = "cli/mod.ts";
  * commander's commands and the server from `cli/mod.ts`, so that `svc api`
  * prepares neither the other commands nor the server before its database
  * thread starts; the built-in components from `components/class_paths.ts`, the
- * document readers from `components/core/document.ts`, the authentications from
+ * document readers from `components/core/document.ts` and the view route of
+ * `server/api/document_content.ts`, the authentications from
  * `server/auth/registry.ts`
  * and PostgreSQL's database from `server/database/connect.ts`, so that a
  * start prepares none it does not load.

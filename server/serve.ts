@@ -24,7 +24,9 @@ import { type Config, withLocalhostTwins } from "./config.ts";
 import { openDatabase } from "./database/mod.ts";
 import { quotas } from "./quotas.ts";
 import { requestLimits } from "./request_limits.ts";
-import { shutdownTimeout, Streams } from "./shutdown.ts";
+import { serverStop, shutdownTimeout, Streams } from "./shutdown.ts";
+import { answerLimits } from "./answer_limits.ts";
+import { AnswerRuns } from "./api/answer_runs.ts";
 import { signingKey } from "./signing_secret.ts";
 import { UploadTokens } from "./upload_token.ts";
 
@@ -95,6 +97,7 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
   const warn = (message: string) => log(logLine("warn", message));
   const timeout = options.shutdownTimeout ?? shutdownTimeout(env.SVC_SHUTDOWN_TIMEOUT);
   const limits = requestLimits(env);
+  const answering = answerLimits(env);
   const userQuotas = quotas(env);
   // Read when a document is, and checked here, so that a mistyped value stops svc rather than
   // each read.
@@ -156,8 +159,16 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     await database.close();
     throw error;
   }
+  const answers = new AnswerRuns({
+    database,
+    log,
+    timeout: answering.answerTimeout,
+    saveInterval: answering.answerSaveInterval,
+  });
   const app = createApi({
     ...components,
+    answers,
+    ...answering,
     configuration: await config.fingerprint(),
     url: config.api.url,
     localRoot: config.localRoot,
@@ -208,13 +219,18 @@ export async function serveApi(config: Config, options: ServeApiOptions = {}): P
     await aborted(options.signal);
     log(`svc API stopping: waiting up to ${timeout} s for the requests in flight`);
     const stopped = server.shutdown();
+    // Answers run on whether or not a client follows them: they are waited for as well.
+    const ended = Promise.all([stopped, answers.idle()]);
     // Capped at what setTimeout takes (about 24 days), which is forever here.
-    if (!await settles(stopped, Math.min(timeout * 1000, 2 ** 31 - 1))) {
+    if (!await settles(ended, Math.min(timeout * 1000, 2 ** 31 - 1))) {
+      const running = Math.max(streams.size, answers.size);
       log(
         `Stopped waiting after ${timeout} s (SVC_SHUTDOWN_TIMEOUT): cutting off ` +
-          `${streams.size} ${streams.size === 1 ? "answer" : "answers"} still streaming`,
+          `${running} ${running === 1 ? "answer" : "answers"} still streaming`,
       );
       streams.cutOff();
+      // Stored as far as they were written, marked stopped, before the database closes.
+      await settles(answers.stopAll(serverStop), CUT_OFF_GRACE_MS);
       // A request other than a stream (an upload, a whole answer) is left
       // behind: the process ends without it, as after a crash, which loses
       // nothing that was confirmed.

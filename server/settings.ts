@@ -114,6 +114,24 @@ const VARIABLES: readonly Setting[] = [
     reader: "svc",
   },
   {
+    env: "SVC_API_ANSWER_TIMEOUT",
+    type: "seconds",
+    default: "`600`",
+    value: 600,
+    description:
+      "how long one answer may run in all on the server, whether or not its client stays",
+    reader: "svc",
+  },
+  {
+    env: "SVC_API_ANSWER_SAVE_INTERVAL",
+    type: "seconds",
+    default: "`1`",
+    value: 1,
+    description:
+      "how often a running answer's text so far is saved, and stops asked on other replicas read",
+    reader: "svc",
+  },
+  {
     env: "SVC_API_MAX_UPLOADS",
     type: "integer",
     default: "`32`",
@@ -334,6 +352,14 @@ const VARIABLES: readonly Setting[] = [
     type: "seconds",
     default: "`60`",
     description: "how long an assistant waits for its model to answer",
+    reader: "assistants",
+  },
+  {
+    env: "SVC_FOLLOW_UP_TIMEOUT",
+    type: "seconds",
+    default: "`5`",
+    description:
+      "how long retrieval waits for a model assistant to word a follow-up question to stand alone",
     reader: "assistants",
   },
   {

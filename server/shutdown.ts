@@ -4,6 +4,7 @@
  * @module
  */
 import { SvcError } from "../components/core/errors.ts";
+import { RunStop } from "./api/answer_runs.ts";
 import { errorBody } from "./api/errors.ts";
 import { numberDefault } from "./settings.ts";
 
@@ -13,6 +14,11 @@ export const DEFAULT_SHUTDOWN_TIMEOUT: number = numberDefault("SVC_SHUTDOWN_TIME
 /** What a cut-off stream says last; the prompt was stored when the answer started. */
 export const CUT_OFF_MESSAGE = "The server stopped before the answer was complete; " +
   "your prompt is kept, ask again once the server is back";
+
+/** The stop of an answer that runs when the server stops: stored as stopped, with the reason. */
+export function serverStop(): RunStop {
+  return new RunStop(CUT_OFF_MESSAGE, { outcome: "stopped", status: 503, told: true });
+}
 
 const CUT_OFF_LINE = new TextEncoder().encode(`${JSON.stringify(errorBody(CUT_OFF_MESSAGE))}\n`);
 
@@ -41,8 +47,8 @@ export function shutdownTimeout(value: string | undefined): number {
 
 /**
  * The JSON Lines responses in flight. Each can be cut off between two lines:
- * it then ends with one error line, and its answer's stream is cancelled as if
- * the client had left, which aborts the assistant.
+ * it then ends with one error line, and its source is cancelled as if the
+ * client had left (the answer it follows is stopped apart, see `AnswerRuns`).
  *
  * @example
  * ```ts

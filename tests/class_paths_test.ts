@@ -79,7 +79,7 @@ Deno.test("ClassPaths.with() knows its own class paths, then its base's as they 
   await assert.rejects(more.load("svc.more.Nope"), /Unknown class path "svc\.more\.Nope"/);
 });
 
-Deno.test("importing svc's modules changes no other module's state: a Rag resolves svc's class paths, a document reads its pages, whatever was imported first", async () => {
+integration.test("importing svc's modules changes no other module's state: a Rag resolves svc's class paths, a document reads its pages, whatever was imported first", async () => {
   for (const first of ["components/registry.ts", "components/class_paths.ts", "server/mod.ts"]) {
     const script = `
       await import(${JSON.stringify(`${ROOT}${first}`)});

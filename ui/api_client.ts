@@ -120,6 +120,11 @@ export class ApiClient {
     );
   }
 
+  /** Stops the chat's running answers on the server: leaving their streams does not. */
+  stopAnswers(chatId: string): Promise<{ stopped: number }> {
+    return this.#json("POST", `/chats/${encodeURIComponent(chatId)}/stop`);
+  }
+
   deleteChat(chatId: string): Promise<null> {
     return this.#json("DELETE", `/chats/${encodeURIComponent(chatId)}`);
   }

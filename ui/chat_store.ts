@@ -302,6 +302,8 @@ export function useChatStore(api: ApiClient): ChatStore {
       },
       stop(chatId) {
         controllers.current.get(chatId)?.abort();
+        // The answer runs on the server until told to stop; a failure leaves it to its end.
+        void api.stopAnswers(chatId).catch(() => {});
       },
       isAnswering: (chatId) => answering.has(chatId),
     };

@@ -10,7 +10,7 @@ import type { ChatParams, ParamSchema } from "../core/params.ts";
 import { envVar, EnvVarRequirement, type Requirement } from "../core/requirements.ts";
 import { secrets } from "../core/secrets.ts";
 import type { Source } from "../core/source.ts";
-import { type PromptParts, promptParts } from "./_prompt.ts";
+import { type PromptParts, promptParts, standaloneOf, standaloneParts } from "./_prompt.ts";
 import { streamAnswer } from "./_stream.ts";
 
 /** What a model assistant asks its provider for. */
@@ -27,6 +27,12 @@ export interface ModelRequest {
 
 /** The environment variable of the time limit, in seconds. */
 export const TIMEOUT_ENV = "SVC_ASSISTANT_TIMEOUT";
+
+/** The environment variable of the time limit of the call for a standalone question, in seconds. */
+export const FOLLOW_UP_TIMEOUT_ENV = "SVC_FOLLOW_UP_TIMEOUT";
+
+/** The most tokens a standalone question may have: one question, not an answer. */
+export const STANDALONE_TOKENS = 96;
 
 /**
  * An assistant that calls a model. A provider's subclass sets `provider`,
@@ -93,6 +99,18 @@ export abstract class ModelAssistant extends Assistant {
   static timeout(): number {
     const env = { [TIMEOUT_ENV]: this.env(TIMEOUT_ENV) };
     return envNumber(TIMEOUT_ENV, { fallback: 60, unit: "seconds", env }) * 1000;
+  }
+
+  /**
+   * How long the call for a standalone question may take in all, in
+   * milliseconds: `SVC_FOLLOW_UP_TIMEOUT` seconds, 5 by default. Retrieval
+   * waits for it, so it is short; past it, retrieval does without.
+   *
+   * @throws {SvcError} when the variable is not a positive number
+   */
+  static followUpTimeout(): number {
+    const env = { [FOLLOW_UP_TIMEOUT_ENV]: this.env(FOLLOW_UP_TIMEOUT_ENV) };
+    return envNumber(FOLLOW_UP_TIMEOUT_ENV, { fallback: 5, unit: "seconds", env }) * 1000;
   }
 
   /** A requirement of the variable `name`, read through {@linkcode ModelAssistant.env}. */
@@ -169,6 +187,65 @@ export abstract class ModelAssistant extends Assistant {
       },
     );
   }
+
+  /**
+   * The follow-up worded to stand alone by the model, in one call of a few
+   * tokens, not tried again, within {@linkcode ModelAssistant.followUpTimeout}
+   * in all: retrieval waits for it before it searches.
+   *
+   * @throws {SvcError} 504 when the time passed, else as the provider's
+   * errors; retrieval then does without
+   */
+  override async standaloneQuestion(
+    prompt: string,
+    params: ChatParams,
+  ): Promise<string | undefined> {
+    const { config } = this;
+    const model = config.modelName();
+    const parts = await standaloneParts(prompt, params.history ?? []);
+    const limit = config.followUpTimeout();
+    await this.prepare();
+    using time = deadline(limit, params.signal);
+    let reply = "";
+    for await (
+      const text of streamAnswer(
+        (signal) => this.stream({ model, prompt: parts, maxNewTokens: STANDALONE_TOKENS, signal }),
+        // The deadline of the whole call, shorter, is the one that ends it.
+        { provider: config.provider, signal: time.signal, timeout: config.timeout(), tries: 1 },
+      )
+    ) {
+      reply += text;
+    }
+    if (time.passed()) {
+      throw new SvcError(
+        `${config.provider} did not word the follow-up question within ${seconds(limit)}`,
+        { status: 504 },
+      );
+    }
+    return params.signal?.aborted ? undefined : standaloneOf(reply);
+  }
+}
+
+/** Milliseconds in seconds, as messages say them: `0.05 s`. */
+function seconds(milliseconds: number): string {
+  return `${Number((milliseconds / 1000).toFixed(3))} s`;
+}
+
+/** Aborts when `milliseconds` have passed or `signal` aborts; dispose of it to stop its timer. */
+function deadline(milliseconds: number, signal: AbortSignal | undefined) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), milliseconds);
+  const stop = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", stop, { once: true });
+  if (signal?.aborted) stop();
+  return {
+    signal: controller.signal,
+    passed: () => controller.signal.aborted && !signal?.aborted,
+    [Symbol.dispose]: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
+    },
+  };
 }
 
 /** An environment variable as a model assistant's class reads it. */

@@ -53,20 +53,82 @@ export async function promptParts(
   const listed = sources.length === 0
     ? "Sources: none were found for this question."
     : ["Sources:", ...sources.map((source, index) => numbered(index + 1, source))].join("\n\n");
-  const turns = await recentTurns(history);
+  const turns = await recentTurns(history, HISTORY_TOKENS);
   const conversation = turns.length === 0
     ? ""
     : `Conversation so far:\n\n${turns.join("\n\n")}\n\n`;
   return { system: INSTRUCTION, user: `${conversation}${listed}\n\nQuestion: ${prompt}` };
 }
 
+/** The instruction of the call that words a follow-up question to stand alone. */
+export const STANDALONE_INSTRUCTION: string = [
+  "You rewrite the user's follow-up question so that it can be understood without the",
+  "conversation before it: name what it refers to, in the words of the conversation.",
+  "Give the rewritten question only, on one line, without answering it and without quotes.",
+  "When it already stands alone, give it back as it is.",
+  "Keep the language of the question.",
+].join(" ");
+
+/** The most tokens of earlier turns the call for a standalone question carries. */
+export const STANDALONE_HISTORY_TOKENS = 512;
+
+/**
+ * The prompt that asks a model for a follow-up question worded to stand alone:
+ * the latest turns of the conversation (within
+ * {@linkcode STANDALONE_HISTORY_TOKENS}), then the follow-up.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Message } from "@svc/svc";
+ * import { standaloneParts } from "./_prompt.ts";
+ * const history = [new Message("How do I freeze bread?", { role: "user" })];
+ * const { user } = await standaloneParts("And thaw it?", history);
+ * assert.equal(user, "Conversation so far:\n\nUser: How do I freeze bread?\n\nFollow-up question: And thaw it?");
+ * ```
+ */
+export async function standaloneParts(
+  prompt: string,
+  history: readonly HistoryMessage[],
+): Promise<PromptParts> {
+  const turns = await recentTurns(history, STANDALONE_HISTORY_TOKENS);
+  return {
+    system: STANDALONE_INSTRUCTION,
+    user: `Conversation so far:\n\n${turns.join("\n\n")}\n\nFollow-up question: ${prompt}`,
+  };
+}
+
+/** The most characters of a standalone question: a longer reply is not one. */
+const MAX_STANDALONE_CHARS = 500;
+
+/**
+ * The question in a model's reply to {@linkcode standaloneParts}: its first
+ * line, without a label or quotes around it; `undefined` when there is none,
+ * or the reply is too long to be one question.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { standaloneOf } from "./_prompt.ts";
+ * assert.equal(standaloneOf('Rewritten question: "How do I thaw frozen bread?"\n'), "How do I thaw frozen bread?");
+ * assert.equal(standaloneOf("  "), undefined);
+ * ```
+ */
+export function standaloneOf(reply: string): string | undefined {
+  const line = reply.trim().split("\n", 1)[0]!
+    .replace(/^(?:(?:rewritten|standalone|follow-up)\s+)?question\s*:\s*/i, "")
+    .replace(/^["'\u201c\u2018]+|["'\u201d\u2019]+$/g, "")
+    .trim();
+  return line === "" || line.length > MAX_STANDALONE_CHARS ? undefined : line;
+}
+
 /**
  * The latest questions and answers of a conversation, oldest first, as many
- * as fit in {@linkcode HISTORY_TOKENS}; the welcome and unfinished answers left out. The
+ * as fit in `tokens`; the welcome and unfinished answers left out. The
  * tokenizer (about 20 MiB) is loaded by the first conversation that has turns to count, rather
  * than when svc starts.
  */
-async function recentTurns(history: readonly HistoryMessage[]): Promise<string[]> {
+async function recentTurns(history: readonly HistoryMessage[], tokens: number): Promise<string[]> {
   const turns: string[] = [];
   if (!history.some((message) => message.role !== "system" && message.isComplete)) return turns;
   const { countTokens } = await import("../chunking.ts");
@@ -75,7 +137,7 @@ async function recentTurns(history: readonly HistoryMessage[]): Promise<string[]
     if (message.role === "system" || !message.isComplete) continue;
     const turn = `${message.role === "user" ? "User" : "Assistant"}: ${message.content.trim()}`;
     used += countTokens(turn);
-    if (used > HISTORY_TOKENS) break;
+    if (used > tokens) break;
     turns.unshift(turn);
   }
   return turns;

@@ -16,7 +16,12 @@ import {
 import { Document, LocalDocument } from "./document.ts";
 import { quote, SvcError } from "./errors.ts";
 import { Message, MessageRole } from "./message.ts";
-import { type ChatParams, defaultSpecialParams, validateParams } from "./params.ts";
+import {
+  type ChatParams,
+  defaultSpecialParams,
+  type HistoryMessage,
+  validateParams,
+} from "./params.ts";
 import type { PrepareProgressCallback } from "./progress.ts";
 import type { Source } from "./source.ts";
 
@@ -268,11 +273,16 @@ export class Chat {
     signal: AbortSignal | undefined,
     history: Message[],
   ): Promise<Source[]> {
-    const { sourceStorage, storageParams } = await this.#resolve();
+    const { sourceStorage, storageParams, assistant, assistantParams } = await this.#resolve();
+    const standaloneQuestion = (prompt: string, history: readonly HistoryMessage[]) =>
+      assistant.standaloneQuestion(prompt, {
+        ...this.#withSignal(assistantParams, signal),
+        history,
+      });
     return await sourceStorage.retrieve(
       this.documents,
       prompt,
-      { ...this.#withSignal(storageParams, signal), history },
+      { ...this.#withSignal(storageParams, signal), history, standaloneQuestion },
     );
   }
 

@@ -78,6 +78,13 @@ export abstract class SourceStorage extends Component {
 
   /** Forgets what was stored for a chat; called when the chat is deleted. */
   delete(_params: ChatParams): void | Promise<void> {}
+
+  /**
+   * Forgets what was stored of one document for a chat; called when the
+   * document is taken out of the chat. By default nothing: `retrieve` is only
+   * ever given the chat's documents.
+   */
+  forget(_document: Document, _params: ChatParams): void | Promise<void> {}
 }
 
 /** What `Assistant.answer` gives: one string for a whole answer, several for a stream. */
@@ -91,4 +98,15 @@ export abstract class Assistant extends Component {
     sources: Source[],
     params: ChatParams,
   ): AnswerChunks | Promise<AnswerChunks>;
+
+  /**
+   * A follow-up question worded to stand alone, for retrieval to search for:
+   * "And how do I thaw it?" after "How do I freeze bread?" asks "How do I
+   * thaw frozen bread?". `params.history` holds the conversation before it.
+   * `undefined` leaves the follow-up to retrieval's own rule, as this one
+   * does; an assistant that calls a model asks it, in one short call.
+   */
+  standaloneQuestion(_prompt: string, _params: ChatParams): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
 }

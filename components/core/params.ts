@@ -50,6 +50,16 @@ export type ChatParams = SpecialParams & {
    * `answer` get them): what a follow-up question refers to.
    */
   history?: readonly HistoryMessage[];
+  /**
+   * Asks the chat's assistant for a follow-up question worded to stand alone
+   * (`Assistant.standaloneQuestion`), with `history` before it: `retrieve`
+   * gets it, for retrieval to search for that question; `undefined` when the
+   * assistant leaves the follow-up to retrieval's own rule.
+   */
+  standaloneQuestion?: (
+    prompt: string,
+    history: readonly HistoryMessage[],
+  ) => Promise<string | undefined>;
   /** Told how far each document is while `store` runs, when someone watches. */
   progress?: PrepareProgressCallback;
   [name: string]: unknown;

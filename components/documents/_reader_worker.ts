@@ -1,6 +1,6 @@
 /**
- * A reader thread of `reader_pool.ts`: parses the documents it is sent, one at a time, and answers
- * each with its pages or its error. It runs with a capped heap; it tells when it passed the cap
+ * A reader thread of `reader_pool.ts`: parses (or renders the view of) the documents it is sent,
+ * one at a time, and answers each with its pages (or view) or its error. It runs with a capped heap; it tells when it passed the cap
  * (see {@linkcode watchHeap}).
  * @module
  */
@@ -9,6 +9,7 @@ import { parentPort } from "node:worker_threads";
 import { SvcError } from "../core/errors.ts";
 import { lowerThreadPriority } from "../core/thread_priority.ts";
 import { parsePages } from "./parse.ts";
+import { renderView } from "./views.ts";
 import type { ReadReply, ReadRequest } from "./reader_pool.ts";
 
 const port = parentPort!;
@@ -36,9 +37,11 @@ function watchHeap(): void {
 lowerThreadPriority();
 watchHeap();
 
-port.on("message", async ({ id, buffer, content }: ReadRequest) => {
+port.on("message", async ({ id, buffer, content, task }: ReadRequest) => {
   try {
-    reply({ id, pages: await parsePages(new Uint8Array(buffer), content) });
+    const bytes = new Uint8Array(buffer);
+    if (task === "view") reply({ id, view: await renderView(bytes, content) });
+    else reply({ id, pages: await parsePages(bytes, content) });
   } catch (error) {
     const status = error instanceof SvcError ? error.status : 500;
     const message = error instanceof Error ? error.message : String(error);

@@ -6,6 +6,14 @@
  * @module
  */
 export type { DocumentHandler } from "./handler.ts";
-export { contentOf, extractPages, pagesOfBytes, readPages, readsOwnPages } from "./pages.ts";
+export {
+  contentOf,
+  extractPages,
+  pagesOfBytes,
+  readPages,
+  readsOwnPages,
+  viewOf,
+} from "./pages.ts";
 export type { ContentOf } from "./pages.ts";
 export { ReaderPool, readerPool } from "./reader_pool.ts";
+export type { DocumentView, SlideBlock, SlideView } from "./views.ts";

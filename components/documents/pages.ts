@@ -8,6 +8,7 @@ import type { Document } from "../core/document.ts";
 import type { Page } from "../core/page.ts";
 import { checkContent, type ContentOf, contentOf } from "./content.ts";
 import { readerPool } from "./reader_pool.ts";
+import type { DocumentView } from "./views.ts";
 
 export { contentOf };
 export type { ContentOf };
@@ -37,6 +38,22 @@ export async function pagesOfBytes(
 ): Promise<Page[]> {
   checkContent(bytes, content);
   return await readerPool().read(bytes, content, options);
+}
+
+/**
+ * The view of a document, rendered in a reader thread once its content is
+ * checked to be there and within the size limit (see `renderView`).
+ *
+ * @throws {SvcError} as {@linkcode pagesOfBytes} does
+ */
+export async function viewOf(
+  document: Document,
+  options: { signal?: AbortSignal } = {},
+): Promise<DocumentView> {
+  const bytes = await document.read();
+  const content = contentOf(document);
+  checkContent(bytes, content);
+  return await readerPool().view(bytes, content, options);
 }
 
 /**

@@ -57,6 +57,63 @@ export const MAX_SLIDE_ELEMENTS = 200_000;
 export const MAX_SLIDES_ELEMENTS = 2_000_000;
 
 function readPptxPages(bytes: Uint8Array, name: string): Page[] {
+  return readSlides(bytes, name, (xml, counts, number) => ({
+    text: slideText(slideLines(xml, counts)),
+    number,
+  }));
+}
+
+/** A slide as the web UI shows it: its title, its blocks in order, and its text as indexed. */
+export interface SlideView {
+  /** Its number, from 1, in presentation order. */
+  number: number;
+  /** The text of its title placeholder; null without one. */
+  title: string | null;
+  /** Its title, text boxes and tables, in document order, each with its place in `text`. */
+  blocks: SlideBlock[];
+  /** Its text as svc indexes it: the page of {@linkcode pptxHandler}. */
+  text: string;
+}
+
+/** A block of a slide, with where its text is in the slide's `text` (`start` to `end`). */
+export type SlideBlock =
+  | { kind: "title"; text: string; start: number; end: number }
+  | { kind: "text"; paragraphs: string[]; start: number; end: number }
+  | { kind: "table"; rows: string[][]; start: number; end: number };
+
+/**
+ * A presentation as the web UI shows it: each slide, in presentation order,
+ * as its title, text boxes (their paragraphs) and tables (their rows of
+ * cells), with each block's place in the slide's text, so that a source's
+ * passage is found in the text and shown in its blocks.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { viewPptx } from "./pptx.ts";
+ * const slides = viewPptx(await Deno.readFile("tests/fixtures/slides.pptx"), "slides.pptx");
+ * const table = slides[1]!.blocks.find((block) => block.kind === "table");
+ * assert(table?.kind === "table" && table.rows.some((row) => row.includes("Tomatoes")));
+ * ```
+ *
+ * @throws {SvcError} 422 as the handler refuses the file
+ */
+export function viewPptx(bytes: Uint8Array, name: string): SlideView[] {
+  return readSlides(bytes, name, (xml, counts, number) => {
+    const lines = slideLines(xml, counts);
+    return { number, ...slideBlocks(lines), text: slideText(lines) };
+  });
+}
+
+/**
+ * Reads each slide of a presentation in order, once the ZIP guard and the
+ * limits of its slides' sizes let it through, counting its elements as `read` goes.
+ */
+function readSlides<T>(
+  bytes: Uint8Array,
+  name: string,
+  read: (xml: string, counts: ElementCounts, number: number) => T,
+): T[] {
   const entries = new Map(
     checkZip(bytes, name, { suffix: ".pptx" }).map((entry) => [entry.name, entry]),
   );
@@ -68,10 +125,10 @@ function readPptxPages(bytes: Uint8Array, name: string): Page[] {
     if (!entry) throw unreadable(name, `the part ${quote(path)} is missing`);
     return entry;
   };
-  const read = (entry: ZipEntry) => decodeXml(readEntry(bytes, entry, name));
+  const decoded = (entry: ZipEntry) => decodeXml(readEntry(bytes, entry, name));
   const paths = slidePaths(
-    read(part("ppt/presentation.xml")),
-    read(part("ppt/_rels/presentation.xml.rels")),
+    decoded(part("ppt/presentation.xml")),
+    decoded(part("ppt/_rels/presentation.xml.rels")),
     name,
   );
   const slides = paths.map(part);
@@ -91,7 +148,7 @@ function readPptxPages(bytes: Uint8Array, name: string): Page[] {
   const counts = new ElementCounts(name);
   return slides.map((slide, index) => {
     counts.startSlide(slide.name);
-    return { text: slideText(read(slide), counts), number: index + 1 };
+    return read(decoded(slide), counts, index + 1);
   });
 }
 
@@ -161,9 +218,36 @@ function slidePaths(presentation: string, relationships: string, name: string): 
   return [...paths];
 }
 
-/** The text of a slide: paragraphs as lines, table rows as lines of cells joined by " | ". */
-function slideText(xml: string, counts: ElementCounts): string {
-  const lines: string[] = [];
+/**
+ * A line of a slide's text: a paragraph (of its title or of another shape), a
+ * table row, or the blank line that sets a title apart; with the shape it
+ * comes from.
+ */
+interface SlideLine {
+  text: string;
+  kind: "blank" | "title" | "text" | "row";
+  /** The count of shapes (and graphic frames) opened up to it. */
+  shape: number;
+  /** A row's cells. */
+  cells?: string[];
+}
+
+/** The text of a slide's lines: one a line. */
+function slideText(lines: SlideLine[]): string {
+  return lines.map((line) => line.text).join("\n");
+}
+
+/**
+ * The lines of a slide: paragraphs as lines, table rows as lines of cells
+ * joined by " | ", the title a paragraph of its own (blank lines around it).
+ */
+function slideLines(xml: string, counts: ElementCounts): SlideLine[] {
+  const lines: SlideLine[] = [];
+  const blank = (shape: number) => {
+    if (lines.length > 0 && lines.at(-1)!.kind !== "blank") {
+      lines.push({ text: "", kind: "blank", shape });
+    }
+  };
   let line = "";
   let inText = false;
   let cells: string[] | null = null;
@@ -171,6 +255,7 @@ function slideText(xml: string, counts: ElementCounts): string {
   let fallbackDepth = 0;
   // In the shape of the slide's title (its placeholder of type title).
   let inTitle = false;
+  let shape = 0;
   for (const token of xmlTokens(xml)) {
     if (token.kind === "text") {
       if (inText && !fallbackDepth) line += token.text;
@@ -180,13 +265,14 @@ function slideText(xml: string, counts: ElementCounts): string {
     const open = token.kind === "open";
     if (open) counts.count();
     if (tag === "Fallback" && !(open && token.selfClosing)) fallbackDepth += open ? 1 : -1;
+    if (open && !fallbackDepth && (tag === "sp" || tag === "graphicFrame")) shape++;
     // The title is a paragraph of its own (blank lines around it), read as the slide's heading.
     if (token.kind === "open" && tag === "ph" && !fallbackDepth) {
       inTitle = /^(?:title|ctrTitle)$/.test(attribute(token.attributes, "type") ?? "");
-      if (inTitle && lines.length > 0 && lines.at(-1) !== "") lines.push("");
+      if (inTitle) blank(shape);
     } else if (tag === "sp" && !open && inTitle) {
       inTitle = false;
-      if (lines.length > 0 && lines.at(-1) !== "") lines.push("");
+      blank(shape);
     }
     if (fallbackDepth || (open && token.selfClosing && tag !== "br")) continue;
     if (tag === "t") inText = open;
@@ -195,17 +281,56 @@ function slideText(xml: string, counts: ElementCounts): string {
       const paragraph = line.trim();
       line = "";
       if (cells) cells.push(`${cells.pop() ?? ""} ${paragraph}`.trim());
-      else if (paragraph) lines.push(paragraph);
-    } else if (tag === "tr") cells = open ? [] : endRow(cells, lines);
+      else if (paragraph) lines.push({ text: paragraph, kind: inTitle ? "title" : "text", shape });
+    } else if (tag === "tr") cells = open ? [] : endRow(cells, lines, shape);
     else if (tag === "tc" && open && cells) cells.push("");
   }
-  while (lines.at(-1) === "") lines.pop();
-  return lines.join("\n");
+  while (lines.at(-1)?.kind === "blank") lines.pop();
+  return lines;
 }
 
 /** Adds the row as one line, unless all its cells are empty; there is no current row after it. */
-function endRow(cells: string[] | null, lines: string[]): null {
+function endRow(cells: string[] | null, lines: SlideLine[], shape: number): null {
   const row = (cells ?? []).map((cell) => cell.replace(/\s+/g, " "));
-  if (row.some((cell) => cell)) lines.push(row.join(" | "));
+  if (row.some((cell) => cell)) {
+    lines.push({ text: row.join(" | "), kind: "row", shape, cells: row });
+  }
   return null;
+}
+
+/**
+ * A slide's title and blocks: consecutive lines of one kind and one shape
+ * make a block, each with its place in the slide's text.
+ */
+function slideBlocks(lines: SlideLine[]): { title: string | null; blocks: SlideBlock[] } {
+  const blocks: SlideBlock[] = [];
+  let at = 0;
+  let group: { lines: SlideLine[]; start: number } | undefined;
+  const close = () => {
+    if (!group) return;
+    const [first] = group.lines;
+    const end = group.start + group.lines.map((line) => line.text).join("\n").length;
+    const { start } = group;
+    if (first!.kind === "title") {
+      blocks.push({ kind: "title", text: group.lines.map((l) => l.text).join("\n"), start, end });
+    } else if (first!.kind === "row") {
+      blocks.push({ kind: "table", rows: group.lines.map((l) => l.cells!), start, end });
+    } else {
+      blocks.push({ kind: "text", paragraphs: group.lines.map((l) => l.text), start, end });
+    }
+    group = undefined;
+  };
+  for (const line of lines) {
+    const same = group && group.lines[0]!.kind === line.kind &&
+      group.lines[0]!.shape === line.shape;
+    if (!same) close();
+    if (line.kind !== "blank") {
+      group ??= { lines: [], start: at };
+      group.lines.push(line);
+    }
+    at += line.text.length + 1;
+  }
+  close();
+  const title = blocks.find((block) => block.kind === "title");
+  return { title: title?.kind === "title" ? title.text : null, blocks };
 }

@@ -15,6 +15,7 @@ import { quote, SvcError, unreadable } from "../core/errors.ts";
 import type { Page } from "../core/page.ts";
 import { type ReaderSettings, readerSettings } from "../core/reader_settings.ts";
 import type { ContentOf } from "./content.ts";
+import type { DocumentView } from "./views.ts";
 
 /**
  * What a reader thread is sent: one document's content, as an `ArrayBuffer` of its bytes alone,
@@ -25,11 +26,17 @@ export interface ReadRequest {
   id: number;
   buffer: ArrayBuffer;
   content: ContentOf;
+  /** What to make of it: its pages (`parsePages`) or its view (`renderView`). */
+  task: "pages" | "view";
 }
 
-/** What a reader thread answers: a document's pages or its error, or that it passed its heap cap. */
+/**
+ * What a reader thread answers: a document's pages or view, or its error, or that it passed its
+ * heap cap.
+ */
 export type ReadReply =
   | { id: number; pages: Page[] }
+  | { id: number; view: DocumentView }
   | { id: number; error: { message: string; status: number } }
   | { memory: true };
 
@@ -38,7 +45,8 @@ interface Job {
   id: number;
   bytes: Uint8Array;
   content: ContentOf;
-  resolve(pages: Page[]): void;
+  task: ReadRequest["task"];
+  resolve(result: Page[] | DocumentView): void;
   reject(error: unknown): void;
   signal?: AbortSignal;
   onAbort(): void;
@@ -92,6 +100,29 @@ export class ReaderPool implements AsyncDisposable {
     content: ContentOf,
     options: { signal?: AbortSignal } = {},
   ): Promise<Page[]> {
+    return this.#run(bytes, content, "pages", options) as Promise<Page[]>;
+  }
+
+  /**
+   * The view of a document's content, rendered in a reader thread as `renderView` renders it,
+   * once a thread is free, within the same limits as {@linkcode ReaderPool.read}.
+   *
+   * @throws {SvcError} as {@linkcode ReaderPool.read} does
+   */
+  view(
+    bytes: Uint8Array,
+    content: ContentOf,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<DocumentView> {
+    return this.#run(bytes, content, "view", options) as Promise<DocumentView>;
+  }
+
+  #run(
+    bytes: Uint8Array,
+    content: ContentOf,
+    task: ReadRequest["task"],
+    options: { signal?: AbortSignal },
+  ): Promise<Page[] | DocumentView> {
     const { signal } = options;
     signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
@@ -99,6 +130,7 @@ export class ReaderPool implements AsyncDisposable {
         id: this.#nextId++,
         bytes,
         content,
+        task,
         resolve,
         reject,
         signal,
@@ -198,7 +230,7 @@ class ReaderThread {
     }, timeoutSeconds * 1000);
     // A copy, moved: the caller keeps its bytes.
     const { buffer } = new Uint8Array(job.bytes);
-    const request: ReadRequest = { id: job.id, buffer, content: job.content };
+    const request: ReadRequest = { id: job.id, buffer, content: job.content, task: job.task };
     this.#worker.postMessage(request, [buffer]);
   }
 
@@ -226,6 +258,7 @@ class ReaderThread {
     // Idle threads let the process end.
     this.#worker.unref();
     if ("pages" in reply) settle(job).resolve(reply.pages);
+    else if ("view" in reply) settle(job).resolve(reply.view);
     else settle(job).reject(new SvcError(reply.error.message, { status: reply.error.status }));
     this.#on.idle();
   }

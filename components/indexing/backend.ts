@@ -188,6 +188,11 @@ export interface IndexBackend {
   /** Removes a chat's links, and every index that no chat links to any more. */
   unlink(chatId: string): Promise<void>;
   /**
+   * Removes the link of one of a chat's documents, and its index when no chat
+   * links to it any more; a backend without it keeps the link until the chat goes.
+   */
+  unlinkDocument?(chatId: string, documentId: string): Promise<void>;
+  /**
    * Ranks the chunks of the indexes under `keys`, and only those, as
    * retrieval's `IndexSearch` or `RemoteSearch` does with what the store
    * reads: one ranking per arm, best first, full-text then vector.

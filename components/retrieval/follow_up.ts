@@ -1,8 +1,9 @@
 /**
  * Follow-up questions: "and how do I undo that?" names nothing a search can
  * find; the questions before it do. Retrieval searches for such a prompt as
- * the next turn of the conversation, without asking a model to rewrite it,
- * and for a question that names its own subject as it is.
+ * the chat's assistant words it to stand alone, when it is a model that can
+ * (one short call), else as the next turn of the conversation; and for a
+ * question that names its own subject as it is.
  * @module
  */
 import type { HistoryMessage } from "../core/params.ts";
@@ -74,4 +75,45 @@ export function followUpText(
   const asked = (history ?? []).filter((message) => message.role === "user" && message.isComplete)
     .slice(-FOLLOW_UP_TURNS).map((message) => message.content.trim()).filter(Boolean);
   return asked.length === 0 || !readsAsFollowUp(prompt) ? undefined : [...asked, prompt].join("\n");
+}
+
+/**
+ * What retrieval searches for a prompt: the prompt itself, unless it reads as
+ * a follow-up ({@linkcode followUpText}); then the question that `ask` (the
+ * chat's assistant) words to stand alone, or, when it gives none or the
+ * follow-up as it was, fails or does not answer in time, the follow-up with
+ * the questions before it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Message } from "../core/message.ts";
+ * import { followUpSearch } from "./follow_up.ts";
+ * const history = [new Message("How do I freeze bread?", { role: "user" })];
+ * const ask = () => Promise.resolve("How do I thaw frozen bread?");
+ * assert.equal(await followUpSearch("And how do I thaw it?", history, ask), "How do I thaw frozen bread?");
+ * const broken = () => Promise.reject(new Error("The model did not answer"));
+ * assert.equal(await followUpSearch("And how do I thaw it?", history, broken), "How do I freeze bread?\nAnd how do I thaw it?");
+ * assert.equal(await followUpSearch("How long does rye dough rise?", history, ask), "How long does rye dough rise?");
+ * ```
+ */
+export async function followUpSearch(
+  prompt: string,
+  history: readonly HistoryMessage[] | undefined,
+  ask?: (prompt: string, history: readonly HistoryMessage[]) => Promise<string | undefined>,
+): Promise<string> {
+  const rule = followUpText(prompt, history);
+  if (rule === undefined) return prompt;
+  if (!ask) return rule;
+  let asked: string | undefined;
+  try {
+    asked = (await ask(prompt, history ?? []))?.trim();
+  } catch {
+    // The assistant's model failed or was too slow: the rule does without it.
+    return rule;
+  }
+  // A model that gives the follow-up back as it was says nothing the rule's text does not hold.
+  const same = (a: string, b: string) =>
+    a.toLowerCase().replace(/\s+/g, " ") === b.toLowerCase().replace(/\s+/g, " ");
+  return asked && !same(asked, prompt.trim()) ? asked : rule;
 }

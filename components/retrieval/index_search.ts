@@ -146,16 +146,6 @@ export interface IndexSearchOptions<Id, Extra extends IndexExtra> {
    * @default {16}
    */
   readAtOnce?: number;
-  /**
-   * How ties are broken: in the order the store found the indexes in, then
-   * of their chunks (`"found"`); of the keys, then the ordinals (`"keys"`, the
-   * same whatever that order); or of the store's rows, the numbers its
-   * `extra` holds of each chunk (`"rows"`), as an FTS5 table broke them: the
-   * vector arm's ties by the chunks' rows, the full-text arm's by the
-   * indexes' first rows.
-   * @default {"found"}
-   */
-  ties?: "found" | "keys" | "rows";
 }
 
 /**
@@ -223,7 +213,6 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
   readonly #passages: SearchCache<KeptPassages>;
   // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
   readonly #plans = new SearchPlans<Plan<Id, Extra>>();
-  readonly #ties: "found" | "keys" | "rows";
   readonly #readAtOnce: number;
 
   constructor(options: IndexSearchOptions<Id, Extra>) {
@@ -232,7 +221,6 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     const replan = () => this.#plans.clear();
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY, replan);
     this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY, replan);
-    this.#ties = options.ties ?? "found";
     this.#readAtOnce = options.readAtOnce ?? 16;
   }
 
@@ -317,14 +305,6 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       const passages = await this.#reads.passages([...unkept.values()].map(at), dimension);
       [...unkept.keys()].forEach((name, i) => passages[i] && read.set(name, passages[i]));
     }
-    const tie = {
-      found: (a: Place, b: Place) => a.index - b.index || a.chunk - b.chunk,
-      keys: (a: Place, b: Place) =>
-        found[a.index]!.key.localeCompare(found[b.index]!.key) ||
-        at(a).ordinal - at(b).ordinal,
-      rows: (a: Place, b: Place) =>
-        rowOf(entries[a.index]!.extra, a.chunk) - rowOf(entries[b.index]!.extra, b.chunk),
-    }[this.#ties];
     const nearest = nearestExactly(
       candidates,
       (place) =>
@@ -334,7 +314,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       query.vector,
       {
         limit: query.limit,
-        tie,
+        tie: (a, b) => a.index - b.index || a.chunk - b.chunk,
       },
     );
     const chunkAt = (place: Place): (StoredChunk & WordsKept)[] => {
@@ -370,16 +350,14 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
       }
       return planned;
     }
-    let found = options.find
-      ? await options.find()
-      : keys.map((key) => ({ id: key as Id, key, cacheKey: key }));
-    let entries = await this.#entries(found, dimension);
-    if (this.#ties === "rows") {
-      const by = Float64Array.from(entries, (entry) => rowOf(entry.extra, 0));
-      const order = [...found.keys()].sort((a, b) => by[a]! - by[b]!);
-      found = order.map((i) => found[i]!);
-      entries = order.map((i) => entries[i]!);
-    }
+    // Ties go to the index first by key, then to the chunk first in it: the order in which a
+    // store happened to write the indexes (documents read side by side) never decides a rank.
+    const found =
+      (options.find
+        ? await options.find()
+        : keys.map((key) => ({ id: key as Id, key, cacheKey: key })))
+        .sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    const entries = await this.#entries(found, dimension);
     const kept = await keptOrRead(
       this.#passages,
       found,
@@ -481,9 +459,4 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
 /** A chunk's place among those searched, as a name. */
 function placeName({ index, chunk }: Place): string {
   return `${index}/${chunk}`;
-}
-
-/** The number a store keeps of a chunk in `extra` (its row), for the ties `"rows"`. */
-function rowOf(extra: IndexExtra, chunk: number): number {
-  return (extra as unknown as ArrayLike<number> | undefined)?.[chunk] ?? 0;
 }

@@ -118,6 +118,19 @@ export abstract class IndexedSourceStorage extends SourceStorage {
     }
   }
 
+  override async forget(document: Document, params: ChatParams): Promise<void> {
+    try {
+      await (await this.backend()).unlinkDocument?.(params.chat_id, document.id);
+    } catch (error) {
+      throw diskFaultError(
+        `Cannot remove the index of ${quote(document.name)} from the chat ${
+          quote(params.chat_name)
+        } in ${this.displayName}`,
+        error,
+      ) ?? error;
+    }
+  }
+
   /**
    * What {@linkcode IndexedSourceStorage.retrieve} ranks, arm by arm and
    * fused, before the token budget. Documents not stored yet for the chat, or
@@ -131,6 +144,7 @@ export abstract class IndexedSourceStorage extends SourceStorage {
       documents: indexes,
       prompt,
       history: params.history,
+      standaloneQuestion: params.standaloneQuestion,
       numTokens: options.numTokens,
       chunkSize: options.chunkSize,
       signal: params.signal,

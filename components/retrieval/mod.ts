@@ -5,7 +5,8 @@
  *
  * ```text
  *  question
- *     |  follow_up.ts: a follow-up is searched with the questions it follows
+ *     |  follow_up.ts: a follow-up is searched as the assistant words it alone
+ *     |               (a model, one short call), else with the questions it follows
  *     v
  *  +-- the arms, over the chat's indexes only ------------------------------+
  *  | index_search.ts (LibSQL, LanceDB, Postgres: ranked in memory)          |

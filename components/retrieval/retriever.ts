@@ -1,22 +1,23 @@
 /**
  * One question's retrieval over a chat's indexes, from the store's arms to
  * the sources an answer gets (the pipeline that `mod.ts` draws): a follow-up
- * searched with the questions it follows, the store's full-text and vector
- * rankings, two more rankings of their best candidates (how close together
- * the question's words stand in each, and how well its pages match the
- * question), all four fused by reciprocal rank; then as many sources as fit
+ * searched as the assistant words it alone, else with the questions it
+ * follows; the store's full-text and vector rankings, two more rankings of
+ * their best candidates (how close together the question's words stand in
+ * each, and how well its pages match the question), all four fused by
+ * reciprocal rank; then as many sources as fit
  * the token budget, a passage that repeats a better one left out, and
  * neighbouring passages of a page joined into one source.
  * @module
  */
 import type { Document } from "../core/document.ts";
-import type { HistoryMessage } from "../core/params.ts";
+import type { ChatParams, HistoryMessage } from "../core/params.ts";
 import type { Source } from "../core/source.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import type { IndexBackend, StoredChunk } from "../indexing/mod.ts";
 import { pageNumbersToLocation } from "../page_location.ts";
 import { fillBudget } from "./budget.ts";
-import { followUpText } from "./follow_up.ts";
+import { followUpSearch } from "./follow_up.ts";
 import { fuseRankings } from "./fusion.ts";
 import { repeatsNone } from "./near_duplicates.ts";
 import { joinNeighbours, type Passage } from "./neighbours.ts";
@@ -48,6 +49,8 @@ export interface Question {
   prompt: string;
   /** The chat's messages before the question. */
   history?: readonly HistoryMessage[];
+  /** Asks the chat's assistant for a follow-up worded to stand alone (`ChatParams`). */
+  standaloneQuestion?: ChatParams["standaloneQuestion"];
   /** The tokens of passages the answer gets (`num_tokens`). */
   numTokens: number;
   /** The tokens of a passage (`chunk_size`). */
@@ -106,8 +109,12 @@ export class Retriever {
   async rank(store: RankedStore, embedder: Embedder, question: Question): Promise<Rankings> {
     const { documents, numTokens, signal } = question;
     if (documents.size === 0) return { arms: [], fused: [], numTokens, passageOf: noPassage };
-    // A follow-up is searched for with the questions it follows.
-    const text = followUpText(question.prompt, question.history) ?? question.prompt;
+    // A follow-up is searched as the assistant words it alone, else with the questions it follows.
+    const text = await followUpSearch(
+      question.prompt,
+      question.history,
+      question.standaloneQuestion,
+    );
     const [vector] = await embedder.embed([text], { signal });
     const limit = Math.max(100, Math.ceil((2 * numTokens) / question.chunkSize));
     const keys = this.#keys.of([...documents.keys()]);

@@ -90,8 +90,6 @@ export class LanceDBBackend extends SerialBackend {
           await (await this.#tables.table("postings")).add(rows);
         },
       },
-      // Ties in the order of the chunks, so that a search gives the same on every run.
-      ties: "keys",
     });
   }
 

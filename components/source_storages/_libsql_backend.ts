@@ -102,8 +102,6 @@ export class LibSQLBackend implements IndexBackend {
           );
         },
       },
-      // In the order of the chunks' ids, as FTS5 broke ties.
-      ties: "rows",
     });
   }
 
@@ -244,6 +242,18 @@ export class LibSQLBackend implements IndexBackend {
       ...removals.flat(),
     ]);
     await this.#sweep({ reclaim: linked.rows.length > 0 });
+  }
+
+  async unlinkDocument(chatId: string, documentId: string): Promise<void> {
+    const earlier = await this.#linkedIndex({ chatId, documentId });
+    if (!earlier) return;
+    await this.#write([
+      {
+        sql: `DELETE FROM rag_links WHERE chat_id = ? AND document_id = ?`,
+        args: [chatId, documentId],
+      },
+      ...await this.#removeIndex(earlier.id, earlier.dimension, "orphan"),
+    ]);
   }
 
   async search(
@@ -425,7 +435,9 @@ export class LibSQLBackend implements IndexBackend {
     if ((removed || options.reclaim) && this.#reclaimSpace) await reclaimSpace(this.#client);
   }
 
-  async #linkedIndex(link: IndexLink): Promise<{ id: number; dimension: number } | undefined> {
+  async #linkedIndex(
+    link: Pick<IndexLink, "chatId" | "documentId">,
+  ): Promise<{ id: number; dimension: number } | undefined> {
     const result = await this.#client.execute({
       sql: `SELECT i.id, i.dimension FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id
         WHERE l.chat_id = ? AND l.document_id = ?`,

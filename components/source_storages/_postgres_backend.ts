@@ -182,6 +182,18 @@ export class PostgresBackend implements IndexBackend {
     this.#search.forget();
   }
 
+  async unlinkDocument(chatId: string, documentId: string): Promise<void> {
+    await this.#sql.begin(async (tx) => {
+      await lock(tx, LINKS_LOCK);
+      const unlinked = await tx`DELETE FROM rag_links
+        WHERE chat_id = ${chatId} AND document_id = ${documentId} RETURNING index_id`;
+      await removeOrphans(tx, unlinked.map((row) => String(row.index_id)));
+      await nextLinksGeneration(tx);
+    });
+    this.#ids.clear();
+    this.#search.forget();
+  }
+
   async search(
     keys: readonly string[],
     query: SearchQuery,

@@ -158,6 +158,8 @@ function outagesAs503(backend: IndexBackend, name: string): IndexBackend {
     add: (index, link) => told(backend.add(index, link)),
     links: (chatId) => told(backend.links(chatId)),
     unlink: (chatId) => told(backend.unlink(chatId)),
+    unlinkDocument: (chatId, documentId) =>
+      told(backend.unlinkDocument?.(chatId, documentId) ?? Promise.resolve()),
     search: (keys, query) => told(backend.search(keys, query)),
     chunks: (key) => told(backend.chunks(key)),
   };

@@ -13,15 +13,18 @@ import { excerpt, SvcError } from "../../components/core/errors.ts";
 import { CONFIGURATION_HEADER } from "../config.ts";
 import { requestApiKey } from "../auth/api_keys.ts";
 import { apiKeyRoutes } from "./api_keys.ts";
+import { AnswerRuns } from "./answer_runs.ts";
 import { limitBodies, mediaType } from "./body.ts";
 import { DEFAULT_BODY_TIMEOUT, guardBodies } from "./body_timeout.ts";
 import { chatRoutes } from "./chats.ts";
 import { documentContentRoutes } from "./document_content.ts";
 import { documentDeletionRoutes } from "./document_deletion.ts";
+import { documentListRoutes } from "./document_list.ts";
 import { documentRoutes } from "./documents.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { errorBody, onError } from "./errors.ts";
 import { mcpRoutes } from "./mcp.ts";
+import { messageRoutes } from "./messages.ts";
 import { openAiRoutes } from "./openai.ts";
 import { allowedMethods, docsRoutes } from "./openapi.ts";
 import { requestId } from "./request_id.ts";
@@ -42,7 +45,16 @@ export interface ApiOptions {
 const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
 
 /** The REST API of svc. */
-export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv> {
+export function createApi(given: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv> {
+  const deps: ApiDeps = given.answers ? given : {
+    ...given,
+    answers: new AnswerRuns({
+      database: given.database,
+      log: given.log,
+      timeout: given.answerTimeout,
+      saveInterval: given.answerSaveInterval,
+    }),
+  };
   const rootPath = options.rootPath ?? "";
   const app = new Hono<ApiEnv>().basePath(rootPath || "/");
 
@@ -112,10 +124,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): Hono<ApiEnv>
   });
   const slots = new UploadSlots({ total: deps.maxUploads, perUser: deps.maxUploadsPerUser });
   app.route("/", documentRoutes(slots));
+  app.route("/", documentListRoutes());
   app.route("/", documentDeletionRoutes());
   app.route("/", documentContentRoutes());
   app.route("/", apiKeyRoutes());
   app.route("/", chatRoutes());
+  app.route("/", messageRoutes());
   app.route("/", openAiRoutes());
   app.route("/", mcpRoutes());
   app.route("/", docsRoutes(deps.url));

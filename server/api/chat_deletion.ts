@@ -4,11 +4,13 @@
  * disk, a database that does not answer) leaves the chat as it was, its
  * storage's indexes and all. A storage that cannot forget a deleted chat yet
  * is asked again later, in the background: forgetting is idempotent, so
- * nothing of a deleted chat stays for good while svc runs.
+ * nothing of a deleted chat stays for good while svc runs. A document taken
+ * out of a chat is forgotten by the chat's storage too, once.
  * @module
  */
 import { quote } from "../../components/core/errors.ts";
 import type { SourceStorage } from "../../components/core/component.ts";
+import { LocalDocument } from "../../components/core/document.ts";
 import type { ChatRecord } from "../database/mod.ts";
 import { type Log, logLine } from "../log.ts";
 import type { ApiDeps } from "./env.ts";
@@ -67,5 +69,38 @@ async function forget(
     const delay = RETRY_DELAYS_MS[Math.min(tries, RETRY_DELAYS_MS.length) - 1]!;
     // No reason to keep a stopping process: its rows then stay, used by no chat.
     Deno.unrefTimer(setTimeout(() => void forget(storage, user, record, log, tries + 1), delay));
+  }
+}
+
+/**
+ * Asks the chat's source storage to forget one document the chat no longer
+ * has. A storage that cannot is logged, not an error: the chat no longer
+ * retrieves from the document, and what the storage kept of it goes with the
+ * chat.
+ */
+export async function forgetDocument(
+  deps: Pick<ApiDeps, "database" | "sourceStorages" | "document" | "log">,
+  user: string,
+  record: ChatRecord,
+  documentId: string,
+): Promise<void> {
+  const storage = deps.sourceStorages.find((s) => s.displayName === record.metadata.source_storage);
+  if (!storage) return;
+  try {
+    const row = await deps.database.getDocument(user, documentId);
+    await storage.forget(new (deps.document ?? LocalDocument)(row), {
+      ...record.metadata.params,
+      user,
+      chat_id: record.id,
+      chat_name: record.metadata.name,
+      signal: new AbortController().signal,
+    });
+  } catch (error) {
+    deps.log(logLine(
+      "warn",
+      `Cannot remove the index of the document ${quote(documentId)} from the chat ${
+        quote(record.id)
+      } in ${quote(storage.displayName)}: ${(error as Error).message}`,
+    ));
   }
 }

@@ -16,7 +16,7 @@ import { CACHED_LIST_LENGTH, type ChatRecord } from "../database/mod.ts";
 import { DEFAULT_MAX_CHATS_PER_USER } from "../quotas.ts";
 import { answerPrompt, JSON_LINES } from "./answer_stream.ts";
 import { jsonBody } from "./body.ts";
-import { deleteChat } from "./chat_deletion.ts";
+import { deleteChat, forgetDocument } from "./chat_deletion.ts";
 import type { ApiDeps, ApiEnv } from "./env.ts";
 import { EncodedTexts } from "./encoded_texts.ts";
 import { messageRecord } from "./records.ts";
@@ -91,8 +91,24 @@ export function chatRoutes(): Hono<ApiEnv> {
     const { deps } = c.var;
     const user = await requestUser(c);
     const record = await deps.database.getChat(user, c.req.param("id"));
+    // Its answers here stop first, rather than write into a chat gone; those of other replicas
+    // stop at their next save, which finds their runs gone.
+    await deps.answers!.stopChat(user, record.id);
     await deleteChat(deps, user, record);
     return c.json(null);
+  });
+
+  app.post("/chats/:id/stop", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const id = c.req.param("id");
+    // Asked in the database first, for the replicas that write the chat's other answers; this
+    // replica's stop at once, and are stored as stopped before the answer goes out.
+    const asked = await deps.database.stopAnswers(user, id);
+    const here = deps.answers!.running(user, id);
+    const stopped = new Set([...asked, ...here.map((run) => run.head?.id ?? run)]);
+    await deps.answers!.stopChat(user, id);
+    return c.json({ stopped: stopped.size });
   });
 
   app.patch("/chats/:id", async (c) => {
@@ -122,6 +138,17 @@ export function chatRoutes(): Hono<ApiEnv> {
     });
   });
 
+  app.delete("/chats/:id/documents/:document_id", async (c) => {
+    const { deps } = c.var;
+    const user = await requestUser(c);
+    const record = await deps.database.getChat(user, c.req.param("id"));
+    const documentId = c.req.param("document_id");
+    await deps.database.removeChatDocument(user, record.id, documentId);
+    // The chat's storage forgets the document's passages for the chat; the document stays.
+    await forgetDocument(deps, user, record, documentId);
+    return c.json(await deps.database.getChat(user, record.id));
+  });
+
   app.post("/chats/:id/regenerate", async (c) => {
     const { deps } = c.var;
     const user = await requestUser(c);
@@ -131,14 +158,13 @@ export function chatRoutes(): Hono<ApiEnv> {
     if (!unprepared.prepared) {
       throw new SvcError("The chat is not prepared: prepare it before answering", { status: 400 });
     }
-    const prompt = await deps.database.takeBackAnswer(user, id);
+    // The last question is asked again, after the messages before it; its answers so far stay,
+    // as versions of the new one.
+    const { id: asked, content: prompt } = await deps.database.lastQuestion(user, id);
     const record = await deps.database.getChat(user, id);
-    // The last question is asked again, after the messages before it; the answers of the
-    // questions before it stay where they are.
-    const last = record.messages.findLastIndex((message) => message.role === "user");
+    const last = record.messages.findIndex((message) => message.id === asked);
     const messages = record.messages.slice(0, last);
     const chat = await coreChat(deps, user, { ...record, messages });
-    const asked = record.messages[last]!.id;
     return await answerPrompt(c, { chat, user, prompt, stream, asked }, {
       format: JSON_LINES,
       whole: (reply) => c.json(reply),

@@ -1,19 +1,33 @@
 /**
  * A document as its owner uploaded it, `GET /documents/{id}/content` (with
  * ranges and an ETag, so that a viewer reads a large file in parts and a
- * browser keeps it), and as svc reads it, `GET /documents/{id}/pages`.
+ * browser keeps it), as svc reads it, `GET /documents/{id}/pages`, and as the
+ * web UI shows it, `GET /documents/{id}/view`.
  * @module
  */
 import { type Context, Hono } from "hono";
 import { extname } from "../../components/core/paths.ts";
-import { LocalDocument } from "../../components/core/document.ts";
+import { LocalDocument, READERS_MODULE } from "../../components/core/document.ts";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import type { StoredDocument } from "../database/mod.ts";
 import { byteRange } from "./byte_range.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
-import type { DocumentPages } from "./schemas.ts";
+import type { viewOf } from "../../components/documents/pages.ts";
+import type { DocumentPages, DocumentView } from "./schemas.ts";
+import { VERSION } from "../../components/version.ts";
 import { requestUser } from "./user.ts";
+
+/**
+ * svc's document readers, imported by a name Deno does not read ahead, as
+ * `Document.extractPages()` imports them: a start needs none of them.
+ */
+const READERS = `../../components/core/${READERS_MODULE}`;
+
+/** What the view route needs of {@linkcode READERS}. */
+interface Readers {
+  viewOf: typeof viewOf;
+}
 
 /** The media type of each suffix svc reads. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -86,6 +100,22 @@ export function documentContentRoutes(): Hono<ApiEnv> {
       pages: pages.map((page) => ({ number: page.number, text: page.text })),
     };
     return c.json(body);
+  });
+
+  app.get("/documents/:id/view", async (c) => {
+    const { deps } = c.var;
+    const row = await uploadedDocument(c);
+    const { size } = await stat(row.metadata.path as string, row);
+    // The same file reads the same by the same svc: a client keeps the view of each document.
+    const etag = `"view-${VERSION}-${row.id}-${size.toString(36)}"`;
+    const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
+    if (matches(c.req.header("If-None-Match"), etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    // Loaded by the first request of a document's view; rendered in a reader thread.
+    const readers: Readers = await import(READERS);
+    const view: DocumentView = await readers.viewOf(new (deps.document ?? LocalDocument)(row));
+    return c.json(view, 200, headers);
   });
 
   return app;

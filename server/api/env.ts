@@ -12,6 +12,7 @@ import type { TrustedProxies } from "../auth/trusted_proxies.ts";
 import type { Database } from "../database/mod.ts";
 import type { UploadTokens } from "../upload_token.ts";
 import type { Log } from "../log.ts";
+import type { AnswerRuns } from "./answer_runs.ts";
 
 /** What the REST API is made of. */
 export interface ApiDeps {
@@ -91,6 +92,22 @@ export interface ApiDeps {
    * @default {200}
    */
   maxPendingDocumentsPerUser?: number;
+  /**
+   * The answers being written, which run to their end whatever their clients do.
+   * @default {runs of the API's own, with `answerTimeout` and `answerSaveInterval`}
+   */
+  answers?: AnswerRuns;
+  /**
+   * How long an answer may run in all, in milliseconds (`SVC_API_ANSWER_TIMEOUT`).
+   * @default {600000}
+   */
+  answerTimeout?: number;
+  /**
+   * How often the text so far of the answers being written is saved, and stops asked on other
+   * replicas are read, in milliseconds (`SVC_API_ANSWER_SAVE_INTERVAL`).
+   * @default {1000}
+   */
+  answerSaveInterval?: number;
   /**
    * The proxies whose connections stand for the client they name in
    * `X-Forwarded-For` (`SVC_API_TRUSTED_PROXIES`).

@@ -161,6 +161,8 @@ function events(model: string): AnswerFormat {
       return (list ? event(chunk(message, { content: list })) : "") +
         event(chunk(message, {}, "stop")) + "data: [DONE]\n\n";
     },
+    // A stopped answer ends as one that is complete, without the list of its sources.
+    stopped: (message: api.Message) => event(chunk(message, {}, "stop")) + "data: [DONE]\n\n",
     // OpenAI's clients raise an event with an `error` as the error it holds.
     error: (message: string, status: number) =>
       event(openAiErrorBody(errorBody(message).error.message, status, false)),

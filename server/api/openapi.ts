@@ -133,6 +133,14 @@ const OPERATIONS: Operation[] = [
     },
   },
   {
+    method: "get",
+    path: "/documents",
+    summary: "The user's own uploaded documents, newest first: each one's size, its pages once " +
+      "a chat read it, and the chats that use it",
+    auth: "bearer",
+    response: z.array(schemas.DocumentSummary),
+  },
+  {
     method: "delete",
     path: "/documents/{id}",
     summary: "Delete a document that no chat uses, with its file",
@@ -162,6 +170,20 @@ const OPERATIONS: Operation[] = [
     summary: "A document's pages as svc reads them: each page's (or slide's) number and text",
     auth: "bearer",
     response: schemas.DocumentPages,
+    errors: {
+      404: "No such document of this user, or its file was not uploaded",
+      422: "The document cannot be read: the message says why",
+    },
+  },
+  {
+    method: "get",
+    path: "/documents/{id}/view",
+    summary: "A document as the web UI shows it: a Word document as sanitised HTML, a " +
+      "presentation as its slides (title, text boxes, tables), Markdown and text as their " +
+      "text, each with the text svc indexes and where each block is in it; a PDF is shown " +
+      "from its content. With an ETag, and 304 for If-None-Match",
+    auth: "bearer",
+    response: schemas.DocumentView,
     errors: {
       404: "No such document of this user, or its file was not uploaded",
       422: "The document cannot be read: the message says why",
@@ -222,24 +244,121 @@ const OPERATIONS: Operation[] = [
     errors: { 409: "The chat has one of the documents already" },
   },
   {
+    method: "delete",
+    path: "/chats/{id}/documents/{document_id}",
+    summary: "Take a document out of a chat: the chat no longer answers from it, and its " +
+      "source storage forgets it for the chat; the document stays (DELETE /documents/{id} " +
+      "deletes it once no chat uses it)",
+    auth: "bearer",
+    response: schemas.Chat,
+    errors: { 404: "No such chat or document of this user, or the chat does not have it" },
+  },
+  {
     method: "post",
     path: "/chats/{id}/regenerate",
-    summary: "Answer the chat's last question again, in place of the answer after it (stopped, " +
-      "failed or complete): whole or as JSON Lines of messages",
+    summary: "Answer the chat's last question again: the new answer is the message, the " +
+      "earlier ones (stopped, failed or complete) its versions; whole or as JSON Lines of " +
+      "messages",
     auth: "bearer",
     body: schemas.RegenerateBody,
     response: schemas.Message,
     stream: true,
-    errors: { 400: "The chat is not prepared, or has no question yet" },
+    errors: {
+      400: "The chat is not prepared, or has no question yet",
+      409: "A whole answer was stopped (POST /chats/{id}/stop) before it was complete",
+      504: "The answer took longer than its time limit (SVC_API_ANSWER_TIMEOUT), or the " +
+        "provider did not answer in time",
+    },
   },
   {
     method: "post",
     path: "/chats/{id}/answer",
-    summary: "Answer a prompt, whole or as JSON Lines of messages",
+    summary: "Answer a prompt, whole or as JSON Lines of messages. The answer runs to its end " +
+      "on the server whether or not the client stays: GET /chats/{id} shows it meanwhile as " +
+      '"streaming", with its text so far; POST /chats/{id}/stop or its time limit ' +
+      "(SVC_API_ANSWER_TIMEOUT) ends it early. A stopped stream ends with a line marked " +
+      '"status": "stopped"',
     auth: "bearer",
     body: schemas.AnswerBody,
     response: schemas.Message,
     stream: true,
+    errors: {
+      409: "A whole answer was stopped (POST /chats/{id}/stop) before it was complete",
+      504: "The answer took longer than its time limit (SVC_API_ANSWER_TIMEOUT), or the " +
+        "provider did not answer in time",
+    },
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/stop",
+    summary: "Stop the chat's running answers, on whichever replica writes them: each is " +
+      "stored as far as it was written, marked stopped",
+    auth: "bearer",
+    response: schemas.StopResult,
+    errors: { 404: "No such chat of this user" },
+  },
+  {
+    method: "get",
+    path: "/chats/{id}/messages/{message_id}",
+    summary: "A message of a chat with its versions, in the conversation or not",
+    auth: "bearer",
+    response: schemas.Message,
+    errors: { 404: "No such chat of this user, or no such message in it" },
+  },
+  {
+    method: "get",
+    path: "/chats/{id}/messages/{message_id}/stream",
+    summary: "Follow an answer from another client: JSON Lines, the first the message as far " +
+      "as it was written with all its sources, then each chunk as it comes, ended as " +
+      "POST /chats/{id}/answer ends its stream; an answer that ended already is its one line",
+    auth: "bearer",
+    response: z.union([schemas.MessageLine, schemas.ErrorBody]),
+    files: ["application/x-ndjson"],
+    errors: { 404: "No such chat of this user, or no such message in it" },
+  },
+  {
+    method: "get",
+    path: "/chats/{id}/messages/{message_id}/branch",
+    summary: "The messages from a version of a question on: for one that an edit replaced, " +
+      "the conversation as it went on from it; else the conversation from it on",
+    auth: "bearer",
+    response: z.array(schemas.Message),
+    errors: {
+      400: "The message is not a question",
+      404: "No such chat of this user, or no such message in it",
+    },
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/messages/{message_id}/edit",
+    summary: "Ask a question of the conversation again in other words: the question and the " +
+      "messages after it leave the conversation, kept as its branch, and the new wording, one " +
+      "of its versions, is answered after the messages before it; whole or as JSON Lines",
+    auth: "bearer",
+    body: schemas.AnswerBody,
+    response: schemas.Message,
+    stream: true,
+    errors: {
+      400: "The chat is not prepared, or the message is not a question of its conversation",
+      404: "No such chat of this user, or no such message in it",
+      409: "A whole answer was stopped (POST /chats/{id}/stop) before it was complete",
+      504: "The answer took longer than its time limit (SVC_API_ANSWER_TIMEOUT), or the " +
+        "provider did not answer in time",
+    },
+  },
+  {
+    method: "post",
+    path: "/chats/{id}/messages/{message_id}/feedback",
+    summary: "Rate an answer (any of its versions) good or bad, with an optional note; " +
+      '"rating": null takes it back. The message. `svc export-labelled` turns the good ' +
+      "ones into labelled questions",
+    auth: "bearer",
+    body: schemas.FeedbackBody,
+    response: schemas.Message,
+    errors: {
+      400: "The message is not an answer",
+      404: "No such chat of this user, or no such message in it",
+    },
   },
   {
     method: "get",
@@ -278,7 +397,7 @@ export function allowedMethods(path: string): string[] {
     ...EXTRA_ROUTES,
   ];
   return routes
-    .filter(([template]) => new RegExp(`^${template.replace(/\{id\}/g, "[^/]+")}$`).test(path))
+    .filter(([template]) => new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path))
     .flatMap(([, methods]) => methods);
 }
 
@@ -287,9 +406,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
     const parameters = [
-      ...(operation.path.includes("{id}")
-        ? [{ name: "id", in: "path", required: true, schema: jsonSchema(Id) }]
-        : []),
+      ...[...operation.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
+        name,
+        in: "path",
+        required: true,
+        schema: jsonSchema(Id),
+      })),
       ...optionalParameters("query", operation.query),
       ...optionalParameters("header", operation.headers),
     ];

@@ -15,10 +15,38 @@ import type { Document } from "../../components/core/document.ts";
 import { SvcError } from "../../components/core/errors.ts";
 import type { PrepareProgress } from "../../components/core/progress.ts";
 import { logLine } from "../log.ts";
-import { cancelWhenLeft, clientLeft } from "./answer_stream.ts";
 import type { ApiEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
 import type * as api from "./schemas.ts";
+
+/**
+ * Aborts `cancel` as soon as the client of `request` goes away, from the
+ * moment this is called: before the first step as well as during the
+ * stream, so that the storage's work ends at once. Returns the function that
+ * stops watching.
+ */
+export function cancelWhenLeft(request: Request, cancel: AbortController): () => void {
+  const { signal } = request;
+  const abort = () => cancel.abort(clientLeft());
+  if (signal.aborted) {
+    abort();
+    return () => {};
+  }
+  signal.addEventListener("abort", abort, { once: true });
+  return () => signal.removeEventListener("abort", abort);
+}
+
+/**
+ * The error of work whose client went away: nobody reads it, but the
+ * request's log line says what happened (499, as proxies log it) rather than
+ * logging a failure.
+ */
+export function clientLeft(cause?: unknown): SvcError {
+  return new SvcError("The client went away before the work was complete", {
+    status: 499,
+    cause,
+  });
+}
 
 /** The media type of a progress stream. */
 export const PROGRESS_LINES = "application/x-ndjson";
@@ -48,6 +76,36 @@ function documentRecord(document: Document): api.Document {
 export type PrepareWork<T> = (options: Required<PrepareOptions>) => Promise<T>;
 
 /**
+ * The work, with the pages of each document it parsed recorded once it
+ * ended, for `GET /documents`; a failure to record them is logged.
+ */
+function countingPages<T>(c: Context<ApiEnv>, work: PrepareWork<T>): PrepareWork<T> {
+  return async (options) => {
+    const pages: Record<string, number> = {};
+    try {
+      return await work({
+        ...options,
+        onProgress(progress) {
+          if (progress.stage === "parsed" && progress.pages !== undefined) {
+            pages[progress.document.id] = progress.pages;
+          }
+          options.onProgress(progress);
+        },
+      });
+    } finally {
+      if (Object.keys(pages).length > 0) {
+        const { deps, requestId, user } = c.var;
+        await deps.database.recordPages(user!, pages).catch((error) => {
+          deps.log(logLine("warn", `Cannot record the pages of the documents: ${error.message}`, {
+            request_id: requestId,
+          }));
+        });
+      }
+    }
+  };
+}
+
+/**
  * Runs `work` (a chat's `prepare()` or `addDocuments()`, and the write that
  * keeps its outcome) for a request: as one JSON body, or as progress lines
  * with the result last when the request asks for them. A failure before the
@@ -56,8 +114,9 @@ export type PrepareWork<T> = (options: Required<PrepareOptions>) => Promise<T>;
  */
 export async function runPrepare<T>(
   c: Context<ApiEnv>,
-  work: PrepareWork<T>,
+  given: PrepareWork<T>,
 ): Promise<Response> {
+  const work = countingPages(c, given);
   const cancel = new AbortController();
   const release = cancelWhenLeft(c.req.raw, cancel);
   if (!wantsProgress(c)) {

@@ -43,6 +43,29 @@ export const Document: z.ZodObject<{ id: z.ZodString; name: z.ZodString }> = z.o
 /** A stored document: `{id, name}`. */
 export type Document = z.infer<typeof Document>;
 
+export const DocumentSummary: z.ZodObject<{
+  id: z.ZodString;
+  name: z.ZodString;
+  size: z.ZodNullable<z.ZodInt>;
+  pages: z.ZodNullable<z.ZodInt>;
+  chats: z.ZodArray<z.ZodString>;
+}> = z.object({
+  id: z.string(),
+  name: z.string(),
+  size: z.int().nullable().meta({ description: "The bytes of its file; null if unknown" }),
+  pages: z.int().nullable().meta({
+    description: "Its pages (or slides), once a chat has read it; null before, and for a format " +
+      "without pages it is 1",
+  }),
+  chats: z.array(z.string()).meta({
+    description: "The ids of the user's chats that use it, as one of their documents or " +
+      "through the sources of their answers, oldest first: DELETE /documents/{id} is refused " +
+      "while there are any",
+  }),
+}).meta({ id: "DocumentSummary" });
+/** A document as `GET /documents` lists it. */
+export type DocumentSummary = z.infer<typeof DocumentSummary>;
+
 export const Source: z.ZodObject<{
   id: z.ZodString;
   document: typeof Document;
@@ -59,15 +82,33 @@ export const Source: z.ZodObject<{
 /** A passage of a document that an answer is based on. */
 export type Source = z.infer<typeof Source>;
 
-export const Message: z.ZodObject<{
+export const Feedback: z.ZodObject<{
+  rating: z.ZodEnum<{ good: "good"; bad: "bad" }>;
+  note: z.ZodOptional<z.ZodString>;
+  timestamp: z.ZodString;
+}> = z.object({
+  rating: z.enum(["good", "bad"]),
+  note: z.string().optional().meta({ description: "What the user wrote about the answer" }),
+  timestamp: z.string().meta({ description: "When it was given (ISO 8601, UTC)" }),
+}).meta({ id: "Feedback" });
+/** What a user thought of an answer. */
+export type Feedback = z.infer<typeof Feedback>;
+
+type MessageShape = {
   id: z.ZodString;
   content: z.ZodString;
   role: z.ZodEnum<{ system: "system"; user: "user"; assistant: "assistant" }>;
   sources: z.ZodArray<typeof Source>;
   timestamp: z.ZodString;
   citations: z.ZodArray<z.ZodInt>;
-  status: z.ZodOptional<z.ZodEnum<{ stopped: "stopped"; failed: "failed" }>>;
-}> = z.object({
+  status: z.ZodOptional<
+    z.ZodEnum<{ streaming: "streaming"; stopped: "stopped"; failed: "failed" }>
+  >;
+  error: z.ZodOptional<z.ZodString>;
+  feedback: z.ZodOptional<typeof Feedback>;
+};
+
+const MESSAGE_SHAPE: MessageShape = {
   id: z.string(),
   content: z.string(),
   role: z.enum(["system", "user", "assistant"]),
@@ -78,10 +119,36 @@ export const Message: z.ZodObject<{
       "each once, in the order first cited; a marker without a source is not listed. On a " +
       "streamed line, the sources cited up to and including that line",
   }),
-  status: z.enum(["stopped", "failed"]).optional().meta({
-    description: 'Left out for a complete message; "stopped": an answer its reader stopped, ' +
-      'its content as far as it was written; "failed": an answer that broke off, its content ' +
-      "as far as it was written (perhaps none)",
+  status: z.enum(["streaming", "stopped", "failed"]).optional().meta({
+    description: 'Left out for a complete message; "streaming": an answer still being written, ' +
+      "its content as far as it was saved (GET /chats/{id}/messages/{message_id}/stream follows " +
+      'it); "stopped": an answer stopped (POST /chats/{id}/stop, or the server stopping), its ' +
+      'content as far as it was written; "failed": an answer that broke off, its content as far ' +
+      "as it was written (perhaps none)",
+  }),
+  error: z.string().optional().meta({
+    description: "Why an answer stopped or failed, in words; left out otherwise",
+  }),
+  feedback: Feedback.optional().meta({
+    description: "The user's rating of an answer (POST /chats/{id}/messages/{message_id}/feedback)",
+  }),
+};
+
+export const MessageVersion: z.ZodObject<MessageShape> = z.object(MESSAGE_SHAPE).meta({
+  id: "MessageVersion",
+});
+/** A version of a message: an earlier answer to its question, or an earlier wording of it. */
+export type MessageVersion = z.infer<typeof MessageVersion>;
+
+export const Message: z.ZodObject<
+  MessageShape & { versions: z.ZodOptional<z.ZodArray<typeof MessageVersion>> }
+> = z.object({
+  ...MESSAGE_SHAPE,
+  versions: z.array(MessageVersion).optional().meta({
+    description: "Every version, oldest first, the message itself last, when there are two or " +
+      "more: an answer's are the answers its question had (POST /chats/{id}/regenerate keeps " +
+      "them), a question's the wordings it had (POST /chats/{id}/messages/{message_id}/edit; " +
+      "GET /chats/{id}/messages/{message_id}/branch gives the conversation that followed one)",
   }),
 }).meta({ id: "Message" });
 /** A message of a chat, with all its sources. */
@@ -257,6 +324,55 @@ export const DocumentPage = z.object({
 export type DocumentPage = z.infer<typeof DocumentPage>;
 
 export const DocumentPages = z.object({ pages: z.array(DocumentPage) });
+
+/** Where a block's text is in the text it belongs to: from `start` to `end`, in UTF-16 units. */
+const PLACE = {
+  start: z.int().meta({ description: "Where its text starts in the slide's text" }),
+  end: z.int().meta({ description: "Where its text ends in the slide's text" }),
+};
+
+export const SlideBlock = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("title"), text: z.string(), ...PLACE }),
+  z.object({ kind: z.literal("text"), paragraphs: z.array(z.string()), ...PLACE }),
+  z.object({ kind: z.literal("table"), rows: z.array(z.array(z.string())), ...PLACE }),
+]).meta({ id: "SlideBlock" });
+
+export const DocumentView = z.discriminatedUnion("format", [
+  z.object({ format: z.literal("pdf") }).meta({
+    description: "Shown from its file: GET /documents/{id}/content",
+  }),
+  z.object({
+    format: z.literal("docx"),
+    html: z.string().meta({
+      description: "Sanitised HTML: headings, paragraphs, lists, tables, emphasis, links to web " +
+        "and mail addresses; no images, scripts, styles or event attributes. Each paragraph, " +
+        "heading, list item and table that holds text has data-start and data-end: where its " +
+        'text is in "text"',
+    }),
+    text: z.string().meta({
+      description: "The text svc indexes: a source's passage is found in it",
+    }),
+  }),
+  z.object({
+    format: z.literal("pptx"),
+    slides: z.array(z.object({
+      number: z.int().meta({ description: "From 1, in presentation order" }),
+      title: z.string().nullable(),
+      blocks: z.array(SlideBlock).meta({
+        description: "The title, text boxes and tables, in document order",
+      }),
+      text: z.string().meta({
+        description: "The slide's text as svc indexes it: a source's passage is found in it",
+      }),
+    })),
+  }),
+  z.object({
+    format: z.enum(["markdown", "text"]),
+    text: z.string().meta({ description: "The text as svc indexes it" }),
+  }),
+]).meta({ id: "DocumentView" });
+/** `GET /documents/{id}/view`: a document as the web UI shows it. */
+export type DocumentView = z.infer<typeof DocumentView>;
 /** `GET /documents/{id}/pages`: the document's pages, in order. */
 export type DocumentPages = z.infer<typeof DocumentPages>;
 
@@ -297,5 +413,27 @@ export const RegenerateBody = z.strictObject({ stream: z.boolean().default(false
 export const ChatDocuments = z.strictObject({
   documents: z.array(Document).min(1).meta({
     description: "Documents of the user's, none of them the chat's already",
+  }),
+});
+
+/** The longest note of a feedback, in characters. */
+export const MAX_NOTE_LENGTH = 4000;
+
+/** What `POST /chats/{id}/messages/{message_id}/feedback` takes. */
+export const FeedbackBody = z.strictObject({
+  rating: z.enum(["good", "bad"]).nullable().meta({
+    description: "How good the answer was; null takes the feedback back",
+  }),
+  note: Text.refine((note) => [...note].length <= MAX_NOTE_LENGTH, {
+    error: `must be at most ${MAX_NOTE_LENGTH} characters`,
+  }).optional().meta({ description: `At most ${MAX_NOTE_LENGTH} characters` }),
+});
+
+/** What `POST /chats/{id}/stop` answers. */
+export const StopResult = z.object({
+  stopped: z.int().meta({
+    description: "How many running answers of the chat were told to stop: those of this " +
+      "server are stored as stopped when it answers, those of another replica within a save " +
+      "interval (SVC_API_ANSWER_SAVE_INTERVAL)",
   }),
 });

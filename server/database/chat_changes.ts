@@ -1,7 +1,7 @@
 /**
  * The SQL of changes to a chat after it was made: its name (given by its
- * user, or its title from its first question), documents added to it, and
- * the last question's answer taken back to be written again.
+ * user, or its title from its first question), and documents added to it or
+ * taken out of it.
  * @module
  */
 import type { Transaction } from "@libsql/client";
@@ -77,49 +77,25 @@ export async function insertChatDocuments(
 }
 
 /**
- * Removes the answers of the chat's question whose key is `questionSeq`,
- * their links to sources, and those of their sources that no other message
- * links to. The answers of other questions stay, wherever they were stored.
+ * Takes a document out of the chat. 404 for a document that is missing or
+ * another user's, or that the chat does not have.
  */
-export async function removeAnswers(
+export async function deleteChatDocument(
   tx: Transaction,
   chat: ChatKey,
-  questionSeq: number,
+  documentId: string,
 ): Promise<void> {
-  const { rows } = await tx.execute({
-    sql: `SELECT json_group_array(DISTINCT ms.source_seq) AS seqs FROM messages m
-      JOIN message_sources ms ON ms.message_seq = m.seq WHERE m.question_seq = ?`,
-    args: [questionSeq],
+  const seqs = await documentSeqs(tx, chat.userSeq, [documentId]);
+  const { rowsAffected } = await tx.execute({
+    sql: "DELETE FROM chat_documents WHERE chat_seq = ? AND document_seq = ?",
+    args: [chat.seq, seqs.get(documentId)!],
   });
-  const sources = String(rows[0]?.seqs ?? "[]");
-  const action = `take back the last answer of chat ${quote(chat.id)}`;
-  await runSteps(tx, [
-    {
-      sql: `DELETE FROM message_sources WHERE message_seq IN
-        (SELECT seq FROM messages WHERE question_seq = ?)`,
-      args: [questionSeq],
-      action,
-    },
-    { sql: "DELETE FROM messages WHERE question_seq = ?", args: [questionSeq], action },
-    {
-      sql: `DELETE FROM sources WHERE seq IN (SELECT value FROM json_each(?))
-        AND NOT EXISTS (SELECT 1 FROM message_sources ms WHERE ms.source_seq = sources.seq)`,
-      args: [sources],
-      action,
-    },
-  ]);
+  if (rowsAffected === 0) throw notInChat(chat.id, documentId);
 }
 
-/** The key and content of the chat's last question, or `undefined` when it has none. */
-export async function lastQuestion(
-  tx: Transaction,
-  chat: ChatKey,
-): Promise<{ seq: number; content: string } | undefined> {
-  const { rows } = await tx.execute({
-    sql: `SELECT seq, content FROM messages WHERE chat_seq = ? AND role = 'user'
-      ORDER BY position DESC LIMIT 1`,
-    args: [chat.seq],
+/** 404: the chat does not have the document. */
+export function notInChat(chatId: string, documentId: string): SvcError {
+  return new SvcError(`The chat ${quote(chatId)} has no document ${quote(documentId)}`, {
+    status: 404,
   });
-  const row = rows[0];
-  return row === undefined ? undefined : { seq: Number(row.seq), content: String(row.content) };
 }

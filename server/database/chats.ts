@@ -1,19 +1,14 @@
 /**
  * The SQL of chats: creating one with its documents, within the user's limit
- * of chats; finding a user's chat for a write; reading chats with all their
- * messages, or without them; and deleting one.
+ * of chats; finding a user's chat for a write; reading chats with the
+ * messages of their conversation, or without them; and deleting one.
  * @module
  */
 import type { InStatement, ResultSet, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { documentSeqs } from "./documents.ts";
-import {
-  appendSteps,
-  assembleMessages,
-  messageQueries,
-  QUESTION_ORDER,
-  sourceDocumentIds,
-} from "./messages.ts";
+import { inConversation, messageJson } from "./message_json.ts";
+import { appendSteps, QUESTION_ORDER, sourceDocumentIds } from "./messages.ts";
 import type { ChatMetadata, ChatRecord, ChatSummary, DocumentRecord } from "./records.ts";
 import { runSteps, type Step } from "./steps.ts";
 
@@ -121,44 +116,34 @@ export async function findChat(tx: Transaction, user: string, id: string): Promi
   };
 }
 
-/**
- * The queries that read the user's chats (or only the one with `id`) with
- * their documents, messages and sources: four queries, whatever the number of
- * chats. {@linkcode assembleChats} puts the results together.
- */
-export function chatQueries(user: string, id?: string): InStatement[] {
-  const owner = "c.user_seq = (SELECT seq FROM users WHERE name = ?)";
-  const where = id === undefined ? owner : `${owner} AND c.id = ?`;
-  const args = id === undefined ? [user] : [user, id];
-  return [
-    {
-      sql: `SELECT c.seq, c.id, c.name, c.source_storage, c.assistant, c.params, c.prepared
-        FROM chats c WHERE ${where} ORDER BY c.seq`,
-      args,
-    },
-    {
-      sql: `SELECT cd.chat_seq, d.id, cd.name FROM chats c
-        JOIN chat_documents cd ON cd.chat_seq = c.seq
-        JOIN documents d ON d.seq = cd.document_seq
-        WHERE ${where} ORDER BY cd.chat_seq, cd.position`,
-      args,
-    },
-    ...messageQueries(where, args),
-  ];
+/** Options of {@linkcode chatsJsonQuery}. */
+export interface ChatsJsonOptions {
+  /** Only the chat with this id. */
+  id?: string;
+  /**
+   * The time answers' runs are read at, in milliseconds since the epoch: a run
+   * whose lease ended by then is an answer that failed.
+   * @default {Date.now()}
+   */
+  now?: number;
 }
 
 /**
- * The query whose one row holds the user's chats as the JSON text of
- * {@linkcode assembleChats}'s list, keys in the same order: SQLite writes the
- * text, so that no message or source becomes an object on the way out. The
- * lists of chats and of each chat's messages are joined as text, since
- * `json()` would parse each again to embed it; only the small ones (a chat's
- * documents, a message's sources) go through `json()`, without which
- * `json_object` would quote them as strings.
+ * The query whose one row holds the user's chats (or only the one with `id`),
+ * oldest first, as JSON text, keys in the order of the API's `Chat`: SQLite
+ * writes the text, so that no message or source becomes an object on the way
+ * out. Each chat lists the messages of its conversation (see
+ * `inConversation`), each answer after its question. The lists of chats and of
+ * each chat's messages are joined as text, since `json()` would parse each
+ * again to embed it; only the small ones (a chat's documents, a message's
+ * sources) go through `json()`, without which `json_object` would quote them
+ * as strings.
  */
-export function chatsJsonQuery(user: string): InStatement {
+export function chatsJsonQuery(user: string, options: ChatsJsonOptions = {}): InStatement {
+  const { id, now = Date.now() } = options;
   return {
-    sql: `SELECT '[' || COALESCE(group_concat(chat, ',' ORDER BY seq), '') || ']' AS chats FROM (
+    sql: `WITH clock (now) AS (SELECT ?)
+      SELECT '[' || COALESCE(group_concat(chat, ',' ORDER BY seq), '') || ']' AS chats FROM (
         SELECT c.seq, '{"id":' || json_quote(c.id) || ',"metadata":' || json_object(
             'name', c.name, 'source_storage', c.source_storage, 'assistant', c.assistant,
             'params', json(c.params),
@@ -166,36 +151,15 @@ export function chatsJsonQuery(user: string): InStatement {
                 json_object('id', d.id, 'name', cd.name) ORDER BY cd.position)
               FROM chat_documents cd JOIN documents d ON d.seq = cd.document_seq
               WHERE cd.chat_seq = c.seq)))
-          || ',"messages":[' || COALESCE((SELECT group_concat(json_patch(json_object(
-              'id', m.id, 'content', m.content, 'role', m.role,
-              'sources', json((SELECT json_group_array(json_object(
-                  'id', s.id, 'document', json_object('id', d.id, 'name', d.name),
-                  'location', s.location, 'content', s.content, 'num_tokens', s.num_tokens)
-                  ORDER BY ms.position)
-                FROM message_sources ms JOIN sources s ON s.seq = ms.source_seq
-                JOIN documents d ON d.seq = s.document_seq
-                WHERE ms.message_seq = m.seq)),
-              'timestamp', m.timestamp, 'citations', json(m.citations)),
-              -- A null status patches nothing in: a complete message has none.
-              json_object('status', m.status)), ',' ORDER BY ${QUESTION_ORDER})
-            FROM messages m WHERE m.chat_seq = c.seq), '')
+          || ',"messages":[' || COALESCE((SELECT group_concat(${messageJson("m", true)},
+              ',' ORDER BY ${QUESTION_ORDER})
+            FROM messages m WHERE m.chat_seq = c.seq AND ${inConversation("m")}), '')
           || '],"prepared":' || CASE WHEN c.prepared = 1 THEN 'true' ELSE 'false' END || '}' AS chat
         FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?)
+          ${id === undefined ? "" : "AND c.id = ?"}
       )`,
-    args: [user],
+    args: id === undefined ? [now, user] : [now, user, id],
   };
-}
-
-/** The chats, oldest first, from the results of {@linkcode chatQueries}. */
-export function assembleChats([chatRows, documentRows, ...rest]: ResultSet[]): ChatRecord[] {
-  const metadata = metadataOf(chatRows!, documentRows!);
-  const messages = assembleMessages(rest);
-  return chatRows!.rows.map((row, index) => ({
-    id: String(row.id),
-    metadata: metadata[index]!,
-    messages: messages.get(Number(row.seq)) ?? [],
-    prepared: Number(row.prepared) === 1,
-  }));
 }
 
 /**
@@ -205,18 +169,25 @@ export function assembleChats([chatRows, documentRows, ...rest]: ResultSet[]): C
  * the results together.
  */
 export function summaryQueries(user: string): InStatement[] {
-  const [, documents] = chatQueries(user);
   return [
     {
       // The last message by position, which the index of (chat_seq, position) finds at once.
       sql: `SELECT c.seq, c.id, c.name, c.source_storage, c.assistant, c.params, c.prepared,
-          (SELECT COUNT(*) FROM messages m WHERE m.chat_seq = c.seq) AS num_messages,
+          (SELECT COUNT(*) FROM messages m WHERE m.chat_seq = c.seq AND ${inConversation("m")})
+            AS num_messages,
           (SELECT m.timestamp FROM messages m WHERE m.chat_seq = c.seq
             ORDER BY m.position DESC LIMIT 1) AS last_activity
         FROM chats c WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?) ORDER BY c.seq`,
       args: [user],
     },
-    documents!,
+    {
+      sql: `SELECT cd.chat_seq, d.id, cd.name FROM chats c
+        JOIN chat_documents cd ON cd.chat_seq = c.seq
+        JOIN documents d ON d.seq = cd.document_seq
+        WHERE c.user_seq = (SELECT seq FROM users WHERE name = ?)
+        ORDER BY cd.chat_seq, cd.position`,
+      args: [user],
+    },
   ];
 }
 
@@ -265,6 +236,12 @@ export async function removeChat(tx: Transaction, chat: ChatKey): Promise<void> 
   const sources = String(rows[0]?.seqs ?? "[]");
   const action = `delete chat ${quote(chat.id)}`;
   await runSteps(tx, [
+    {
+      sql:
+        "DELETE FROM answer_runs WHERE message_seq IN (SELECT seq FROM messages WHERE chat_seq = ?)",
+      args: [chat.seq],
+      action,
+    },
     {
       sql: `DELETE FROM message_sources
         WHERE message_seq IN (SELECT seq FROM messages WHERE chat_seq = ?)`,

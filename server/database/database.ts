@@ -7,9 +7,24 @@ import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { reclaimSpace } from "../../components/sqlite_space.ts";
 import {
-  assembleChats,
+  askStop,
+  BRANCH,
+  editSteps,
+  findMessage,
+  finishSteps,
+  lastQuestion,
+  messagesJsonQuery,
+  noBranch,
+  noMessage,
+  ONE_MESSAGE,
+  progressSteps,
+  ratedAnswersQuery,
+  stopsQuery,
+  toRatedAnswers,
+  writeFeedback,
+} from "./answers.ts";
+import {
   assembleSummaries,
-  chatQueries,
   chatsJsonQuery,
   findChat,
   insertChat,
@@ -21,20 +36,22 @@ import {
 import {
   type AddDocumentOptions,
   type AddedDocument,
+  documentListQuery,
   documentSeqs,
   documentsInOrder,
   insertDocument,
+  pagesSteps,
   type RecordedSize,
   recordSize,
   removeDocument,
   selectDocuments,
   storageQuery,
+  toDocumentList,
 } from "./documents.ts";
 import { appendSteps, sourceDocumentIds } from "./messages.ts";
 import {
+  deleteChatDocument,
   insertChatDocuments,
-  lastQuestion,
-  removeAnswers,
   titleChat,
   updateChatName,
 } from "./chat_changes.ts";
@@ -65,11 +82,16 @@ import {
   touchApiKey,
 } from "./api_keys.ts";
 import type {
+  AnswerEnd,
+  AnswerProgress,
   ChatRecord,
   ChatSummary,
+  DocumentListing,
   DocumentRecord,
+  Feedback,
   MessageRecord,
   NewMessage,
+  RatedAnswer,
   StoredDocument,
 } from "./records.ts";
 import { commitTogether, type PendingWrite } from "./group_commit.ts";
@@ -209,6 +231,21 @@ export class LibsqlDatabase implements Database {
     return documentsInOrder(result!, ids);
   }
 
+  /** The user's uploaded documents, newest first, with their sizes, pages and chats. */
+  async listDocuments(user: string): Promise<DocumentListing[]> {
+    if (this.#thread) return this.#forward("listDocuments", user);
+    return toDocumentList((await this.#read([documentListQuery(user)]))[0]!);
+  }
+
+  /** Records how many pages each of the user's documents has, by id. */
+  recordPages(user: string, pages: Record<string, number>): Promise<void> {
+    if (this.#thread) return this.#forward("recordPages", user, pages);
+    if (Object.keys(pages).length === 0) return Promise.resolve();
+    return this.#write(async (tx) => {
+      await runSteps(tx, pagesSteps(await userSeq(tx, user), pages));
+    });
+  }
+
   /**
    * The bytes of the files the user uploaded, as {@linkcode LibsqlDatabase.recordSize}
    * recorded them.
@@ -248,15 +285,15 @@ export class LibsqlDatabase implements Database {
   /** The user's chat with all its messages; 404 `No chat "<id>"` when it is missing or another user's. */
   async getChat(user: string, id: string): Promise<ChatRecord> {
     if (this.#thread) return this.#forward("getChat", user, id);
-    const chat = assembleChats(await this.#read(chatQueries(user, id)))[0];
+    const [result] = await this.#read([chatsJsonQuery(user, { id })]);
+    const chat = JSON.parse(String(result!.rows[0]?.chats ?? "[]"))[0];
     if (chat === undefined) throw noChat(id);
     return chat;
   }
 
   /** The user's chats, oldest first, each with all its messages in order. */
   async listChats(user: string): Promise<ChatRecord[]> {
-    if (this.#thread) return this.#forward("listChats", user);
-    return assembleChats(await this.#read(chatQueries(user)));
+    return JSON.parse(await this.listChatsJson(user));
   }
 
   /**
@@ -349,25 +386,125 @@ export class LibsqlDatabase implements Database {
     });
   }
 
+  /** Takes a document out of the user's chat. 404 for a chat or document it does not have. */
+  removeChatDocument(user: string, chatId: string, documentId: string): Promise<void> {
+    if (this.#thread) return this.#forward("removeChatDocument", user, chatId, documentId);
+    return this.#write(async (tx) => {
+      await deleteChatDocument(tx, await findChat(tx, user, chatId), documentId);
+    });
+  }
+
   /**
-   * Takes back the answer of the chat's last question (stopped, failed or
-   * complete), so that it is answered again, and returns the question; the
-   * answers of other questions stay, wherever they were stored. 404 for a
+   * The last question of the chat's conversation, to answer again. 404 for a
    * missing or another user's chat; 400 for a chat that has no question yet.
    */
-  takeBackAnswer(user: string, chatId: string): Promise<string> {
-    if (this.#thread) return this.#forward("takeBackAnswer", user, chatId);
+  lastQuestion(user: string, chatId: string): Promise<{ id: string; content: string }> {
+    if (this.#thread) return this.#forward("lastQuestion", user, chatId);
     return this.#write(async (tx) => {
-      const chat = await findChat(tx, user, chatId);
-      const question = await lastQuestion(tx, chat);
+      const question = await lastQuestion(tx, await findChat(tx, user, chatId));
       if (question === undefined) {
         throw new SvcError(`Chat ${quote(chatId)} has no question to answer again`, {
           status: 400,
         });
       }
-      await removeAnswers(tx, chat, question.seq);
-      return question.content;
+      return question;
     });
+  }
+
+  /**
+   * Asks `question` in place of a question of the chat's conversation, which
+   * leaves it with the messages after it, kept as its branch.
+   */
+  editQuestion(
+    user: string,
+    chatId: string,
+    questionId: string,
+    question: NewMessage,
+  ): Promise<void> {
+    if (this.#thread) return this.#forward("editQuestion", user, chatId, questionId, question);
+    return this.#write(async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const { before, after } = editSteps(
+        chat,
+        await findMessage(tx, chat, questionId),
+        question.id,
+      );
+      const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds([question]));
+      await runSteps(tx, [
+        ...before,
+        ...appendSteps([question], { chatSeq: chat.seq, first: chat.next, documents }),
+        ...after,
+      ]);
+    });
+  }
+
+  /** One message of the user's chat, with its versions. */
+  async getMessage(user: string, chatId: string, messageId: string): Promise<MessageRecord> {
+    if (this.#thread) return this.#forward("getMessage", user, chatId, messageId);
+    const messages = await this.#messages(user, chatId, ONE_MESSAGE, [messageId]);
+    if (messages.length === 0) throw noMessage(chatId, messageId);
+    return messages[0]!;
+  }
+
+  /** The messages from a question of the user's chat on (see `Database.getBranch`). */
+  async getBranch(user: string, chatId: string, questionId: string): Promise<MessageRecord[]> {
+    if (this.#thread) return this.#forward("getBranch", user, chatId, questionId);
+    const question = await this.getMessage(user, chatId, questionId);
+    if (question.role !== "user") throw noBranch();
+    return await this.#messages(user, chatId, BRANCH, [questionId]);
+  }
+
+  /** Sets or clears the user's feedback on an answer of the chat. */
+  setFeedback(
+    user: string,
+    chatId: string,
+    messageId: string,
+    feedback: Feedback | null,
+  ): Promise<void> {
+    if (this.#thread) return this.#forward("setFeedback", user, chatId, messageId, feedback);
+    return this.#write(async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const message = await findMessage(tx, chat, messageId);
+      await writeFeedback(tx, chat, message, feedback && JSON.stringify(feedback));
+    });
+  }
+
+  /** The answers rated `rating`, of one user or of all, oldest first. */
+  async ratedAnswers(rating: Feedback["rating"], user?: string): Promise<RatedAnswer[]> {
+    if (this.#thread) return this.#forward("ratedAnswers", rating, user);
+    return toRatedAnswers((await this.#read([ratedAnswersQuery(rating, user)]))[0]!);
+  }
+
+  /** Saves the text so far of answers being written and extends their leases. */
+  saveAnswers(
+    progress: AnswerProgress[],
+    options: { until: number; now: number },
+  ): Promise<string[]> {
+    if (this.#thread) return this.#forward("saveAnswers", progress, options);
+    return this.#write(async (tx) => {
+      await runSteps(tx, progressSteps(progress, options.until, options.now));
+      const stops = await tx.execute(stopsQuery(progress.map((each) => each.id)));
+      return stops.rows.map((row) => String(row.id));
+    });
+  }
+
+  /** The ids among those of answers being written whose stop was asked. */
+  async stopsAsked(ids: string[]): Promise<string[]> {
+    if (this.#thread) return this.#forward("stopsAsked", ids);
+    if (ids.length === 0) return [];
+    return (await this.#read([stopsQuery(ids)]))[0]!.rows.map((row) => String(row.id));
+  }
+
+  /** Ends an answer that was being written. */
+  finishAnswer(end: AnswerEnd): Promise<void> {
+    if (this.#thread) return this.#forward("finishAnswer", end);
+    return this.#write(async (tx) => await runSteps(tx, finishSteps(end)));
+  }
+
+  /** Asks the answers being written in the user's chat to stop; their ids. */
+  stopAnswers(user: string, chatId: string): Promise<string[]> {
+    if (this.#thread) return this.#forward("stopAnswers", user, chatId);
+    return this.#write(async (tx) => await askStop(tx, await findChat(tx, user, chatId)));
   }
 
   /**
@@ -549,6 +686,19 @@ export class LibsqlDatabase implements Database {
     }
     await this.#queue;
     this.#client!.close();
+  }
+
+  /** The messages of the user's chat that `where` selects; 404 for a missing chat. */
+  async #messages(
+    user: string,
+    chatId: string,
+    where: string,
+    args: string[],
+  ): Promise<MessageRecord[]> {
+    const [result] = await this.#read([messagesJsonQuery(user, chatId, where, args, Date.now())]);
+    const row = result!.rows[0];
+    if (row?.chat === null || row?.chat === undefined) throw noChat(chatId);
+    return JSON.parse(String(row.messages));
   }
 
   /** Gives the space of deleted rows back, after the writes before it; never fails. */

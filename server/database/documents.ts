@@ -1,14 +1,15 @@
 /**
- * The SQL of documents: storing one, finding a user's by id, the bytes of the
- * files a user uploaded, each recorded in its document's metadata as `size`,
- * and removing a document no chat uses, with its file.
+ * The SQL of documents: storing one, finding a user's by id, listing a user's,
+ * the bytes of the files a user uploaded, each recorded in its document's
+ * metadata as `size` (and its pages, once read, as `pages`), and removing a
+ * document no chat uses, with its file.
  * @module
  */
 import type { InStatement, ResultSet, Row, Transaction } from "@libsql/client";
 import { quote, SvcError } from "../../components/core/errors.ts";
 import { diskFaultError } from "../../components/disk_faults.ts";
-import type { StoredDocument } from "./records.ts";
-import { runSteps } from "./steps.ts";
+import type { DocumentListing, StoredDocument } from "./records.ts";
+import { runSteps, type Step } from "./steps.ts";
 
 /**
  * How a document's registration is counted: when it is made, and how many
@@ -280,4 +281,48 @@ function toDocument(row: Row): StoredDocument {
     name: String(row.name),
     metadata: JSON.parse(String(row.metadata)),
   };
+}
+
+/**
+ * The query of the user's uploaded documents, newest first, each with its
+ * size, its pages when a chat read them, and the ids of the chats that use it
+ * (as one of their documents, or through sources of their messages) as a JSON
+ * array. A registration whose file has not come is left out.
+ */
+export function documentListQuery(user: string): InStatement {
+  return {
+    sql: `SELECT d.id, d.name, json_extract(d.metadata, '$.size') AS size,
+        json_extract(d.metadata, '$.pages') AS pages,
+        (SELECT json_group_array(c.id ORDER BY c.seq) FROM chats c WHERE c.seq IN (
+          SELECT chat_seq FROM chat_documents WHERE document_seq = d.seq
+          UNION SELECT m.chat_seq FROM sources s
+            JOIN message_sources ms ON ms.source_seq = s.seq
+            JOIN messages m ON m.seq = ms.message_seq
+            WHERE s.document_seq = d.seq)) AS chats
+      FROM documents d WHERE d.user_seq = (SELECT seq FROM users WHERE name = ?)
+        AND (json_extract(d.metadata, '$.size') IS NOT NULL OR d.registered IS NULL)
+      ORDER BY COALESCE(d.registered, 0) DESC, d.seq DESC`,
+    args: [user],
+  };
+}
+
+/** The documents of {@linkcode documentListQuery}'s rows. */
+export function toDocumentList(result: ResultSet): DocumentListing[] {
+  return result.rows.map((row) => ({
+    id: String(row.id),
+    name: String(row.name),
+    size: row.size === null ? null : Number(row.size),
+    pages: row.pages === null ? null : Number(row.pages),
+    chats: JSON.parse(String(row.chats ?? "[]")),
+  }));
+}
+
+/** The steps that record how many pages each of the user's documents has, by id. */
+export function pagesSteps(userSeq: number, pages: Record<string, number>): Step[] {
+  return Object.entries(pages).map(([id, count]) => ({
+    sql: `UPDATE documents SET metadata = json_set(metadata, '$.pages', ?)
+      WHERE user_seq = ? AND id = ?`,
+    args: [count, userSeq, id],
+    action: `record the pages of document ${quote(id)}`,
+  }));
 }

@@ -10,11 +10,16 @@ import type { ApiKeyOwner, ApiKeyRecord, StoredApiKey } from "./api_keys.ts";
 import type { InsertChatOptions } from "./chats.ts";
 import type { AddDocumentOptions, AddedDocument, RecordedSize } from "./documents.ts";
 import type {
+  AnswerEnd,
+  AnswerProgress,
   ChatRecord,
   ChatSummary,
+  DocumentListing,
   DocumentRecord,
+  Feedback,
   MessageRecord,
   NewMessage,
+  RatedAnswer,
   StoredDocument,
 } from "./records.ts";
 
@@ -43,6 +48,13 @@ export interface Database {
   getDocument(user: string, id: string): Promise<StoredDocument>;
   /** The user's documents in the order of `ids`; 404 naming every id that is missing or another user's. */
   getDocuments(user: string, ids: string[]): Promise<StoredDocument[]>;
+  /**
+   * The user's uploaded documents, newest first, with their sizes, their pages
+   * once read, and the chats that use them.
+   */
+  listDocuments(user: string): Promise<DocumentListing[]>;
+  /** Records how many pages each of the user's documents has, by id; other ids are ignored. */
+  recordPages(user: string, pages: Record<string, number>): Promise<void>;
   /** The bytes of the files the user uploaded, as {@linkcode Database.recordSize} recorded them. */
   storageUsed(user: string): Promise<number>;
   /**
@@ -99,12 +111,83 @@ export interface Database {
    */
   addChatDocuments(user: string, chatId: string, documents: DocumentRecord[]): Promise<void>;
   /**
-   * Takes back the answer of the chat's last question, so that it is
-   * answered again, and returns the question; the answers of other questions
-   * stay, wherever they were stored. 404 for a missing or another user's
+   * Takes a document out of the user's chat (the document stays). 404 for a
+   * missing or another user's chat or document, and for a document the chat
+   * does not have.
+   */
+  removeChatDocument(user: string, chatId: string, documentId: string): Promise<void>;
+  /**
+   * The last question of the chat's conversation, to answer again: its
+   * answers so far stay, as versions. 404 for a missing or another user's
    * chat; 400 for a chat that has no question yet.
    */
-  takeBackAnswer(user: string, chatId: string): Promise<string>;
+  lastQuestion(user: string, chatId: string): Promise<{ id: string; content: string }>;
+  /**
+   * Asks a question in place of one of the chat's conversation: the question
+   * edited and the messages after it leave the conversation, kept as the
+   * branch of the edited question, and `question`, appended, is a version of
+   * it. 404 for a missing or another user's chat, or a message it does not
+   * have; 400 for a message that is not a question of the conversation.
+   */
+  editQuestion(
+    user: string,
+    chatId: string,
+    questionId: string,
+    question: NewMessage,
+  ): Promise<void>;
+  /**
+   * One message of the user's chat as the chat lists it, with its versions,
+   * whether or not it is in the conversation. 404 for a missing or another
+   * user's chat, or a message it does not have.
+   */
+  getMessage(user: string, chatId: string, messageId: string): Promise<MessageRecord>;
+  /**
+   * The messages from a question of the user's chat on, in order: for a
+   * question an edit replaced, those the edit took out of the conversation;
+   * else the conversation from it on. 404 as {@linkcode Database.getMessage};
+   * 400 for a message that is not a question.
+   */
+  getBranch(user: string, chatId: string, questionId: string): Promise<MessageRecord[]>;
+  /**
+   * Sets (or, with `null`, clears) the user's feedback on an answer of the
+   * chat. 404 as {@linkcode Database.getMessage}; 400 for a message that is
+   * not an answer.
+   */
+  setFeedback(
+    user: string,
+    chatId: string,
+    messageId: string,
+    feedback: Feedback | null,
+  ): Promise<void>;
+  /**
+   * The answers rated `rating`, of one user or of all, oldest first, each with
+   * its question and the sources it cites (all its sources when it cites none).
+   */
+  ratedAnswers(rating: Feedback["rating"], user?: string): Promise<RatedAnswer[]>;
+
+  /**
+   * Saves the text so far of answers being written (see `NewMessage.runsUntil`),
+   * and extends their runs' leases to `until` (milliseconds since the epoch);
+   * the runs of any process whose lease ended by `now` end as failed, their
+   * text as far as it was saved. The ids among them that are to stop (see
+   * {@linkcode Database.stopsAsked}).
+   */
+  saveAnswers(
+    progress: AnswerProgress[],
+    options: { until: number; now: number },
+  ): Promise<string[]>;
+  /**
+   * The ids among those of answers being written that are to stop: their
+   * stop was asked, or their run is gone (their chat deleted, their lease over).
+   */
+  stopsAsked(ids: string[]): Promise<string[]>;
+  /** Ends an answer that was being written; nothing when it is gone (its chat deleted). */
+  finishAnswer(end: AnswerEnd): Promise<void>;
+  /**
+   * Asks the answers being written in the user's chat to stop, whichever
+   * process writes them; their ids. 404 for a missing or another user's chat.
+   */
+  stopAnswers(user: string, chatId: string): Promise<string[]>;
   /**
    * Removes the user's chat, its messages and their sources where no other
    * message links to them; the documents stay. 404 for a missing or another

@@ -198,6 +198,33 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX messages_by_question ON messages (question_seq)",
     ],
   },
+  {
+    version: 9,
+    statements: [
+      // An answer still being written: a row while it runs, gone once it ended. Its message holds
+      // the text so far. Any replica asks it to stop by `stop_asked`, which the replica writing it
+      // reads; that replica extends `expires` (milliseconds since the epoch) while it runs, so
+      // that the answer of a replica that died is told as failed once its lease is over.
+      `CREATE TABLE answer_runs (
+        message_seq BIGINT NOT NULL PRIMARY KEY REFERENCES messages (seq) ON DELETE CASCADE,
+        stop_asked INTEGER NOT NULL DEFAULT 0 CHECK (stop_asked IN (0, 1)),
+        expires BIGINT NOT NULL
+      )`,
+      // Why an answer did not end complete, in words, for whoever reads it later.
+      "ALTER TABLE messages ADD COLUMN error TEXT",
+      // What the user thought of an answer: JSON {rating: "good" | "bad", note?, timestamp}.
+      "ALTER TABLE messages ADD COLUMN feedback TEXT",
+      // An edited question is a version of the first one (`original_seq`); the question it
+      // replaced, and the questions after it, leave the conversation for the branch of the
+      // replaced one (`branch_seq`: null while in the conversation). Answers follow their question.
+      `ALTER TABLE messages ADD COLUMN original_seq BIGINT
+        REFERENCES messages (seq) ON DELETE CASCADE`,
+      `ALTER TABLE messages ADD COLUMN branch_seq BIGINT
+        REFERENCES messages (seq) ON DELETE CASCADE`,
+      "CREATE INDEX messages_by_original ON messages (original_seq)",
+      "CREATE INDEX messages_by_branch ON messages (branch_seq)",
+    ],
+  },
 ];
 
 /** The table that holds the schema version; its name says whose it is. */

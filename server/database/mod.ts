@@ -39,13 +39,18 @@ export type { Migration } from "./migrations.ts";
 export { parseDatabaseUrl, shareApiDatabase } from "./url.ts";
 export type { DatabaseLocation, ParseDatabaseUrlOptions } from "./url.ts";
 export type {
+  AnswerEnd,
+  AnswerProgress,
   ChatMetadata,
   ChatRecord,
   ChatSummary,
+  DocumentListing,
   DocumentRecord,
+  Feedback,
   MessageRecord,
   MessageRole,
   NewMessage,
+  RatedAnswer,
   SourceRecord,
   StoredDocument,
 } from "./records.ts";

@@ -23,16 +23,34 @@ import { insertDocument } from "./postgres_documents.ts";
 import type { Database } from "./interface.ts";
 import type { AttemptLimits, LoginAttempt, Reservation } from "../auth/login_attempts.ts";
 import { attemptTimes, clearAttempts, reserveAttempt } from "./postgres_login_attempts.ts";
-import { sourceDocumentIds } from "./messages.ts";
-import { chatsJson, chatSummaries } from "./postgres_chats.ts";
+import { sourceDocumentIds, storedStatus } from "./messages.ts";
+import { chatsJson, chatSummaries, messagesJson } from "./postgres_chats.ts";
+import {
+  askStop,
+  findMessage,
+  finishAnswer,
+  listDocuments,
+  ratedAnswers,
+  recordPages,
+  saveAnswers,
+  stopsAsked,
+} from "./postgres_answers.ts";
+import { noBranch, noFeedback, noMessage, notEditable } from "./answers.ts";
+import { notInChat } from "./chat_changes.ts";
+import { inQuestionBranch } from "./message_json.ts";
 import { postgresError } from "./postgres_errors.ts";
 import { fetchFile, hasFile, keepFile } from "./postgres_files.ts";
 import type {
+  AnswerEnd,
+  AnswerProgress,
   ChatRecord,
   ChatSummary,
+  DocumentListing,
   DocumentRecord,
+  Feedback,
   MessageRecord,
   NewMessage,
+  RatedAnswer,
   StoredDocument,
 } from "./records.ts";
 
@@ -118,6 +136,19 @@ export class PostgresDatabase implements Database {
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) throw noDocuments(missing);
     return ids.map((id) => structuredClone(found.get(id)!));
+  }
+
+  /** The user's uploaded documents, newest first, with their sizes, pages and chats. */
+  listDocuments(user: string): Promise<DocumentListing[]> {
+    return this.#read((sql) => listDocuments(sql, user));
+  }
+
+  /** Records how many pages each of the user's documents has, by id. */
+  recordPages(user: string, pages: Record<string, number>): Promise<void> {
+    if (Object.keys(pages).length === 0) return Promise.resolve();
+    return this.#write(user, async (tx) => {
+      await recordPages(tx, await lockUser(tx, user, true), pages);
+    });
   }
 
   /** The bytes of the files the user uploaded, as {@linkcode PostgresDatabase.recordSize} recorded them. */
@@ -369,29 +400,134 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  /**
-   * Takes back the answer of the chat's last question, so that it is
-   * answered again, and returns the question; the answers of other questions
-   * stay, wherever they were stored. 404 for a missing or another user's
-   * chat; 400 for a chat that has no question yet.
-   */
-  takeBackAnswer(user: string, chatId: string): Promise<string> {
+  /** Takes a document out of the user's chat. 404 for a chat or document it does not have. */
+  removeChatDocument(user: string, chatId: string, documentId: string): Promise<void> {
     return this.#write(user, async (tx) => {
       const chat = await findChat(tx, user, chatId);
-      const [question] = await tx`SELECT seq, content FROM messages
-        WHERE chat_seq = ${chat.seq} AND role = 'user' ORDER BY position DESC LIMIT 1`;
+      const seqs = await documentSeqs(tx, chat.userSeq, [documentId]);
+      const deleted = await tx`DELETE FROM chat_documents
+        WHERE chat_seq = ${chat.seq} AND document_seq = ${seqs.get(documentId)!}`;
+      if (deleted.count === 0) throw notInChat(chatId, documentId);
+    });
+  }
+
+  /**
+   * The last question of the chat's conversation, to answer again. 404 for a
+   * missing or another user's chat; 400 for a chat that has no question yet.
+   */
+  lastQuestion(user: string, chatId: string): Promise<{ id: string; content: string }> {
+    return this.#write(user, async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const [question] = await tx`SELECT id, content FROM messages
+        WHERE chat_seq = ${chat.seq} AND role = 'user' AND branch_seq IS NULL
+        ORDER BY position DESC LIMIT 1`;
       if (question === undefined) {
         throw new SvcError(`Chat ${quote(chatId)} has no question to answer again`, {
           status: 400,
         });
       }
-      await removeMessages(
-        tx,
-        tx`question_seq = ${question.seq}`,
-        `take back the last answer of chat ${quote(chatId)}`,
-      );
-      return String(question.content);
+      return { id: String(question.id), content: String(question.content) };
     });
+  }
+
+  /**
+   * Asks `question` in place of a question of the chat's conversation, which
+   * leaves it with the messages after it, kept as its branch.
+   */
+  editQuestion(
+    user: string,
+    chatId: string,
+    questionId: string,
+    question: NewMessage,
+  ): Promise<void> {
+    return this.#write(user, async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const edited = await findMessage(tx, chat, questionId);
+      if (edited.role !== "user" || edited.branch !== null) throw notEditable(edited.role);
+      const action = `edit a question of chat ${quote(chatId)}`;
+      await step(
+        action,
+        tx`UPDATE messages SET branch_seq = ${edited.seq} WHERE chat_seq = ${chat.seq}
+          AND role = 'user' AND branch_seq IS NULL AND position >= ${edited.position}`,
+      );
+      const documents = await documentSeqs(tx, chat.userSeq, sourceDocumentIds([question]));
+      await appendMessages(tx, chat.seq, chat.next, [question], documents);
+      await step(
+        action,
+        tx`UPDATE messages SET original_seq = ${edited.original} WHERE id = ${question.id}`,
+      );
+    });
+  }
+
+  /** One message of the user's chat, with its versions. */
+  async getMessage(user: string, chatId: string, messageId: string): Promise<MessageRecord> {
+    const [message] = await this.#messages(user, chatId, (sql) => sql`m.id = ${messageId}`);
+    if (message === undefined) throw noMessage(chatId, messageId);
+    return message;
+  }
+
+  /** The messages from a question of the user's chat on (see `Database.getBranch`). */
+  async getBranch(user: string, chatId: string, questionId: string): Promise<MessageRecord[]> {
+    const question = await this.getMessage(user, chatId, questionId);
+    if (question.role !== "user") throw noBranch();
+    return await this.#messages(
+      user,
+      chatId,
+      (sql) =>
+        sql`EXISTS (SELECT 1 FROM messages b WHERE b.id = ${questionId} AND b.role = 'user'
+        AND b.chat_seq = m.chat_seq AND ${sql.unsafe(inQuestionBranch("m", "b"))})`,
+    );
+  }
+
+  /** Sets or clears the user's feedback on an answer of the chat. */
+  setFeedback(
+    user: string,
+    chatId: string,
+    messageId: string,
+    feedback: Feedback | null,
+  ): Promise<void> {
+    return this.#write(user, async (tx) => {
+      const chat = await findChat(tx, user, chatId);
+      const message = await findMessage(tx, chat, messageId);
+      if (message.role !== "assistant") throw noFeedback();
+      await step(
+        `save the feedback of a message of chat ${quote(chatId)}`,
+        tx`UPDATE messages SET feedback = ${feedback && JSON.stringify(feedback)}
+          WHERE seq = ${message.seq}`,
+      );
+    });
+  }
+
+  /** The answers rated `rating`, of one user or of all, oldest first. */
+  ratedAnswers(rating: Feedback["rating"], user?: string): Promise<RatedAnswer[]> {
+    return this.#read((sql) => ratedAnswers(sql, rating, user));
+  }
+
+  /** Saves the text so far of answers being written and extends their leases. */
+  saveAnswers(
+    progress: AnswerProgress[],
+    options: { until: number; now: number },
+  ): Promise<string[]> {
+    return this.#write(undefined, (tx) => saveAnswers(tx, progress, options));
+  }
+
+  /** The ids among those of answers being written whose stop was asked. */
+  stopsAsked(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.#read((sql) => stopsAsked(sql, ids));
+  }
+
+  /** Ends an answer that was being written. */
+  finishAnswer(end: AnswerEnd): Promise<void> {
+    return this.#write(undefined, (tx) => finishAnswer(tx, end));
+  }
+
+  /** Asks the answers being written in the user's chat to stop; their ids. */
+  stopAnswers(user: string, chatId: string): Promise<string[]> {
+    return this.#write(
+      user,
+      async (tx) => await askStop(tx, (await findChat(tx, user, chatId)).seq),
+    );
   }
 
   /**
@@ -674,6 +810,17 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** The messages of the user's chat that `where` selects; 404 for a missing chat. */
+  async #messages(
+    user: string,
+    chatId: string,
+    where: (sql: Postgres.Sql) => Postgres.PendingQuery<Postgres.Row[]>,
+  ): Promise<MessageRecord[]> {
+    const json = await this.#read((sql) => messagesJson(sql, user, chatId, where(sql)));
+    if (json === undefined) throw noChat(chatId);
+    return JSON.parse(json);
+  }
+
   #read<T>(query: (sql: Postgres.Sql) => Promise<T>): Promise<T> {
     return this.#track(async () => {
       try {
@@ -794,12 +941,21 @@ async function appendMessages(
     const [inserted] = await step(
       `save ${what}`,
       tx`INSERT INTO messages
-          (id, chat_seq, position, role, content, timestamp, citations, status, question_seq)
+          (id, chat_seq, position, role, content, timestamp, citations, status, error,
+            question_seq)
         VALUES (${message.id}, ${chatSeq}, ${first + index}, ${message.role}, ${message.content},
-          ${message.timestamp}, ${JSON.stringify(message.citations)}, ${message.status ?? null},
+          ${message.timestamp}, ${JSON.stringify(message.citations)}, ${storedStatus(message)},
+          ${message.error ?? null},
           ${message.role === "assistant" ? questionOf(tx, chatSeq, message.question) : null})
         RETURNING seq`,
     );
+    if (message.runsUntil !== undefined) {
+      await step(
+        `save ${what}`,
+        tx`INSERT INTO answer_runs (message_seq, expires)
+          VALUES (${inserted!.seq}, ${message.runsUntil})`,
+      );
+    }
     for (const [position, source] of message.sources.entries()) {
       const documentSeq = documents.get(source.document.id)!;
       const action = `save source ${quote(source.id)} of ${what}`;
@@ -831,6 +987,10 @@ async function removeMessages(
   const sources = (await tx`SELECT DISTINCT ms.source_seq FROM messages m
     JOIN message_sources ms ON ms.message_seq = m.seq
     WHERE m.seq IN (SELECT seq FROM messages WHERE ${which})`).map((row) => String(row.source_seq));
+  await step(
+    action,
+    tx`DELETE FROM answer_runs WHERE message_seq IN (SELECT seq FROM messages WHERE ${which})`,
+  );
   await step(
     action,
     tx`DELETE FROM message_sources WHERE message_seq IN (SELECT seq FROM messages WHERE ${which})`,

@@ -117,7 +117,7 @@ export function okThen(server: FakeServer, fake: ProviderFake, event: string): R
 /** A model assistant class with its statics, concrete. */
 export type ModelAssistantClass =
   & Omit<typeof ModelAssistant, "prototype">
-  & (new () => Pick<ModelAssistant, "answer" | "displayName">);
+  & (new () => Pick<ModelAssistant, "answer" | "displayName" | "standaloneQuestion">);
 
 /**
  * A subclass of `assistant` configured by `vars` instead of the environment

@@ -4,7 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { ModelAssistant } from "../../components/assistants/_base.ts";
-import { INSTRUCTION } from "../../components/assistants/_prompt.ts";
+import { STANDALONE_TOKENS } from "../../components/assistants/_base.ts";
+import { INSTRUCTION, STANDALONE_INSTRUCTION } from "../../components/assistants/_prompt.ts";
+import type { SvcError } from "../../components/core/errors.ts";
+import { Message } from "../../components/core/message.ts";
 import * as assistants from "../../components/assistants/mod.ts";
 import { displayNameOf } from "../../components/core/component.ts";
 import { closedUrl, FakeServer, type Reply, SilentServer, within } from "./_fake_server.ts";
@@ -38,6 +41,12 @@ Deno.test("every registered model assistant has a fake server in the contract su
  * happen at once: only waiting for that timeout, or never doing it, takes as long.
  */
 const PATIENCE = 10;
+
+/**
+ * The time limit of a standalone question, in seconds, in the tests of it: long enough for the
+ * request to reach the server on a loaded machine, short against the 20 s of a trickle.
+ */
+const FOLLOW_UP_TIMEOUT = "0.5";
 
 function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): void {
   const { provider } = base;
@@ -368,6 +377,86 @@ function contract(name: string, base: ModelAssistantClass, fake: ProviderFake): 
     assert.equal(assistant.displayName, `${provider}/pinned-model`);
     assert.deepEqual(await collect(assistant), { texts: ["Yes."] });
     assert.equal(fake.asked(server.last).model, "pinned-model");
+  });
+
+  const conversation = [
+    new Message("How do I freeze bread?", { role: "user" }),
+    new Message("Wrap the loaf in foil [1].", { role: "assistant" }),
+  ];
+  const askStandalone = (assistant: ModelAssistantClass, signal?: AbortSignal) =>
+    new assistant().standaloneQuestion(
+      "And how do I thaw it?",
+      chatParams(signal, { history: conversation }),
+    );
+
+  Deno.test(`${name} asks its model once, briefly, for a follow-up worded to stand alone`, async () => {
+    const texts = ['Question: "How do I thaw', ' frozen bread?"'];
+    const { server, assistant } = setup([(s) => fake.answer(s, texts)]);
+    await using _ = server;
+    assert.equal(await askStandalone(assistant), "How do I thaw frozen bread?");
+    assert.equal(server.requests.length, 1);
+    const asked = fake.asked(server.last);
+    assert.equal(asked.model, assistant.modelName());
+    assert.equal(asked.maxTokens, STANDALONE_TOKENS);
+    assert.equal(asked.stream, true);
+    assert.equal(asked.system, STANDALONE_INSTRUCTION);
+    assert.equal(
+      asked.user,
+      "Conversation so far:\n\nUser: How do I freeze bread?\n\nAssistant: Wrap the loaf in foil " +
+        "[1].\n\nFollow-up question: And how do I thaw it?",
+    );
+  });
+
+  Deno.test(`${name} asks for a standalone question once, not again after a 500`, async () => {
+    const { server, assistant } = setup([() => fake.error(500, "The server had an error")]);
+    await using _ = server;
+    await assert.rejects(askStandalone(assistant), (error: SvcError) => {
+      assert.equal(error.status, 502);
+      assert.equal(error.message, `${provider} answered 500: The server had an error`);
+      return true;
+    });
+    assert.equal(server.requests.length, 1);
+  });
+
+  Deno.test(`${name} gives up on a standalone question after SVC_FOLLOW_UP_TIMEOUT, and hangs up`, async () => {
+    await using server = new SilentServer();
+    const assistant = configured(base, {
+      ...fake.env(server.url),
+      SVC_ASSISTANT_TIMEOUT: String(PATIENCE),
+      SVC_FOLLOW_UP_TIMEOUT: FOLLOW_UP_TIMEOUT,
+    });
+    await assert.rejects(askStandalone(assistant), (error: SvcError) => {
+      assert.equal(error.status, 504);
+      assert.equal(
+        error.message,
+        `${provider} did not word the follow-up question within ${FOLLOW_UP_TIMEOUT} s`,
+      );
+      return true;
+    });
+    assert.match(server.received, new RegExp(`^POST ${fake.path}[ ?]`));
+    await within(server.hungUp, PATIENCE * 1000, "hanging up on the provider");
+  });
+
+  Deno.test(`${name} ends a standalone question that trickles on at SVC_FOLLOW_UP_TIMEOUT in all`, async () => {
+    // A text every 5 ms for 20 s, never a gap that the assistant's own timeout would end.
+    const texts = Array.from({ length: 4000 }, () => " and");
+    const replied = Promise.withResolvers<void>();
+    const { server, assistant } = setup([(s) => {
+      replied.resolve();
+      return fake.answer(s, texts);
+    }], { SVC_FOLLOW_UP_TIMEOUT: FOLLOW_UP_TIMEOUT });
+    await using _ = server;
+    await assert.rejects(askStandalone(assistant), (error: SvcError) => {
+      assert.equal(error.status, 504);
+      assert.equal(
+        error.message,
+        `${provider} did not word the follow-up question within ${FOLLOW_UP_TIMEOUT} s`,
+      );
+      return true;
+    });
+    await within(replied.promise, PATIENCE * 1000, "the provider's reply");
+    await within(server.feeds[0]!.hungUp, PATIENCE * 1000, "hanging up on the provider");
+    assert.ok(server.feeds[0]!.sent < server.feeds[0]!.total);
   });
 }
 

@@ -40,11 +40,12 @@ Deno.test("svc names an unknown command, suggests the closest one and lists them
   assert.equal(
     await mistake(["chek"]),
     'error: Unknown command "chek" (did you mean "check"?): ' +
-      "the commands are init, check, api, ui, mcp, user, eval and help\n",
+      "the commands are init, check, api, ui, mcp, user, eval, export-labelled and help\n",
   );
   assert.equal(
     await mistake(["serve", "--yes"]),
-    'error: Unknown command "serve": the commands are init, check, api, ui, mcp, user, eval and help\n',
+    'error: Unknown command "serve": the commands are init, check, api, ui, mcp, user, eval, ' +
+      "export-labelled and help\n",
   );
   assert.match(await mistake(["help", "chek"]), /^error: Unknown command "chek" \(did you mean/);
 });
@@ -53,7 +54,7 @@ Deno.test("svc help lists the commands, and svc help <command> shows that comman
   const io = capture();
   assert.equal(await run(["help"], io), 0);
   assert.match(io.stdout, /^Usage: svc \[options\] \[command\]/);
-  for (const command of ["init", "check", "api", "ui", "user", "eval", "help"]) {
+  for (const command of ["init", "check", "api", "ui", "user", "eval", "export-labelled", "help"]) {
     assert.match(io.stdout, new RegExp(`^  ${command} `, "m"));
   }
   const check = capture();

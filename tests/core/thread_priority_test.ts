@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { getPriority } from "node:os";
 import { join } from "node:path";
+import { spawn } from "../_process.ts";
+import { integration } from "../_tier.ts";
 import { tmpDir } from "../test_utils.ts";
 
 const linux = Deno.build.os === "linux";
@@ -60,7 +62,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+integration.test({
   name: "lowerThreadPriority() changes nothing, and asks nothing, without the sys permission",
   ignore: !linux,
   async fn() {
@@ -75,20 +77,17 @@ Deno.test({
         "for await (const _ of Deno.stdin.readable);\n",
     );
     const nice = async (...flags: string[]) => {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-config", ...flags, script],
+      const said = Promise.withResolvers<void>();
+      await using child = spawn(Deno.execPath(), ["run", "--no-config", ...flags, script], {
         stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const stderr = new Response(child.stderr).text();
-      const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      const { value } = await lines.read();
-      const stat = await Deno.readTextFile(`/proc/${child.pid}/stat`);
-      await child.stdin.close();
-      while (!(await lines.read()).done);
-      const { code } = await child.status;
-      assert.equal(value?.trim(), "lowered", await stderr);
+        onStdout: (text) => text.includes("lowered") && said.resolve(),
+      });
+      void child.ended.then(() => said.resolve(), said.reject);
+      await said.promise;
+      const stat = await Deno.readTextFile(`/proc/${child.process.pid}/stat`);
+      await child.process.stdin.close();
+      const { code, stdout, stderr } = await child.ended;
+      assert.equal(stdout.trim(), "lowered", stderr);
       assert.equal(code, 0);
       return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
     };

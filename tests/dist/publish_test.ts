@@ -52,6 +52,7 @@ integration.test("deno publish --dry-run passes and publishes no test, fixture, 
     "unanalyzable-dynamic-import components/packages.ts",
     "unanalyzable-dynamic-import components/source_storages/demo.ts",
     "unanalyzable-dynamic-import main.ts",
+    "unanalyzable-dynamic-import server/api/document_content.ts",
     "unanalyzable-dynamic-import server/auth/registry.ts",
     "unanalyzable-dynamic-import server/database/connect.ts",
   ], text);

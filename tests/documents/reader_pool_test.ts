@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { getPriority } from "node:os";
 import { parsePages } from "../../components/documents/parse.ts";
 import { ReaderPool } from "../../components/documents/reader_pool.ts";
+import { renderView } from "../../components/documents/views.ts";
 import { fixture, refusal, zipOf } from "./_helpers.ts";
 import { labelledPdf } from "./pdf/_reference.ts";
 import { watchThreads, workerNices } from "../source_storages/_threads.ts";
@@ -36,6 +37,20 @@ Deno.test("`ReaderPool` reads in a thread what parsePages() reads here, one thre
     refusal('Cannot read "notes.docx": the file is not a ZIP archive (a .docx file is one)'),
   );
   assert.equal(pool.size, 1, "a refusal keeps its thread");
+});
+
+Deno.test("`ReaderPool` renders in a thread the view renderView() renders here, and refuses what it cannot read", async () => {
+  await using pool = new ReaderPool({ threads: 1, heapMb: 512, timeoutSeconds: 60 });
+  for (const name of ["report.pdf", "notes.docx", "slides.pptx", "guide.md"]) {
+    const bytes = await fixture(name);
+    assert.deepEqual(await pool.view(bytes, content(name)), await renderView(bytes, content(name)));
+  }
+  assert.equal(pool.size, 1, "the views were rendered in the pool's thread");
+  await assert.rejects(
+    pool.view(await fixture("bomb.docx"), content("bomb.docx")),
+    (error: { status: number; message: string }) =>
+      error.status === 422 && error.message.startsWith('Cannot read "bomb.docx"'),
+  );
 });
 
 Deno.test("`ReaderPool` sends a thread the document's bytes alone, and leaves the caller's as they were", async () => {

@@ -145,7 +145,7 @@ integration.test("svc api killed during a prepare keeps the chats, prepared only
   }
 });
 
-integration.test("svc api killed during a streamed answer keeps the prompt, and the chat goes on", async () => {
+integration.test("svc api killed during a streamed answer keeps the prompt and the answer as far as it was saved, told as failed once its lease is over, and the chat goes on", async () => {
   await using dir = await tmpDir();
   let svc = await startSvc(dir.path);
   try {
@@ -164,18 +164,26 @@ integration.test("svc api killed during a streamed answer keeps the prompt, and 
     const after = await crash(svc);
     assert.equal(await reading, "cut");
     assert.ok(received.length < 60, `the stream was cut (${received.length} lines)`);
-    assert.equal(after.messages, 2, "the welcome and the prompt, stored when the answer started");
+    assert.equal(
+      after.messages,
+      3,
+      "the welcome, the prompt and the answer, stored together when the answer started",
+    );
 
     svc = await startSvc(dir.path, { port: portOf(svc) });
     const again = client.at(svc.base);
     const kept = await again.call("GET", `/chats/${chat.id}`);
-    assert.deepEqual(
-      kept.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
-      [
-        ["system", "How can I help you with the documents?"],
-        ["user", "tell me slowly"],
-      ],
-    );
+    type Kept = { role: string; content: string; status?: string; error?: string };
+    assert.deepEqual(kept.messages.map((m: Kept) => [m.role, m.status === undefined]), [
+      ["system", true],
+      ["user", true],
+      ["assistant", false],
+    ]);
+    assert.equal(kept.messages[1].content, "tell me slowly");
+    const cut: Kept = kept.messages[2];
+    assert.ok(numbered(60).startsWith(cut.content), "the answer as far as it was saved");
+    // Its run's lease was the dead process's: it is told as running until the lease is over.
+    assert.ok(["streaming", "failed"].includes(cut.status!), `status ${cut.status}`);
     const answer = [];
     for await (const line of lines(await again.ask(chat.id, "once more"))) {
       answer.push(line.content);
@@ -185,10 +193,12 @@ integration.test("svc api killed during a streamed answer keeps the prompt, and 
     assert.deepEqual(stored.messages.map((m: { role: string }) => m.role), [
       "system",
       "user",
+      "assistant",
       "user",
       "assistant",
     ]);
-    assert.equal(stored.messages[3].content, numbered(60));
+    assert.equal(stored.messages[4].content, numbered(60));
+    assert.equal(stored.messages[4].status, undefined);
   } finally {
     await svc.stop("SIGKILL");
   }

@@ -13,6 +13,7 @@ import { createClient } from "@libsql/client";
 import type { IndexBackend } from "../../components/indexing/mod.ts";
 import { LibSQLBackend } from "../../components/source_storages/_libsql_backend.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
+import { AnswerRuns } from "../../server/api/answer_runs.ts";
 import { LibsqlDatabase } from "../../server/database/mod.ts";
 import { migrate } from "../../server/database/migrations.ts";
 import { type SmallDisk, smallDisk } from "../_disk.ts";
@@ -70,6 +71,8 @@ async function inProcess(disk: SmallDisk): Promise<Target> {
   const api = await testApi({ sourceStorages: [storage], maxUploadSize: 16 * 1024 * 1024 });
   api.deps.localRoot = disk.path;
   api.deps.database = database;
+  // Answers are written where the chats are.
+  api.deps.answers = new AnswerRuns({ database, log: api.deps.log });
   return {
     fetch: async (target, init) => await api.app.request(`http://svc.test${target}`, init),
     async [Symbol.asyncDispose]() {

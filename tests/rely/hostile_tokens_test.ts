@@ -223,21 +223,48 @@ Deno.test("an API key is a bearer of its user on every protected route", async (
     "PATCH /chats/{id}": { name: "Renamed with a key" },
     "POST /chats/{id}/documents": { documents: [added] },
     "POST /chats/{id}/regenerate": {},
+    "POST /chats/{id}/messages/{message_id}/edit": { prompt: "What else is in A?" },
+    "POST /chats/{id}/messages/{message_id}/feedback": { rating: "good" },
     "POST /api-keys": { name: "made by a key" },
     "POST /v1/chat/completions": {
       model: chat.id,
       messages: [{ role: "user", content: "What is in A?" }],
     },
   };
-  // Deletions last, so that every other route still finds what it names, and regenerating after
-  // answering, which it needs.
+  // Deletions last, so that every other route still finds what it names (a chat's document
+  // before the chat); regenerating and the routes of a message after answering, which they
+  // need; an edit after the routes of the answer it takes out of the conversation.
   const order = ({ method, path }: { method: string; path: string }) =>
-    method === "DELETE" ? 2 : path.endsWith("/regenerate") ? 1 : 0;
+    method === "DELETE"
+      ? path.includes("{document_id}") ? 4 : 5
+      : path.endsWith("/edit")
+      ? 3
+      : path.includes("{message_id}")
+      ? 2
+      : path.endsWith("/regenerate")
+      ? 1
+      : 0;
   const routes = (await bearerRoutes(api)).sort((a, b) => order(a) - order(b));
   assert.ok(routes.length >= 14, `${routes.length} protected routes`);
+  /** The id of the chat's last message of `role`, read with the key. */
+  const last = async (role: string) => {
+    const response = await api.app.request(`http://svc.test/chats/${chat.id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const { messages } = await response.json();
+    return messages.findLast((message: { role: string }) => message.role === role).id;
+  };
   for (const { method, path } of routes) {
     const route = `${method} ${path}`;
-    const url = `http://svc.test${path.replace("{id}", ids[path.split("/")[1]!]!)}`;
+    // A question's routes name the question; the other routes of a message, the answer.
+    const message = !path.includes("{message_id}")
+      ? ""
+      : await last(/\/(edit|branch)$/.test(path) ? "user" : "assistant");
+    const url = `http://svc.test${
+      path.replace("{id}", ids[path.split("/")[1]!]!)
+        .replace("{message_id}", message)
+        .replace("{document_id}", added.id)
+    }`;
     const body = bodies[route];
     const response = await api.app.request(url, {
       method,

@@ -1,9 +1,10 @@
 /**
  * A client that leaves a streamed answer, against a real `svc api` process
- * whose assistant calls a slow OpenAI-compatible provider: the provider's
- * connection must be closed whether the client left before the provider
- * answered, before its first token or after it, long before the assistant's
- * own timeout could have ended it.
+ * whose assistant calls a slow OpenAI-compatible provider: the answer goes on
+ * without it, whether the client left before the provider answered, before
+ * its first token or after it. The provider's call ends when the answer does:
+ * complete once the provider finishes, or at once when the user stops it
+ * (`POST /chats/{id}/stop`), long before the assistant's own timeout.
  * @module
  */
 import assert from "node:assert/strict";
@@ -13,7 +14,7 @@ import { freePort, startProcess } from "../_process.ts";
 import { svcToml, tmpDir } from "../test_utils.ts";
 import { failures } from "./_checks.ts";
 import { rawRequest, writeAll } from "./_raw_http.ts";
-import { Client, type Svc } from "./_server.ts";
+import { Client, type Svc, waitFor } from "./_server.ts";
 import { integration } from "../_tier.ts";
 
 /** How far the provider gets before it holds. */
@@ -24,6 +25,8 @@ interface Call {
   prompt: string;
   /** Settles when svc closes the connection. */
   closed: Promise<void>;
+  /** Sends the rest of the answer, ", then the rest.", and ends the stream. */
+  finish(): Promise<void>;
 }
 
 /**
@@ -83,24 +86,33 @@ class HoldingProvider implements AsyncDisposable {
     }
     const messages = JSON.parse(body).messages as { content: string }[];
     let closed!: () => void;
+    const event = (delta: Record<string, string>, finish: string | null = null) => {
+      const data = `data: ${
+        JSON.stringify({
+          id: "held",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: "held",
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        })
+      }\n\n`;
+      return `${encoder.encode(data).length.toString(16)}\r\n${data}\r\n`;
+    };
     const call: Call = {
       prompt: messages.at(-1)!.content,
       closed: new Promise((resolve) => closed = resolve),
+      finish: async () => {
+        const done = "data: [DONE]\n\n";
+        const rest = event({ content: ", then the rest." }) + event({}, "stop") +
+          `${done.length.toString(16)}\r\n${done}\r\n0\r\n\r\n`;
+        await writeAll(connection, encoder.encode(rest));
+      },
     };
     if (this.stage !== "before the provider answers") {
       let text = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n" +
         "Transfer-Encoding: chunked\r\n\r\n";
       if (this.stage === "after the first token") {
-        const event = `data: ${
-          JSON.stringify({
-            id: "held",
-            object: "chat.completion.chunk",
-            created: 0,
-            model: "held",
-            choices: [{ index: 0, delta: { role: "assistant", content: "First" } }],
-          })
-        }\n\n`;
-        text += `${encoder.encode(event).length.toString(16)}\r\n${event}\r\n`;
+        text += event({ role: "assistant", content: "First" });
       }
       await writeAll(connection, encoder.encode(text));
     }
@@ -180,7 +192,18 @@ const STAGES: Stage[] = [
   "after the first token",
 ];
 
-integration.test("a client that leaves a streamed answer ends the provider's call, before or after the first token", async () => {
+/** Sends a streamed question on a connection of its own, which the test closes to leave. */
+async function ask(port: number, bearer: string, chatId: string, prompt: string) {
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  const request = rawRequest("POST", `/chats/${chatId}/answer`, {
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+    body: JSON.stringify({ prompt, stream: true }),
+  });
+  await writeAll(connection, request.bytes);
+  return connection;
+}
+
+integration.test("a client that leaves a streamed answer leaves it running until its user stops it, before or after the first token, or until it is complete", async () => {
   await using dir = await tmpDir();
   await using provider = new HoldingProvider();
   await using svc = await startWithProvider(dir.path, provider);
@@ -201,12 +224,7 @@ integration.test("a client that leaves a streamed answer ends the provider's cal
     provider.stage = stage;
     const prompt = `Leaving ${stage}?`;
     const called = provider.nextCall();
-    const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-    const request = rawRequest("POST", `/chats/${chat.id}/answer`, {
-      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
-      body: JSON.stringify({ prompt, stream: true }),
-    });
-    await writeAll(connection, request.bytes);
+    const connection = await ask(port, bearer, chat.id, prompt);
     const call = await within(called, 30_000, `the provider's call (${stage})`);
     assert.match(call.prompt, new RegExp(prompt.replace("?", "\\?")));
     if (stage === "after the first token") {
@@ -216,30 +234,47 @@ integration.test("a client that leaves a streamed answer ends the provider's cal
     }
     let ended = false;
     call.closed.then(() => ended = true);
-    // The call was open as the client left: its end below is the client's doing.
-    assert.equal(ended, false, `the call holds while the client stays (${stage})`);
     connection.close();
+    // The answer still runs with nobody reading it, shown as streaming; only the user's stop
+    // ends it.
+    const shown = (await client.call("GET", `/chats/${chat.id}`)).messages.at(-1);
+    assert.deepEqual([shown.role, shown.status], ["assistant", "streaming"], stage);
+    assert.equal(ended, false, `the call holds after the client left (${stage})`);
+    assert.deepEqual(await client.call("POST", `/chats/${chat.id}/stop`), { stopped: 1 });
     // Only a guard against a hang: the assistant's own timeout is 600 s.
-    await within(
-      call.closed,
-      120_000,
-      `svc closing the provider's call once the client left ${stage}`,
-    );
+    await within(call.closed, 120_000, `svc closing the provider's call once stopped ${stage}`);
   }
 
-  // The prompts were kept, each with its answer as far as it was written, marked stopped: no
-  // answer was stored as complete, and the chat goes on.
+  // Left after the first token, then finished by the provider: stored whole.
+  provider.stage = "after the first token";
+  const called = provider.nextCall();
+  const connection = await ask(port, bearer, chat.id, "Left for good?");
+  const call = await within(called, 30_000, "the provider's last call");
+  await readUntil(connection, "First");
+  connection.close();
+  await call.finish();
+  const whole = await waitFor("the whole answer in GET /chats/{id}", async () => {
+    const last = (await client.call("GET", `/chats/${chat.id}`)).messages.at(-1);
+    return last.content === "First, then the rest." && last.status === undefined ? last : undefined;
+  });
+  assert.equal(whole.role, "assistant");
+
+  // The prompts were kept, each with its answer as far as it was written, the stopped ones
+  // marked so; the chat goes on.
   const stored = await client.call("GET", `/chats/${chat.id}`);
   type Stored = { role: string; content: string; status?: string };
   const asked = stored.messages.filter((message: Stored) => message.role === "user");
   assert.deepEqual(
     asked.map((message: Stored) => message.content),
-    STAGES.map((stage) => `Leaving ${stage}?`),
+    [...STAGES.map((stage) => `Leaving ${stage}?`), "Left for good?"],
   );
   const answers = stored.messages.filter((message: Stored) => message.role === "assistant");
-  assert.deepEqual(answers.map((message: Stored) => message.status), STAGES.map(() => "stopped"));
-  assert.equal(answers.at(-1).content, "First", "the answer as far as the client had it");
-  assert.equal(provider.calls.length, STAGES.length, "no call was made again");
+  assert.deepEqual(
+    answers.map((message: Stored) => message.status),
+    [...STAGES.map(() => "stopped"), undefined],
+  );
+  assert.equal(answers.at(-2).content, "First", "the stopped answer as far as it was written");
+  assert.equal(provider.calls.length, STAGES.length + 1, "no call was made again");
   assert.deepEqual(failures(svc), []);
   assert.equal((await fetch(`${svc.base}/health`)).status, 200);
   // Watching for the client to leave costs no line outside the JSON log (Deno warns of

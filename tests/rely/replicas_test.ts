@@ -168,7 +168,8 @@ postgresTest(
     assert.equal(prepared.prepared, true);
     assert.deepEqual(prepared.messages.map((m: Json) => m.role), ["system"]);
 
-    // Killed in the middle of a streamed answer: the prompt was kept, nothing else.
+    // Killed in the middle of a streamed answer: the prompt was kept, and the answer as far as
+    // it was saved, still "streaming" until the dead replica's lease ends.
     const received: string[] = [];
     const reading = (async () => {
       for await (const line of lines(await onA.ask(chat.id, "tell me slowly"))) {
@@ -182,10 +183,14 @@ postgresTest(
 
     // C serves everything: the chat as it was, and the next answer whole.
     const kept = await onC.call("GET", `/chats/${chat.id}`);
-    assert.deepEqual(kept.messages.map((m: Json) => [m.role, m.content]), [
-      ["system", prepared.messages[0].content],
-      ["user", "tell me slowly"],
+    assert.deepEqual(kept.messages.map((m: Json) => [m.role, m.status]), [
+      ["system", undefined],
+      ["user", undefined],
+      ["assistant", "streaming"],
     ]);
+    assert.equal(kept.messages[0].content, prepared.messages[0].content);
+    assert.equal(kept.messages[1].content, "tell me slowly");
+    assert.ok(numbered(40).startsWith(kept.messages[2].content), "the answer as far as saved");
     const answer = [];
     for await (const line of lines(await onC.ask(chat.id, "once more"))) answer.push(line.content);
     assert.equal(answer.join(""), numbered(40));
@@ -193,10 +198,11 @@ postgresTest(
     assert.deepEqual(after.messages.map((m: Json) => m.role), [
       "system",
       "user",
+      "assistant",
       "user",
       "assistant",
     ]);
-    assert.equal(new Set(after.messages.map((m: Json) => m.id)).size, 4, "no message twice");
+    assert.equal(new Set(after.messages.map((m: Json) => m.id)).size, 5, "no message twice");
     assert.equal((await onC.call("GET", "/chats")).length, 1);
   },
 );

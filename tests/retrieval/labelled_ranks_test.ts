@@ -105,9 +105,7 @@ async function ranksOf(storage: IndexedSourceStorage): Promise<QuestionRanks[]> 
   const names = [...new Set(questions.map((question) => question.document))];
   const documents = names.map((name) => LocalDocument.fromPath(`${LABELLED}${name}`));
   const params = chatParams("labelled");
-  // One at a time, so that they are written in their order: LibSQL breaks ties in the order of
-  // its chunks' rows, and documents parsed at once are written in the order their parsing ends.
-  for (const document of documents) await storage.store([document], params);
+  await storage.store(documents, params);
   const named = (source: Source) =>
     `${source.document.name}#${source.id.split("-").slice(1).join("-")}`;
   const ranks: QuestionRanks[] = [];

@@ -4,6 +4,7 @@ import type { Assistant, SourceStorage } from "../../../components/core/componen
 import { SvcDemoAssistant } from "../../../components/assistants/demo.ts";
 import { SvcDemoSourceStorage } from "../../../components/source_storages/demo.ts";
 import { createApi } from "../../../server/api/app.ts";
+import { AnswerRuns, RunStop } from "../../../server/api/answer_runs.ts";
 import type { ApiDeps } from "../../../server/api/env.ts";
 import type { Authentication } from "../../../server/auth/authentication.ts";
 import { SvcDemoAuthentication } from "../../../server/auth/demo.ts";
@@ -31,6 +32,10 @@ export interface TestApiOptions {
   now?: () => Date;
   /** The class of uploaded documents; the API's default when left out. */
   document?: DocumentClass;
+  /** How long an answer may run, in milliseconds; the API's default when left out. */
+  answerTimeout?: number;
+  /** How often running answers are saved, in milliseconds; the API's default when left out. */
+  answerSaveInterval?: number;
 }
 
 /** An API under test, with a client logged in as one user. */
@@ -48,6 +53,8 @@ export interface TestApi extends AsyncDisposable {
   ): Promise<{ registered: any; response: Response; document: any }>;
   /** Logs in as another user. */
   as(user: string): Promise<void>;
+  /** Each replica of a replica set, to call one of them on purpose; none for a single API. */
+  replicas?: TestApi[];
 }
 
 let replicas = 0;
@@ -100,8 +107,16 @@ async function singleApi(
     maxUploadSize: options.maxUploadSize ?? 1024 * 1024,
     maxChatsPerUser: options.maxChatsPerUser,
     maxStoragePerUser: options.maxStoragePerUser,
+    answerTimeout: options.answerTimeout,
+    answerSaveInterval: options.answerSaveInterval,
     log: (line) => logs.push(line),
   };
+  deps.answers = new AnswerRuns({
+    database,
+    log: deps.log,
+    timeout: options.answerTimeout,
+    saveInterval: options.answerSaveInterval,
+  });
   const app = createApi(deps, { rootPath: options.rootPath, origins: ["http://127.0.0.1:31477"] });
   const base = `http://svc.test${options.rootPath ?? ""}`;
 
@@ -153,6 +168,10 @@ async function singleApi(
       token = await login(user);
     },
     async [Symbol.asyncDispose]() {
+      // An answer still running when the test ends is stopped and stored before the database goes.
+      await deps.answers!.stopAll(() =>
+        new RunStop("The test ended", { outcome: "stopped", status: 503, told: true })
+      );
       await database.close();
       await dir[Symbol.asyncDispose]();
     },
@@ -191,6 +210,7 @@ async function replicaSet(count: number, options: TestApiOptions): Promise<TestA
     app: first.app,
     deps: first.deps,
     logs: first.logs,
+    replicas: apis,
     call: (...args) => next().call(...args),
     async upload(name, content) {
       const registered = await (await next().call("POST", "/document", { name })).json();

@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
+import { AnswerRuns } from "../../../server/api/answer_runs.ts";
 import { LibsqlDatabase } from "../../../server/database/mod.ts";
 import { migrate } from "../../../server/database/migrations.ts";
 import type { SmallDisk } from "../../_disk.ts";
@@ -23,8 +24,10 @@ export async function apiOnSmallDisk(
   const database = new LibsqlDatabase(disk.client(client), { name: path });
   const api = await testApi(options);
   api.deps.database = database;
+  api.deps.answers = new AnswerRuns({ database, log: api.deps.log });
   const dispose = api[Symbol.asyncDispose];
   api[Symbol.asyncDispose] = async () => {
+    await api.deps.answers!.idle();
     await database.close();
     await dispose();
   };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { fileSlice } from "../../../server/api/document_content.ts";
 import { tmpDir } from "../../test_utils.ts";
+import { zipOf } from "../../documents/_helpers.ts";
 import { testApi } from "./_api.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url);
@@ -189,4 +190,119 @@ Deno.test("GET /documents/{id}/pages names a document that cannot be read", asyn
   const response = await api.call("GET", `/documents/${document.id}/pages`);
   assert.equal(response.status, 422);
   assert.match((await response.json()).error.message, /broken\.pdf/);
+});
+
+/** The text of an HTML fragment: its tags out, its five entities read. */
+function htmlText(html: string): string {
+  return html.replace(/<[^>]*>/g, "").replaceAll("&lt;", "<").replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"').replaceAll("&amp;", "&");
+}
+
+Deno.test("GET /documents/{id}/view shows a Word document as sanitised HTML whose blocks are found in the text svc indexes", async () => {
+  await using api = await testApi();
+  const { document } = await api.upload(
+    "notes.docx",
+    await Deno.readFile(new URL("notes.docx", FIXTURES)),
+  );
+  const response = await api.call("GET", `/documents/${document.id}/view`);
+  assert.equal(response.status, 200);
+  const view = await response.json();
+  assert.equal(view.format, "docx");
+  const pages = await (await api.call("GET", `/documents/${document.id}/pages`)).json();
+  assert.equal(view.text, pages.pages[0].text, "the text as indexed");
+  assert.match(view.html, /^<h1 data-start="0" data-end="13">Meeting notes<\/h1>/);
+  assert.match(view.html, /<ul><li [^>]*>The catalogue ships/);
+  // Each located element holds, as text, the part of the text its place names.
+  const located = [
+    ...view.html.matchAll(/<(p|h1|li) data-start="(\d+)" data-end="(\d+)">(.*?)<\/\1>/g),
+  ];
+  assert.ok(located.length >= 6);
+  for (const [, , start, end, inner] of located) {
+    assert.equal(view.text.slice(Number(start), Number(end)), htmlText(inner!));
+  }
+  const table = /<table data-start="(\d+)" data-end="(\d+)">/.exec(view.html)!;
+  assert.equal(
+    view.text.slice(Number(table[1]), Number(table[2])),
+    "Item | Owner | Due\nCover design | Ana | March 3\nPrice list | Ben | March 10",
+  );
+
+  // The same view again is not rendered again for a client that keeps it.
+  const etag = response.headers.get("etag")!;
+  const kept = await api.call("GET", `/documents/${document.id}/view`, undefined, {
+    "if-none-match": etag,
+  });
+  assert.equal(kept.status, 304);
+  await api.as("bob");
+  assert.equal((await api.call("GET", `/documents/${document.id}/view`)).status, 404);
+});
+
+Deno.test("GET /documents/{id}/view keeps a Word document's web links and drops scripts, other links and images", async () => {
+  await using api = await testApi();
+  const w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ' +
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+  const link = (id: string, text: string) =>
+    `<w:hyperlink r:id="${id}"><w:r><w:t>${text}</w:t></w:r></w:hyperlink>`;
+  const bytes = zipOf({
+    "word/document.xml": `<?xml version="1.0"?><w:document ${w}><w:body>` +
+      `<w:p><w:r><w:t>&lt;script&gt;alert(1)&lt;/script&gt; and </w:t></w:r>` +
+      `${link("rBad", "bad")}<w:r><w:t> and </w:t></w:r>${link("rGood", "good")}</w:p>` +
+      "</w:body></w:document>",
+    "word/_rels/document.xml.rels": '<?xml version="1.0"?><Relationships xmlns="http://schemas.' +
+      'openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rBad" Type="http://schemas.openxmlformats.org/officeDocument/2006/' +
+      'relationships/hyperlink" Target="javascript:alert(2)" TargetMode="External"/>' +
+      '<Relationship Id="rGood" Type="http://schemas.openxmlformats.org/officeDocument/2006/' +
+      'relationships/hyperlink" Target="https://example.com/?a=1&amp;b=&quot;2&quot;" ' +
+      'TargetMode="External"/></Relationships>',
+  });
+  const { document } = await api.upload("links.docx", bytes);
+  const view = await (await api.call("GET", `/documents/${document.id}/view`)).json();
+  assert.equal(
+    view.html,
+    '<p data-start="0" data-end="42">&lt;script&gt;alert(1)&lt;/script&gt; and bad and ' +
+      '<a href="https://example.com/?a=1&amp;b=&quot;2&quot;">good</a></p>',
+  );
+  assert.equal(view.text, "<script>alert(1)</script> and bad and good");
+});
+
+Deno.test("GET /documents/{id}/view shows a presentation as its slides, Markdown and text as text, and a PDF by its format", async () => {
+  await using api = await testApi();
+  const upload = async (name: string) =>
+    (await api.upload(name, await Deno.readFile(new URL(name, FIXTURES)))).document;
+  const view = async (document: { id: string }) =>
+    await (await api.call("GET", `/documents/${document.id}/view`)).json();
+
+  const slides = await upload("slides.pptx");
+  const deck = await view(slides);
+  const pages = (await (await api.call("GET", `/documents/${slides.id}/pages`)).json()).pages;
+  assert.equal(deck.format, "pptx");
+  assert.deepEqual(deck.slides.map((s: { number: number }) => s.number), [1, 2, 3]);
+  assert.deepEqual(
+    deck.slides.map((s: { text: string }) => s.text),
+    pages.map((p: { text: string }) => p.text),
+  );
+  const harvest = deck.slides[1];
+  assert.equal(harvest.title, "Harvest");
+  assert.deepEqual(harvest.blocks.map((b: { kind: string }) => b.kind), ["title", "table"]);
+  assert.deepEqual(harvest.blocks[1].rows[1], ["Tomatoes", "120", "North"]);
+  for (const block of harvest.blocks) {
+    const shown = block.kind === "table"
+      ? block.rows.map((row: string[]) => row.join(" | ")).join("\n")
+      : block.text;
+    assert.equal(harvest.text.slice(block.start, block.end), shown);
+  }
+
+  // Text as svc reads it: without the guide's byte order mark, Latin-1 decoded.
+  const indexed = async (document: { id: string }) =>
+    (await (await api.call("GET", `/documents/${document.id}/pages`)).json()).pages[0].text;
+  const guide = await upload("guide.md");
+  const markdown = await view(guide);
+  assert.equal(markdown.format, "markdown");
+  assert.equal(markdown.text, await indexed(guide));
+  assert.match(markdown.text, /^# Guide\n/);
+  const latin1 = await upload("latin1.txt");
+  const text = await view(latin1);
+  assert.equal(text.format, "text");
+  assert.equal(text.text, await indexed(latin1));
+  assert.deepEqual(await view(await upload("report.pdf")), { format: "pdf" });
 });

@@ -11,15 +11,21 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
   assert.deepEqual(routes, [
     "delete /api-keys/{id}",
     "delete /chats/{id}",
+    "delete /chats/{id}/documents/{document_id}",
     "delete /documents/{id}",
     "get /",
     "get /api-keys",
     "get /api-keys/{id}",
     "get /chats",
     "get /chats/{id}",
+    "get /chats/{id}/messages/{message_id}",
+    "get /chats/{id}/messages/{message_id}/branch",
+    "get /chats/{id}/messages/{message_id}/stream",
     "get /components",
+    "get /documents",
     "get /documents/{id}/content",
     "get /documents/{id}/pages",
+    "get /documents/{id}/view",
     "get /health",
     "get /v1/models",
     "patch /chats/{id}",
@@ -27,8 +33,11 @@ Deno.test("/openapi.json describes every route with its methods", async () => {
     "post /chats",
     "post /chats/{id}/answer",
     "post /chats/{id}/documents",
+    "post /chats/{id}/messages/{message_id}/edit",
+    "post /chats/{id}/messages/{message_id}/feedback",
     "post /chats/{id}/prepare",
     "post /chats/{id}/regenerate",
+    "post /chats/{id}/stop",
     "post /document",
     "post /logout",
     "post /token",
@@ -148,4 +157,31 @@ Deno.test("/openapi.json describes DELETE /documents/{id} with its 404 and 409",
   const response = await api.app.request("http://svc.test/documents/x", { method: "GET" });
   assert.equal(response.status, 405);
   assert.equal(response.headers.get("Allow"), "DELETE");
+});
+
+Deno.test("/openapi.json describes the routes of running answers, versions and feedback with their parameters and errors", async () => {
+  await using api = await testApi();
+  const { paths } = await (await api.app.request("http://svc.test/openapi.json")).json();
+  const feedback = paths["/chats/{id}/messages/{message_id}/feedback"].post;
+  assert.deepEqual(feedback.parameters.map((p: { name: string }) => p.name), ["id", "message_id"]);
+  assert.deepEqual(Object.keys(feedback.responses).sort(), ["200", "400", "404", "default"]);
+  assert.deepEqual(feedback.requestBody.content["application/json"].schema.required, ["rating"]);
+  assert.deepEqual(Object.keys(paths["/chats/{id}/stop"].post.responses).sort(), [
+    "200",
+    "404",
+    "default",
+  ]);
+  const follow = paths["/chats/{id}/messages/{message_id}/stream"].get;
+  assert.deepEqual(Object.keys(follow.responses[200].content), ["application/x-ndjson"]);
+  const chat = paths["/chats/{id}"].get.responses[200].content["application/json"].schema;
+  const fields = chat.$defs.Message.properties;
+  assert.deepEqual(fields.status.enum, ["streaming", "stopped", "failed"]);
+  assert.ok(fields.versions && fields.feedback && fields.error);
+  assert.ok(paths["/documents"].get.responses[200].content["application/json"].schema.items);
+  // Asking again answers as asking does, and refuses as it does.
+  for (const path of ["/chats/{id}/messages/{message_id}/edit", "/chats/{id}/regenerate"]) {
+    const responses = Object.keys(paths[path].post.responses);
+    assert.ok(["400", "409", "504"].every((status) => responses.includes(status)), path);
+    assert.ok(paths[path].post.responses[200].content["application/x-ndjson"], path);
+  }
 });

@@ -4,6 +4,7 @@ import type { Document } from "../../../components/core/document.ts";
 import type { ChatParams } from "../../../components/core/params.ts";
 import type { Source } from "../../../components/core/source.ts";
 import { LibSQL } from "../../../components/source_storages/libsql.ts";
+import { cancelWhenLeft } from "../../../server/api/prepare_stream.ts";
 import { tmpLocalRoot } from "../../test_utils.ts";
 import { type TestApi, testApi } from "./_api.ts";
 
@@ -171,3 +172,26 @@ async function until(condition: () => boolean, timeoutMs = 120_000): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+Deno.test("cancelWhenLeft() aborts when the request's signal does, until released", () => {
+  const left = new AbortController();
+  const request = new Request("http://svc.test/", { signal: left.signal });
+  const cancel = new AbortController();
+  const release = cancelWhenLeft(request, cancel);
+  left.abort();
+  assert.equal(cancel.signal.aborted, true);
+  assert.equal((cancel.signal.reason as { status: number }).status, 499);
+
+  const later = new AbortController();
+  const released = new AbortController();
+  cancelWhenLeft(new Request("http://svc.test/", { signal: later.signal }), released)();
+  later.abort();
+  assert.equal(released.signal.aborted, false, "a released watch does nothing");
+  release();
+
+  const gone = new AbortController();
+  gone.abort();
+  const already = new AbortController();
+  cancelWhenLeft(new Request("http://svc.test/", { signal: gone.signal }), already);
+  assert.equal(already.signal.aborted, true, "a client that left already cancels at once");
+});

@@ -1,7 +1,8 @@
 /**
  * The REST tests of the 0.2.1 interface (a whole chat, the chats' routes and
  * the streamed answers) and of what came after it (changing a chat, preparing
- * with progress, citations, the OpenAI-compatible API, a document's content)
+ * with progress, citations, the OpenAI-compatible API, a document's content,
+ * the list of documents, versions, edits and feedback)
  * run again against a replica set:
  * three APIs, each with a local root of its own, on one PostgreSQL database,
  * every call going to the next replica. They run on libSQL alone in their
@@ -26,6 +27,8 @@ if (unitTier()) {
   await import("./citations_test.ts");
   await import("./openai_test.ts");
   await import("./document_content_test.ts");
+  await import("./document_list_test.ts");
+  await import("./messages_test.ts");
 } else {
   console.warn(
     "Skipping the REST tests on a replica set: no PostgreSQL is installed (apt-get install " +

@@ -120,7 +120,7 @@ for (const kind of KINDS) {
     assert.deepEqual(got.messages[3]!.sources.map((s) => s.id), ["s3", "s1", "s2", "s0"]);
   });
 
-  Deno.test(`Database.addMessages() lists answers stored out of order after their questions, and takeBackAnswer() takes back the last question's only (${kind})`, async () => {
+  Deno.test(`Database.addMessages() lists answers stored out of order after their questions, and a question answered again its latest answer with every version (${kind})`, async () => {
     await using fresh = await freshDatabase(kind);
     await fresh.db.addDocument("ada", d1);
     await fresh.db.addChat("ada", chat("c1", [d1]));
@@ -137,16 +137,28 @@ for (const kind of KINDS) {
     assert.deepEqual((await fresh.db.getChat("ada", "c1")).messages[2], a1, "as it was stored");
     assert.deepEqual(JSON.parse(await fresh.db.listChatsJson("ada"))[0].messages[2], a1);
 
-    assert.equal(await fresh.db.takeBackAnswer("ada", "c1"), "Content of q2");
-    assert.deepEqual(await ids(), ["w", "q1", "a1", "q2"]);
+    assert.deepEqual(await fresh.db.lastQuestion("ada", "c1"), {
+      id: "q2",
+      content: "Content of q2",
+    });
     const again = message("a2-again", { role: "assistant" });
     await fresh.db.addMessages("ada", "c1", [{ ...again, question: "q2" }]);
     // An answer that names no question answers the last one.
     await fresh.db.addMessages("ada", "c1", [message("q3"), message("a3", { role: "assistant" })]);
     assert.deepEqual(await ids(), ["w", "q1", "a1", "q2", "a2-again", "q3", "a3"]);
-    assert.equal(await fresh.db.takeBackAnswer("ada", "c1"), "Content of q3");
-    assert.deepEqual(await ids(), ["w", "q1", "a1", "q2", "a2-again", "q3"]);
-    if (fresh.rows) assert.equal((await fresh.rows()).sources, 1, "a2's source went with it");
+    const listed = (await fresh.db.getChat("ada", "c1")).messages[4]!;
+    assert.deepEqual(listed, { ...again, versions: [a2, again] }, "the latest, then every version");
+    assert.deepEqual(await fresh.db.getMessage("ada", "c1", "a2"), {
+      ...a2,
+      versions: [a2, again],
+    });
+    assert.deepEqual(JSON.parse(await fresh.db.listChatsJson("ada"))[0].messages[4], listed);
+    assert.equal((await fresh.db.listChatSummaries("ada"))[0]!.num_messages, 7);
+    assert.deepEqual(await fresh.db.lastQuestion("ada", "c1"), {
+      id: "q3",
+      content: "Content of q3",
+    });
+    if (fresh.rows) assert.equal((await fresh.rows()).sources, 2, "a2's source stays with it");
   });
 
   Deno.test(`Database.addMessages() reuses a source id seen again instead of storing it twice (${kind})`, async () => {

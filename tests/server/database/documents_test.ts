@@ -138,6 +138,51 @@ for (const kind of KINDS) {
     assert.equal((await db.getDocument("bob", "b1")).id, "b1", "another user's stay");
   });
 
+  Deno.test(`Database.listDocuments() lists the user's uploaded documents newest first, with size, pages and the chats that use each (${kind})`, async () => {
+    await using fresh = await freshDatabase(kind);
+    const { db } = fresh;
+    const register = (id: string, now: number) => db.addDocument("ada", document(id), { now });
+    await register("old", 1000);
+    await register("new", 2000);
+    await register("waiting", 3000);
+    await db.addDocument("bob", document("theirs"), { now: 4000 });
+    await db.recordSize("ada", "old", 10, 1000);
+    await db.recordSize("ada", "new", 20, 1000);
+    await db.recordSize("bob", "theirs", 30, 1000);
+    await db.addChat("ada", chat("c1", [document("old"), document("new")], { prepared: true }));
+    await db.addChat("ada", chat("c2", [document("new")], { prepared: true }));
+    // A chat that cites a document it no longer has still uses it.
+    await db.addChat("ada", chat("c3", []));
+    await db.addMessages("ada", "c3", [message("m", { sources: [source("s", document("old"))] })]);
+    await db.recordPages("ada", { new: 12, theirs: 99 });
+
+    assert.deepEqual(await db.listDocuments("ada"), [
+      { id: "new", name: "new.md", size: 20, pages: 12, chats: ["c1", "c2"] },
+      { id: "old", name: "old.md", size: 10, pages: null, chats: ["c1", "c3"] },
+    ]);
+    assert.deepEqual((await db.listDocuments("bob")).map((d) => [d.id, d.pages]), [[
+      "theirs",
+      null,
+    ]]);
+    assert.deepEqual(await db.listDocuments("carol"), []);
+
+    await db.removeChatDocument("ada", "c2", "new");
+    assert.deepEqual((await db.getChat("ada", "c2")).metadata.documents, []);
+    assert.deepEqual((await db.listDocuments("ada"))[0]!.chats, ["c1"]);
+    await assert.rejects(
+      db.removeChatDocument("ada", "c2", "new"),
+      svcError(404, 'The chat "c2" has no document "new"'),
+    );
+    await assert.rejects(
+      db.removeChatDocument("ada", "c2", "theirs"),
+      svcError(404, 'No document "theirs"'),
+    );
+    await assert.rejects(db.removeChatDocument("bob", "c1", "old"), svcError(404, 'No chat "c1"'));
+    await db.removeChatDocument("ada", "c1", "new");
+    await db.deleteDocument("ada", "new");
+    assert.deepEqual((await db.listDocuments("ada")).map((d) => d.id), ["old"]);
+  });
+
   Deno.test(`Database.deleteDocument() removes a document with its file and gives its bytes back (${kind})`, async () => {
     await using fresh = await freshDatabase(kind);
     await using dir = await tmpDir();

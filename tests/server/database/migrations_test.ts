@@ -25,6 +25,7 @@ Deno.test("migrate() creates the schema of a new database and records its versio
     assert.equal(await migrate(client, { name: "sqlite://" }), MIGRATIONS.at(-1)!.version);
     assert.deepEqual(await tables(client), [
       "accounts",
+      "answer_runs",
       "api_keys",
       "api_keys_by_user",
       "chat_documents",
@@ -40,6 +41,8 @@ Deno.test("migrate() creates the schema of a new database and records its versio
       "message_sources",
       "message_sources_by_source",
       "messages",
+      "messages_by_branch",
+      "messages_by_original",
       "messages_by_question",
       "sessions",
       "sessions_by_expiry",
