@@ -142,27 +142,24 @@ async function open(url: string): Promise<Opened> {
 /**
  * The backend, whose failures of the connection to its database are 503
  * sentences naming the database: an outage, not a fault of the request.
+ * Every method is wrapped, those the contract gains included.
  */
 function outagesAs503(backend: IndexBackend, name: string): IndexBackend {
-  const told = <T>(work: Promise<T>): Promise<T> =>
-    work.catch((error) => {
-      if (!isConnectionFault(error)) throw error;
-      const why = connectionFaultWords(error) ?? (error as Error).message;
-      throw new SvcError(`Cannot reach the Postgres database ${quote(name)}: ${why}`, {
-        status: 503,
-        cause: error,
-      });
-    });
-  return {
-    link: (link) => told(backend.link(link)),
-    add: (index, link) => told(backend.add(index, link)),
-    links: (chatId) => told(backend.links(chatId)),
-    unlink: (chatId) => told(backend.unlink(chatId)),
-    unlinkDocument: (chatId, documentId) =>
-      told(backend.unlinkDocument?.(chatId, documentId) ?? Promise.resolve()),
-    search: (keys, query) => told(backend.search(keys, query)),
-    chunks: (key) => told(backend.chunks(key)),
-  };
+  return new Proxy(backend, {
+    get(target, method) {
+      const value = Reflect.get(target, method);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        value.apply(target, args).catch((error: unknown) => {
+          if (!isConnectionFault(error)) throw error;
+          const why = connectionFaultWords(error) ?? (error as Error).message;
+          throw new SvcError(`Cannot reach the Postgres database ${quote(name)}: ${why}`, {
+            status: 503,
+            cause: error,
+          });
+        });
+    },
+  });
 }
 
 async function connect(
