@@ -20,12 +20,6 @@ const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
 /** The row id of a chunk not read yet: found by key and ordinal. */
 export const UNREAD_ROW = -1n;
 
-/** Where a chunk is: its index's key and its ordinal. */
-interface ChunkPlace {
-  key: string;
-  ordinal: number;
-}
-
 /**
  * The chunks of the indexes under the keys `group`, with the postings kept of each when asked for
  * (built by a first search before: an index's postings depend on its texts alone, which its key
@@ -77,12 +71,13 @@ export async function passagesAt(
 
 /**
  * The rows of the chunks at `places`, with their vectors, by key and ordinal: taken by the row
- * ids read with them (faster than by key and ordinal), those not found so by key and ordinal, their new row ids given to `moved` with their place's
- * number: a compaction rewrites the files of the rows it keeps, under new ids.
+ * ids read with them (faster than by key and ordinal), those not found so by key and ordinal,
+ * their new row ids given to `moved` with their place's number: a compaction rewrites the files
+ * of the rows it keeps, under new ids.
  */
 async function rowsAt(
   chunks: Lance.Table,
-  places: readonly (ChunkPlace & { rowId: bigint })[],
+  places: readonly { key: string; ordinal: number; rowId: bigint }[],
   moved: (i: number, rowId: bigint) => void,
 ): Promise<Map<string, Row>> {
   const rows = new Map<string, Row>();
