@@ -34,11 +34,9 @@ import { localRoot } from "../components/core/local_root.ts";
 import type { ChatParams } from "../components/core/params.ts";
 import { HashEmbedder } from "../components/embeddings/hash.ts";
 import { countTokens } from "../components/chunking.ts";
-import {
-  DEFAULT_CHUNK_OVERLAP,
-  DEFAULT_NUM_TOKENS,
-  type IndexedSourceStorage,
-} from "../components/source_storages/_indexed.ts";
+import { DEFAULT_CHUNK_OVERLAP } from "../components/indexing/mod.ts";
+import { DEFAULT_NUM_TOKENS } from "../components/retrieval/mod.ts";
+import type { IndexedSourceStorage } from "../components/retrieval/indexed_storage.ts";
 import { LanceDB } from "../components/source_storages/lancedb.ts";
 import { LibSQL } from "../components/source_storages/libsql.ts";
 import { closePostgres, Postgres } from "../components/source_storages/postgres.ts";

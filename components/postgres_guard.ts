@@ -26,11 +26,16 @@
  *   nothing else.
  *
  * The statements concerned had failed already (their callers were told the
- * connection closed), so nothing is lost by dropping any of them.
+ * connection closed), so nothing is lost by dropping any of them. And a
+ * `COPY` that PostgreSQL refuses once its last row was sent would leave its
+ * caller waiting for ever: {@linkcode copyIn} runs one so that the refusal
+ * reaches it.
  * @module
  */
 import type * as Postgres from "npm:postgres@3.4.9";
 import net from "node:net";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { importPackage } from "./packages.ts";
 
 /** The package's connection options, as its socket factory receives them. */
@@ -268,4 +273,31 @@ export function isClosedSocketWrite(error: unknown, folder: string): boolean {
   const first = /^\s+at (.*)$/m.exec(error.stack ?? "")?.[1] ?? "";
   return /^(?:\S+\.)?nextWrite \(/.test(first) &&
     first.includes(`(${folder}/connection.js:`);
+}
+
+/**
+ * Runs a `COPY ... FROM STDIN` with the bytes of `chunks`, and settles once
+ * PostgreSQL took them or refused them. postgres.js finishes the COPY's
+ * stream only when PostgreSQL took the rows, and when PostgreSQL refuses them
+ * after the last was sent (a vector it cannot read, a full disk, a lost
+ * connection) it rejects the query, whose promise had already given the
+ * stream, and leaves the stream waiting: that rejection is taken here.
+ *
+ * @throws the error of PostgreSQL or of the connection
+ */
+export async function copyIn(
+  query: Postgres.PendingQuery<Postgres.Row[]>,
+  chunks: Iterable<Uint8Array>,
+): Promise<void> {
+  const { promise: refused, reject: refuse } = Promise.withResolvers<never>();
+  // Settled also when the COPY is refused before it starts, which `writable()` then throws.
+  refused.catch(() => {});
+  const own = query as unknown as { reject(error: unknown): void };
+  const reject = own.reject;
+  own.reject = (error) => {
+    refuse(error);
+    reject(error);
+  };
+  const copy = await query.writable();
+  await Promise.race([pipeline(Readable.from(chunks), copy), refused]);
 }

@@ -1,9 +1,10 @@
 /**
  * svc's one error family, `SvcError`, with `quote()` and `excerpt()` for the
- * values its messages name and `unreadable()` for a document that cannot be
- * read.
+ * values its messages name, `unreadable()` for a document that cannot be
+ * read and `unavailable()` for a store or server that cannot be used now.
  * @module
  */
+import { redactUrls } from "./redact_url.ts";
 import { redact, secrets } from "./secrets.ts";
 
 /**
@@ -144,4 +145,30 @@ function isLowSurrogate(code: number): boolean {
  */
 export function unreadable(name: string, problem: string, cause?: unknown): SvcError {
   return new SvcError(`Cannot read ${quote(name)}: ${problem}`, { status: 422, cause });
+}
+
+/**
+ * The error for a store or server that cannot be used now, an outage rather
+ * than a fault of the request: `what`, then why, with the secrets of `url`
+ * (its password, its token) hidden.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { unavailable } from "./errors.ts";
+ * const url = "http://ada:hunter2@db-box:8080";
+ * const error = unavailable('Cannot open the database "db-box"', new Error(`${url} refused`), url);
+ * assert.equal(error.status, 503);
+ * assert.ok(!error.message.includes("hunter2"), error.message);
+ * ```
+ */
+export function unavailable(what: string, cause: unknown, url?: string): SvcError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new SvcError(
+    `${what}: ${url === undefined ? why : redactUrls(why, { secretsOf: [url] })}`,
+    {
+      status: 503,
+      cause,
+    },
+  );
 }

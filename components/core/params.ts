@@ -179,6 +179,62 @@ export function validateParams(
   ]));
 }
 
+/**
+ * A component's own parameters with defaults filled in, checked as
+ * {@linkcode validateParams} checks them, for a method of the component that a
+ * caller may give parameters no chat checked (the library used without `Rag`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ * import { componentParams } from "./params.ts";
+ * const component = { name: "Notes", params: { chunk_size: z.int().default(500) } };
+ * assert.deepEqual(componentParams(component, { chat_id: "c" }), { chunk_size: 500 });
+ * assert.throws(() => componentParams(component, { chunk_size: "big" }), { name: "SvcError" });
+ * ```
+ *
+ * @throws {SvcError} 422 naming the parameters that are not valid, or the rule one breaks
+ */
+export function componentParams(
+  component: Parametrized,
+  params: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const parsed = objectSchema(component.params).safeParse(params);
+  if (!parsed.success) {
+    throw new SvcError(`The chat parameters are not valid: ${z.prettifyError(parsed.error)}`, {
+      status: 422,
+    });
+  }
+  const values = parsed.data as Record<string, unknown>;
+  for (const rule of component.paramRules ?? []) {
+    const found = rule(values);
+    if (found) {
+      throw new SvcError(`${found.name} ${found.problem}, not ${show(values[found.name])}`, {
+        status: 422,
+      });
+    }
+  }
+  return values;
+}
+
+// The object schema of each component's parameters, with the schemas it was made of: made again
+// only when a parameter's schema changes (a bound read anew), since making one costs many times
+// what checking with it does.
+const objectSchemas = new WeakMap<ParamSchema, { fields: z.ZodType[]; object: z.ZodType }>();
+
+function objectSchema(params: ParamSchema): z.ZodType {
+  const names = Object.keys(params);
+  const fields = names.map((name) => params[name]!);
+  const made = objectSchemas.get(params);
+  if (made?.fields.length === fields.length && made.fields.every((f, i) => f === fields[i])) {
+    return made.object;
+  }
+  const object = z.object(Object.fromEntries(names.map((name, i) => [name, fields[i]!])));
+  objectSchemas.set(params, { fields, object });
+  return object;
+}
+
 // Issues of a value of the right type that is out of bounds, as opposed to a wrong type.
 const VALUE_ISSUES = new Set([
   "too_small",

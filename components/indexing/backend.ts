@@ -123,6 +123,48 @@ export interface StoredChunk {
 }
 
 /**
+ * A chunk from the row a store reads of it (`ordinal`, `text`, `num_tokens`,
+ * and `page_numbers` as a JSON array or an array), whatever types it read
+ * them as.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { storedChunk } from "./backend.ts";
+ * const row = { ordinal: 2n, text: "Rye", page_numbers: "[4]", num_tokens: 1 };
+ * assert.deepEqual(storedChunk("k", row), {
+ *   key: "k",
+ *   ordinal: 2,
+ *   text: "Rye",
+ *   pageNumbers: [4],
+ *   numTokens: 1,
+ * });
+ * ```
+ */
+export function storedChunk(key: string, row: Readonly<Record<string, unknown>>): StoredChunk {
+  const pages = row.page_numbers;
+  return {
+    key,
+    ordinal: Number(row.ordinal),
+    text: String(row.text),
+    pageNumbers: typeof pages === "string"
+      ? JSON.parse(pages)
+      : Array.from(pages as Iterable<unknown>, Number),
+    numTokens: Number(row.num_tokens),
+  };
+}
+
+/**
+ * A vector dimension that a store may name a table by: a positive integer.
+ *
+ * @throws {RangeError} for any other number
+ */
+export function checkedDimension(dimension: number): number {
+  if (Number.isInteger(dimension) && dimension >= 1) return dimension;
+  throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
+}
+
+/**
  * Where a storage keeps its indexes. An index is immutable once stored, and
  * is removed when no chat links to it any more.
  */

@@ -5,9 +5,7 @@
  * so that the library and the server follow the same settings.
  * @module
  */
-import { z } from "zod";
 import { SvcError } from "../core/errors.ts";
-import type { ParamProblem } from "../core/params.ts";
 import { envNumber } from "../core/env_number.ts";
 
 /** The smallest `chunk_size`, in tokens, unless `SVC_MIN_CHUNK_SIZE` says otherwise. */
@@ -21,9 +19,6 @@ export const DEFAULT_MAX_CHUNK_SIZE = 8192;
 
 /** The most chunks one document may make, unless `SVC_MAX_CHUNKS_PER_DOCUMENT` says otherwise. */
 export const DEFAULT_MAX_CHUNKS_PER_DOCUMENT = 10_000;
-
-/** The default `chunk_size`, when the bounds allow it. */
-export const DEFAULT_CHUNK_SIZE = 500;
 
 /** The bounds of chunking. */
 export interface ChunkLimits {
@@ -66,26 +61,4 @@ export function chunkLimits(env?: Record<string, string | undefined>): ChunkLimi
     );
   }
   return limits;
-}
-
-/**
- * The schema of the chat parameter `chunk_size`: a whole number of tokens
- * within the bounds, 500 by default (or the nearest bound, when 500 is out of
- * them).
- */
-export function chunkSizeParam(limits: ChunkLimits = chunkLimits()): z.ZodType {
-  const { minChunkSize: min, maxChunkSize: max } = limits;
-  return z.int()
-    .min(min, { error: `must be at least ${min}` })
-    .max(max, { error: `must be at most ${max}` })
-    .default(Math.min(Math.max(DEFAULT_CHUNK_SIZE, min), max));
-}
-
-/** `chunk_overlap` must be below `chunk_size`: at or above it, the windows would never move on. */
-export function overlapBelowSize(
-  params: Readonly<Record<string, unknown>>,
-): ParamProblem | undefined {
-  const { chunk_size, chunk_overlap } = params as Record<string, number>;
-  if (chunk_overlap! < chunk_size!) return undefined;
-  return { name: "chunk_overlap", problem: `must be less than chunk_size (${chunk_size})` };
 }

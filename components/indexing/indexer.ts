@@ -14,6 +14,7 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import { contentHash, type IndexBackend, type IndexInfo, indexInfo } from "./backend.ts";
 import { chunkLimits } from "./chunk_limits.ts";
 import { chunkAndEmbed, holdIndexingWorker } from "./pipeline.ts";
+import { shareIndexesFromEnv } from "./share_indexes.ts";
 
 // Documents parsed and embedded that a store may have waiting to be written: a backend that
 // writes several at once (LanceDB) gets them while the next ones are parsed.
@@ -29,9 +30,11 @@ export interface IndexOptions {
   embedder: () => Embedder;
   /**
    * Whether the chats of every user share an index (else each user's have
-   * their own); asked at each document, as the embedder is chosen at each store.
+   * their own).
+   * @default {shareIndexesFromEnv()}, read at each document: the environment
+   * may change between chats of a long-lived process (tests, a script)
    */
-  shared: () => boolean;
+  shared?: boolean;
   /** The storage's name, in the message of a disk that cannot be written. */
   storage: string;
 }
@@ -144,7 +147,7 @@ export class Indexer {
     const embedder = options.embedder();
     const bytes = await document.read();
     const info = await indexInfo({
-      ...(options.shared() ? {} : { owner: params.user }),
+      ...((options.shared ?? shareIndexesFromEnv()) ? {} : { owner: params.user }),
       contentHash: await contentHash(bytes),
       chunkSize: options.chunkSize,
       chunkOverlap: options.chunkOverlap,

@@ -1,9 +1,12 @@
 /**
  * The half of an {@linkcode IndexBackend} that a store without transactions
- * (LanceDB, Chroma) shares: its writes go one at a time, and the links from
- * chats to indexes are kept the same way whatever the store. A store says how
- * it reads and writes a link and an index's settings, and how it removes an
- * index no chat links to; this class says when.
+ * (LanceDB, Chroma) shares: its writes go one at a time, indexes are stored
+ * and linked as one step (each key once, an index stored meanwhile only
+ * linked to, none left that no chat links to), and the links from chats to
+ * indexes are kept the same way whatever the store. A store says how it
+ * reads and writes links and an index's settings, how it writes an index and
+ * takes it back, and how it removes an index no chat links to; this class
+ * says when.
  * @module
  */
 import type {
@@ -70,11 +73,67 @@ export abstract class SerialBackend implements IndexBackend {
    */
   protected async linkHeld(link: IndexLink, { indexed = false } = {}): Promise<boolean> {
     if (!indexed && !(await this.infos([link.key])).has(link.key)) return false;
-    const earlier = await this.linkedKey(link);
+    const earlier = (await this.linkedKeys([link])).get(linkName(link));
     if (earlier === link.key) return true;
-    await this.writeLink(link, { replaces: earlier !== undefined });
+    await this.writeLinks([link], { replaces: earlier !== undefined });
     if (earlier !== undefined) await this.removeOrphans([earlier]);
     return await this.stillThere(link);
+  }
+
+  /**
+   * Stores indexes added together and links each to its chat's document,
+   * while holding the queue: each key once, and an index stored meanwhile (by
+   * another process) only linked to. `store.write` writes the others, and
+   * `store.remove` takes them back when writing or linking them fails, so
+   * that no index is left that no chat links to. Gives those written.
+   */
+  protected async storeAll<T extends { index: NewIndex; link: IndexLink }>(
+    added: readonly T[],
+    store: { write(fresh: T[]): Promise<void>; remove(fresh: T[]): Promise<void> },
+  ): Promise<T[]> {
+    const stored = await this.infos(added.map(({ index }) => index.key));
+    const fresh: T[] = [];
+    const again: T[] = [];
+    for (const item of added) {
+      const { key } = item.index;
+      // Stored meanwhile (by another process), or added twice: linked to that one.
+      if (stored.has(key) && await this.linkHeld(item.link)) continue;
+      if (fresh.some(({ index }) => index.key === key)) again.push(item);
+      else fresh.push(item);
+    }
+    if (fresh.length === 0) return fresh;
+    try {
+      await store.write(fresh);
+      await this.#linkStored(fresh.map(({ link }) => link));
+    } catch (error) {
+      await store.remove(fresh).catch(() => {});
+      throw error;
+    }
+    for (const { link } of again) await this.linkHeld(link, { indexed: true });
+    return fresh;
+  }
+
+  /**
+   * Links chats' documents to the indexes just stored for them: those not
+   * linked before in one write, the others (and a document given twice,
+   * after its first) as `linkHeld()` replaces a link.
+   *
+   * @throws {Error} when an index went as it was linked (another process removed it)
+   */
+  async #linkStored(links: readonly IndexLink[]): Promise<void> {
+    const linked = await this.linkedKeys(links);
+    const added = links.filter((link) => {
+      if (linked.has(linkName(link))) return false;
+      linked.set(linkName(link), link.key);
+      return true;
+    });
+    if (added.length > 0) await this.writeLinks(added, { replaces: false });
+    for (const link of links) {
+      const there = added.includes(link)
+        ? await this.stillThere(link)
+        : await this.linkHeld(link, { indexed: true });
+      if (!there) throw new Error("the index was removed as it was stored");
+    }
   }
 
   /** Runs `fn` after the writes queued before it, and before those queued after. */
@@ -97,15 +156,26 @@ export abstract class SerialBackend implements IndexBackend {
   protected abstract infos(keys: readonly string[]): Promise<Map<string, IndexInfo>>;
   /** A chat's links. */
   protected abstract chatLinks(chatId: string): Promise<StoredLink[]>;
-  /** The key a chat's document is linked to now, if any. */
-  protected abstract linkedKey(link: IndexLink): Promise<string | undefined>;
   /**
-   * Writes a link, replacing the chat's document's earlier one; `replaces` says whether there was
-   * one when the queue's holder read it (another process may have written one since).
+   * The keys the chats' documents of `links` are linked to now, by
+   * {@linkcode linkName}; a store may give those of others too.
    */
-  protected abstract writeLink(link: IndexLink, options: { replaces: boolean }): Promise<void>;
+  protected abstract linkedKeys(links: readonly IndexLink[]): Promise<Map<string, string>>;
+  /**
+   * Writes links, each replacing its chat's document's earlier one; `replaces` says whether there
+   * were such when the queue's holder read them (another process may have written some since).
+   */
+  protected abstract writeLinks(
+    links: readonly IndexLink[],
+    options: { replaces: boolean },
+  ): Promise<void>;
   /** Removes every link of a chat. */
   protected abstract deleteLinks(chatId: string): Promise<void>;
   /** Removes each of the indexes that no chat links to any more, with its chunks. */
   protected abstract removeOrphans(keys: Iterable<string>): Promise<void>;
+}
+
+/** A link's chat and document, as one name: `["chat", "document"]`. */
+export function linkName(link: { chatId: unknown; documentId: unknown }): string {
+  return JSON.stringify([link.chatId, link.documentId]);
 }

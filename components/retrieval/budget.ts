@@ -1,11 +1,12 @@
 /**
  * The token budget of retrieval: how many sources an answer gets, and the
- * bound of the chat parameter that sets it (`num_tokens`), since every token
- * of it is more passages to rank, read and send.
+ * chat parameter that sets it (`num_tokens`), its default and its bound,
+ * since every token of it is more passages to rank, read and send.
  * @module
  */
 import { z } from "zod";
 import { envNumber } from "../core/env_number.ts";
+import type { ParamSchema } from "../core/params.ts";
 
 /**
  * The largest `num_tokens` unless `SVC_MAX_NUM_TOKENS` says otherwise: a
@@ -14,6 +15,17 @@ import { envNumber } from "../core/env_number.ts";
  * whole documents.
  */
 export const DEFAULT_MAX_NUM_TOKENS = 32_768;
+
+/**
+ * The default `num_tokens`: the tokens of passages an answer gets. About five
+ * passages of the default size, so that a right passage ranked fourth or fifth
+ * still reaches the model; small beside the context of the models svc calls.
+ */
+export const DEFAULT_NUM_TOKENS = 1536;
+
+// The schema of the latest bound and default: made again only when they change, since
+// checking a chat's parameters at each question would otherwise make it each time.
+let made: { bound: string; schema: z.ZodType } | undefined;
 
 /**
  * The schema of the chat parameter `num_tokens`: a positive whole number of
@@ -35,10 +47,23 @@ export function numTokensParam(
   env?: Record<string, string | undefined>,
 ): z.ZodType {
   const max = envNumber("SVC_MAX_NUM_TOKENS", { fallback: DEFAULT_MAX_NUM_TOKENS, env });
-  return z.int().positive()
-    .max(max, { error: `must be at most ${max} (SVC_MAX_NUM_TOKENS)` })
-    .default(Math.min(fallback, max));
+  const bound = `${fallback} ${max}`;
+  if (made?.bound !== bound) {
+    const schema = z.int().positive()
+      .max(max, { error: `must be at most ${max} (SVC_MAX_NUM_TOKENS)` })
+      .default(Math.min(fallback, max));
+    made = { bound, schema };
+  }
+  return made.schema;
 }
+
+/** The chat parameter of retrieval: `num_tokens`, the budget of an answer's sources. */
+export const BUDGET_PARAMS: ParamSchema = {
+  // A getter, so that the bound of SVC_MAX_NUM_TOKENS is read when used.
+  get num_tokens() {
+    return numTokensParam(DEFAULT_NUM_TOKENS);
+  },
+};
 
 /** Options of {@linkcode fillBudget}. */
 export interface FillBudgetOptions<T> {

@@ -93,7 +93,8 @@ export interface ChunkAt<Id, Extra extends IndexExtra> {
 /** How a store reads its indexes for {@linkcode IndexSearch}. */
 export interface IndexReads<Id, Extra extends IndexExtra> {
   /**
-   * The chunks of the indexes `ids` (each id once), with their vectors of
+   * The chunks of the indexes `ids` (each id once, at most
+   * {@linkcode IndexSearchOptions.readAtOnce} of them), with their vectors of
    * `dimension` when the store has them, and, with `postings`, the postings
    * stored with each; one {@linkcode ReadIndex} per id, none of its chunks for
    * an index that is gone.
@@ -140,10 +141,19 @@ export interface IndexSearchOptions<Id, Extra extends IndexExtra> {
    * @default {DEFAULT_PASSAGE_MEMORY}
    */
   passageMemory?: number;
+  /**
+   * The most indexes read from the store at once, when a search first needs them.
+   * @default {16}
+   */
+  readAtOnce?: number;
 }
 
-/** An index about to be stored, ready for search, and its postings to store with it. */
-export interface PreparedIndex {
+/**
+ * An index about to be stored, ready for search, and its postings to store
+ * with it; what it holds is given back when it is disposed unless it was
+ * kept (its store failed, or had it already).
+ */
+export interface PreparedIndex extends Disposable {
   /** The bytes of its postings, for the first search after a start to read rather than build. */
   postings(): Uint8Array;
   /** Each chunk's number of terms. */
@@ -152,8 +162,6 @@ export interface PreparedIndex {
   readonly totalTerms: number;
   /** Keeps it for search under `cacheKey`, once stored: the chat's first question reads nothing. */
   keep(cacheKey: string): void;
-  /** Gives back what it holds, when it is not kept (its store failed or had it already). */
-  drop(): void;
 }
 
 /** What search keeps of an index. */
@@ -179,8 +187,10 @@ export interface SearchOptions<Id> {
   /**
    * The indexes of the keys that the store holds, in the order to search
    * them; asked only when no plan of the same list of keys holds.
+   * @default {each key names its index, for a store whose ids are its keys:
+   * a key names an index's settings, its dimension with them}
    */
-  find(): Promise<FoundIndex<Id>[]>;
+  find?(): Promise<FoundIndex<Id>[]>;
   /**
    * What the store's data is at now: a plan read at another state is read
    * again (a fresh object each time: read at every search).
@@ -203,6 +213,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
   readonly #passages: SearchCache<KeptPassages>;
   // The last searches' plans by their lists of keys, while the caches keep and drop nothing.
   readonly #plans = new SearchPlans<Plan<Id, Extra>>();
+  readonly #readAtOnce: number;
 
   constructor(options: IndexSearchOptions<Id, Extra>) {
     this.#reads = options.reads;
@@ -210,6 +221,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     const replan = () => this.#plans.clear();
     this.#memory = new SearchCache(options.searchMemory ?? DEFAULT_SEARCH_MEMORY, replan);
     this.#passages = new SearchCache(options.passageMemory ?? DEFAULT_PASSAGE_MEMORY, replan);
+    this.#readAtOnce = options.readAtOnce ?? 16;
   }
 
   /**
@@ -245,7 +257,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
         this.#memory.set(cacheKey, entry);
         this.#passages.set(cacheKey, passages);
       },
-      drop: () => {
+      [Symbol.dispose]: () => {
         if (done) return;
         done = true;
         entry.dropped?.();
@@ -267,7 +279,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
   async search(
     keys: readonly string[],
     query: SearchQuery,
-    options: SearchOptions<Id>,
+    options: SearchOptions<Id> = {},
   ): Promise<(StoredChunk & WordsKept)[][]> {
     const dimension = query.vector.length;
     const { found, entries, kept } = await this.#plan(keys, dimension, options);
@@ -340,7 +352,11 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     }
     // Ties go to the index first by key, then to the chunk first in it: the order in which a
     // store happened to write the indexes (documents read side by side) never decides a rank.
-    const found = (await options.find()).sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    const found =
+      (options.find
+        ? await options.find()
+        : keys.map((key) => ({ id: key as Id, key, cacheKey: key })))
+        .sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
     const entries = await this.#entries(found, dimension);
     const kept = await keptOrRead(
       this.#passages,
@@ -367,7 +383,7 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     }
     const cacheKeyOf = new Map(found.map(({ id, cacheKey }) => [id, cacheKey]));
     const built: { id: Id; data: Uint8Array }[] = [];
-    for await (const read of this.#reads.indexes(missing, { dimension, postings: true })) {
+    for await (const read of this.#read(missing, { dimension, postings: true })) {
       const passages = keepPassages(read.passages, dimension);
       const vectors = read.passages.every((passage) => passage.vector)
         ? read.passages.map((passage) => passage.vector!)
@@ -390,8 +406,18 @@ export class IndexSearch<Id, Extra extends IndexExtra = undefined> {
     missing: Id[],
     dimension: number,
   ): AsyncGenerator<{ id: Id; passages: KeptPassages }> {
-    for await (const read of this.#reads.indexes(missing, { dimension, postings: false })) {
+    for await (const read of this.#read(missing, { dimension, postings: false })) {
       yield { id: read.id, passages: keepPassages(read.passages, dimension) };
+    }
+  }
+
+  /** The indexes `ids` as the store reads them, some at a time. */
+  async *#read(
+    ids: readonly Id[],
+    options: { dimension: number; postings: boolean },
+  ): AsyncGenerator<ReadIndex<Id, Extra>> {
+    for (let start = 0; start < ids.length; start += this.#readAtOnce) {
+      yield* this.#reads.indexes(ids.slice(start, start + this.#readAtOnce), options);
     }
   }
 

@@ -39,10 +39,14 @@
  * with its {@linkcode IndexReads} (how it reads an index's chunks, the
  * passages search does not keep, and where postings built at a first search
  * are kept), hands it each index it stores ({@linkcode IndexSearch.prepare}),
- * and answers `search()` with its ranking; a store that finds its nearest
- * vectors itself hands {@linkcode RemoteSearch} its {@linkcode RemoteReads}.
- * The storage then asks a {@linkcode Retriever} for the rankings of a
- * question and for an answer's sources.
+ * and answers `search()` with its ranking, the ids of its indexes by key
+ * kept in {@linkcode KnownIndexes} while the store is unchanged; a store that
+ * finds its nearest vectors itself hands {@linkcode RemoteSearch} its
+ * {@linkcode RemoteReads}.
+ * Each such storage extends {@linkcode IndexedSourceStorage}
+ * (`indexed_storage.ts`) with its `IndexBackend`: it stores a chat's
+ * documents through indexing, and asks a {@linkcode Retriever} for the
+ * rankings of a question and for an answer's sources.
  *
  * @example
  * ```ts
@@ -83,6 +87,8 @@
  * ```
  * @module
  */
+export { IndexedSourceStorage } from "./indexed_storage.ts";
+export type { IndexedSourceStorageOptions } from "./indexed_storage.ts";
 export { IndexSearch } from "./index_search.ts";
 export type {
   ChunkAt,
@@ -96,10 +102,12 @@ export type {
   StoredPassage,
 } from "./index_search.ts";
 export { storedPassage } from "./kept_passages.ts";
+export { KnownIndexes } from "./known_indexes.ts";
+export type { KnownIndexesOptions } from "./known_indexes.ts";
 export type { WordsKept } from "./proximity.ts";
 export { RemoteSearch } from "./remote_search.ts";
 export type { RemoteReads } from "./remote_search.ts";
 export { Retriever } from "./retriever.ts";
 export type { Question, RankedStore, Rankings } from "./retriever.ts";
 export type { Passage } from "./neighbours.ts";
-export { numTokensParam } from "./budget.ts";
+export { BUDGET_PARAMS, DEFAULT_NUM_TOKENS, numTokensParam } from "./budget.ts";

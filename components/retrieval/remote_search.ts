@@ -16,6 +16,7 @@
  * nearest chunks the store finds in each index into one ranking.
  * @module
  */
+import { forEachAtOnce } from "../core/at_once.ts";
 import type { SearchQuery, StoredChunk } from "../indexing/mod.ts";
 import { Bm25Index, bm25Search } from "./lexical/bm25.ts";
 import { Bm25Cache } from "./lexical/bm25_cache.ts";
@@ -87,7 +88,7 @@ export class RemoteSearch {
   ): Promise<StoredChunk[][]> {
     query.signal?.throwIfAborted();
     const indexes = new Map<string, Bm25Index>();
-    await each(keys, async (key) => {
+    await forEachAtOnce(keys, CONCURRENCY, async (key) => {
       indexes.set(key, await this.#bm25.get(key, () => reads.texts(key)));
     });
     const hits = bm25Search(keys.map((key) => indexes.get(key)!), query.text, query.limit);
@@ -97,7 +98,7 @@ export class RemoteSearch {
       wanted.set(key, [...wanted.get(key) ?? [], hit.text]);
     }
     const text = new Map<string, StoredChunk>();
-    await each([...wanted], async ([key, ordinals]) => {
+    await forEachAtOnce([...wanted], CONCURRENCY, async ([key, ordinals]) => {
       for (const chunk of await reads.chunks(key, ordinals)) {
         text.set(`${key}-${chunk.ordinal}`, chunk);
       }
@@ -105,7 +106,7 @@ export class RemoteSearch {
 
     query.signal?.throwIfAborted();
     const vector: (StoredChunk & { distance: number })[] = [];
-    await each(keys, async (key) => {
+    await forEachAtOnce(keys, CONCURRENCY, async (key) => {
       vector.push(...await reads.nearest(key, query.vector, query.limit));
     });
     // Ties in the order of the chunks, so that a search gives the same on every run.
@@ -117,13 +118,4 @@ export class RemoteSearch {
       vector.slice(0, query.limit).map(({ distance: _, ...chunk }) => chunk),
     ];
   }
-}
-
-/** Runs `fn` over the items, some at a time. */
-async function each<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }

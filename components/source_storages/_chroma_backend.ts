@@ -2,7 +2,8 @@
  * The indexes of the Chroma source storage on a Chroma server: a collection
  * per index (`svc-<key>`, cosine space) holding its chunks with their
  * vectors, the index's settings in the collection's metadata, and one
- * collection `svc-links` whose records link a chat's documents to indexes.
+ * collection `svc-links` whose records link a chat's documents to indexes
+ * (one per chat and document, named by `linkName()`).
  * Everything lives on the server, so that svc processes sharing it (with
  * other local roots) never delete an index another one still links to.
  *
@@ -18,16 +19,20 @@
  * @module
  */
 import type { ChromaClient, Collection, Metadata } from "npm:chromadb@3.5.0";
+import { forEachAtOnce } from "../core/at_once.ts";
 import { RemoteSearch } from "../retrieval/mod.ts";
 import {
+  batches,
   type IndexInfo,
   indexInfoOf,
   type IndexLink,
   indexRecord,
+  linkName,
   type NewIndex,
   type SearchQuery,
   SerialBackend,
   type StoredChunk,
+  storedChunk,
   type StoredLink,
 } from "../indexing/mod.ts";
 
@@ -36,6 +41,8 @@ const LINKS = "svc-links";
 const BATCH_ROWS = 256;
 // Requests to the server at once during a search.
 const CONCURRENCY = 8;
+// Records read in one request.
+const PAGE = 1000;
 // A build that crashed leaves a collection still "building"; one this old is
 // removed when the server is first used.
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
@@ -71,46 +78,47 @@ export class ChromaBackend extends SerialBackend {
     return backend;
   }
 
-  add(index: NewIndex, link: IndexLink): Promise<void> {
-    return this.exclusive(async () => {
-      // Stored meanwhile (by another process): link to that one.
-      if (await this.linkHeld(link)) return;
-      const info: Metadata = { ...indexRecord(index), created_at: Date.now() };
-      const collection = await this.#client.getOrCreateCollection({
-        name: collectionName(index.key),
-        embeddingFunction: null,
-        configuration: { hnsw: { space: "cosine" } },
-        metadata: { ...info, svc_state: "building" },
-      });
-      try {
-        // Records are named by ordinal: a build another process runs at the
-        // same time writes the very same records.
-        for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-          const chunks = index.chunks.slice(start, start + BATCH_ROWS);
-          await collection.upsert({
-            ids: chunks.map((_, i) => String(start + i)),
-            embeddings: chunks.map((_, i) => Array.from(index.vectors[start + i]!)),
-            documents: chunks.map((chunk) => chunk.text),
-            metadatas: chunks.map((chunk) => ({
-              page_numbers: JSON.stringify(chunk.pageNumbers),
-              num_tokens: chunk.numTokens,
-            })),
-          });
-        }
-        await collection.modify({ metadata: { ...info, svc_state: "complete" } });
-        this.#search.add(index.key, index.chunks.map((chunk) => chunk.text));
-        if (!(await this.linkHeld(link))) throw new Error("the index was removed as it was stored");
-      } catch (error) {
-        await this.#client.deleteCollection({ name: collectionName(index.key) }).catch(() => {});
-        this.#search.delete(index.key);
-        throw error;
-      }
+  async add(index: NewIndex, link: IndexLink): Promise<void> {
+    await this.exclusive(() =>
+      this.storeAll([{ index, link }], {
+        write: () => this.#write(index),
+        remove: async () => {
+          this.#search.delete(index.key);
+          await this.#client.deleteCollection({ name: collectionName(index.key) });
+        },
+      })
+    );
+  }
+
+  /** Writes an index's collection, complete once its state says so. */
+  async #write(index: NewIndex): Promise<void> {
+    const info: Metadata = { ...indexRecord(index), created_at: Date.now() };
+    const collection = await this.#client.getOrCreateCollection({
+      name: collectionName(index.key),
+      embeddingFunction: null,
+      configuration: { hnsw: { space: "cosine" } },
+      metadata: { ...info, svc_state: "building" },
     });
+    // Records are named by ordinal: a build another process runs at the
+    // same time writes the very same records.
+    for await (const { start, items: chunks } of batches(index.chunks, BATCH_ROWS)) {
+      await collection.upsert({
+        ids: chunks.map((_, i) => String(start + i)),
+        embeddings: chunks.map((_, i) => Array.from(index.vectors[start + i]!)),
+        documents: chunks.map((chunk) => chunk.text),
+        metadatas: chunks.map((chunk) => ({
+          page_numbers: JSON.stringify(chunk.pageNumbers),
+          num_tokens: chunk.numTokens,
+        })),
+      });
+    }
+    await collection.modify({ metadata: { ...info, svc_state: "complete" } });
+    this.#search.add(index.key, index.chunks.map((chunk) => chunk.text));
   }
 
   async search(keys: readonly string[], query: SearchQuery): Promise<StoredChunk[][]> {
     const collections = new Map<string, Collection>();
-    await each(keys, async (key) => {
+    await forEachAtOnce(keys, CONCURRENCY, async (key) => {
       const collection = await this.#collection(key);
       if (collection) collections.set(key, collection);
     });
@@ -143,23 +151,17 @@ export class ChromaBackend extends SerialBackend {
     const collection = await this.#collection(key);
     if (!collection) return [];
     const chunks: StoredChunk[] = [];
-    for (let offset = 0;; offset += 1000) {
-      const page = await collection.get({
-        limit: 1000,
-        offset,
-        include: ["documents", "metadatas"],
-      });
-      page.ids.forEach((id, i) => {
-        chunks.push(chunkOf(key, id, page.documents[i], page.metadatas[i]));
-      });
-      if (page.ids.length < 1000) break;
+    for await (const page of pages(collection, ["documents", "metadatas"])) {
+      page.ids.forEach((id, i) =>
+        chunks.push(chunkOf(key, id, page.documents[i], page.metadatas[i]))
+      );
     }
     return chunks.sort((a, b) => a.ordinal - b.ordinal);
   }
 
   protected override async infos(keys: readonly string[]): Promise<Map<string, IndexInfo>> {
     const infos = new Map<string, IndexInfo>();
-    await each(keys, async (key) => {
+    await forEachAtOnce(keys, CONCURRENCY, async (key) => {
       const info = await this.#info(key);
       if (info) infos.set(key, info);
     });
@@ -174,17 +176,21 @@ export class ChromaBackend extends SerialBackend {
     }));
   }
 
-  protected override async linkedKey(link: IndexLink): Promise<string | undefined> {
-    const earlier = (await this.#links.get({ ids: [linkId(link)] })).metadatas[0]?.key;
-    return typeof earlier === "string" ? earlier : undefined;
+  protected override async linkedKeys(links: readonly IndexLink[]): Promise<Map<string, string>> {
+    const { ids, metadatas } = await this.#links.get({ ids: links.map(linkName) });
+    return new Map(ids.map((id, i) => [id, String(metadatas[i]?.key)]));
   }
 
-  protected override async writeLink(link: IndexLink): Promise<void> {
+  protected override async writeLinks(links: readonly IndexLink[]): Promise<void> {
     await this.#links.upsert({
-      ids: [linkId(link)],
+      ids: links.map(linkName),
       // Chroma needs a vector for every record; links are only ever found by metadata.
-      embeddings: [[0]],
-      metadatas: [{ chat_id: link.chatId, document_id: link.documentId, key: link.key }],
+      embeddings: links.map(() => [0]),
+      metadatas: links.map((link) => ({
+        chat_id: link.chatId,
+        document_id: link.documentId,
+        key: link.key,
+      })),
     });
   }
 
@@ -199,7 +205,7 @@ export class ChromaBackend extends SerialBackend {
   /** Removed meanwhile by another process, which saw no link to it yet: the link goes too. */
   protected override async stillThere(link: IndexLink): Promise<boolean> {
     if (await this.#info(link.key)) return true;
-    await this.#links.delete({ ids: [linkId(link)] });
+    await this.#links.delete({ ids: [linkName(link)] });
     return false;
   }
 
@@ -237,23 +243,25 @@ export class ChromaBackend extends SerialBackend {
   /** The texts of a collection's chunks, in the order of their ordinals. */
   async #texts(collection: Collection): Promise<string[]> {
     const texts: string[] = [];
-    for (let offset = 0;; offset += 1000) {
-      const page = await collection.get({ limit: 1000, offset, include: ["documents"] });
+    for await (const page of pages(collection, ["documents"])) {
       page.ids.forEach((id, i) => texts[Number(id)] = page.documents[i] ?? "");
-      if (page.ids.length < 1000) break;
     }
     return Array.from(texts, (text) => text ?? "");
   }
 }
 
-/** The record of a link in the links collection: one per chat and document. */
-function linkId(link: IndexLink): string {
-  return JSON.stringify([link.chatId, link.documentId]);
-}
-
 /** The collection of an index: 60 characters, within the 63 Chroma allows. */
 function collectionName(key: string): string {
   return `svc-${key.slice(0, 56)}`;
+}
+
+/** A collection's records, with what `include` names, a page at a time. */
+async function* pages(collection: Collection, include: ("documents" | "metadatas")[]) {
+  for (let offset = 0;; offset += PAGE) {
+    const page = await collection.get({ limit: PAGE, offset, include });
+    yield page;
+    if (page.ids.length < PAGE) return;
+  }
 }
 
 function chunkOf(
@@ -262,20 +270,10 @@ function chunkOf(
   text: string | null | undefined,
   metadata: Metadata | null | undefined,
 ): StoredChunk {
-  return {
-    key,
-    ordinal: Number(id),
+  return storedChunk(key, {
+    ordinal: id,
     text: text ?? "",
-    pageNumbers: JSON.parse(String(metadata?.page_numbers ?? "[]")),
-    numTokens: Number(metadata?.num_tokens ?? 0),
-  };
-}
-
-/** Runs `fn` over the items, some at a time. */
-async function each<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+    page_numbers: String(metadata?.page_numbers ?? "[]"),
+    num_tokens: metadata?.num_tokens ?? 0,
+  });
 }

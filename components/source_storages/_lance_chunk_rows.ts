@@ -1,19 +1,19 @@
 /**
  * An index's chunks as the Arrow table LanceDB adds to a chunks table, made
  * column by column. LanceDB's `makeArrowTable()` makes it row by row, each of
- * a vector's numbers through Arrow's builders: 3 to 11 ms for the 100 chunks
- * of a document, against 1 ms so. The columns are made with the classes of
- * LanceDB's own copy of apache-arrow (CommonJS, not the ES module this
- * project imports), taken from a one-row table it made: it keeps only the
- * buffers of a table of another copy, and so loses the numbers of its
- * vectors, which Arrow holds in a child of the column.
+ * a vector's numbers through Arrow's builders, several times slower. The
+ * columns are made with the classes of LanceDB's own copy of apache-arrow
+ * (CommonJS, not the ES module this project imports), taken from a one-row
+ * table it made: it keeps only the buffers of a table of another copy, and
+ * so loses the numbers of its vectors, which Arrow holds in a child of the
+ * column.
  * @module
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import type { NewIndex } from "../indexing/mod.ts";
+import { batches, type NewIndex } from "../indexing/mod.ts";
 
-// Chunks made into Arrow at a time; between them other requests get their turn.
+// Chunks made into Arrow at a time; between them other requests may get their turn.
 const BATCH_ROWS = 1024;
 
 /** The constructors and types of LanceDB's copy of apache-arrow, for a schema of chunks. */
@@ -48,11 +48,9 @@ export async function chunkRows(
   const arrow = arrowOf(lancedb, schema);
   const [key, ordinal, text, pages, tokens, vector] = arrow.row.children.map((field) => field.type);
   const column = columnMaker(arrow);
-  const batches: unknown[] = [];
+  const data: unknown[] = [];
   for (const index of indexes) {
-    for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-      if (batches.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
-      const chunks = index.chunks.slice(start, start + BATCH_ROWS);
+    for await (const { start, items: chunks } of batches(index.chunks, BATCH_ROWS)) {
       const numbers = new Float32Array(chunks.length * index.dimension);
       chunks.forEach((_, i) => numbers.set(index.vectors[start + i]!, i * index.dimension));
       const columns = [
@@ -63,10 +61,10 @@ export async function chunkRows(
         column.integers(tokens, chunks.map((chunk) => chunk.numTokens)),
         column.vectors(vector, numbers, chunks.length),
       ];
-      batches.push(new arrow.data(arrow.row, 0, chunks.length, 0, [], columns));
+      data.push(new arrow.data(arrow.row, 0, chunks.length, 0, [], columns));
     }
   }
-  return new arrow.table(arrow.schema, batches);
+  return new arrow.table(arrow.schema, data);
 }
 
 function arrowOf(lancedb: typeof Lance, schema: Arrow.Schema): ArrowOfLance {

@@ -5,7 +5,7 @@
  * Retrieval ranks a chat's chunks in memory (`retrieval/index_search.ts`)
  * with svc's own BM25, not LanceDB's full-text search, whose words ranked the
  * labelled set worse and whose term statistics are the whole table's. No ANN
- * (IVF-PQ) index, on purpose: training one takes minutes per 100,000 vectors,
+ * (IVF-PQ) index, on purpose: training one over a large table takes minutes,
  * no wait to put behind an upload, and one over all chats answers a chat's
  * query from partitions that mostly hold other chats' chunks.
  *
@@ -35,11 +35,13 @@ import {
   type IndexLink,
   indexRecord,
   KeptLinks,
+  linkName,
   type NewIndex,
   type SearchQuery,
   SerialBackend,
   type StoredChunk,
   type StoredLink,
+  WriteBatches,
 } from "../indexing/mod.ts";
 
 export type { LanceModules } from "./_lancedb_tables.ts";
@@ -60,8 +62,11 @@ export class LanceDBBackend extends SerialBackend {
   #versionsRead: { at: number; versions: string } | undefined;
   #wroteSince = false;
   readonly #search: IndexSearch<string, BigInt64Array>;
-  // The indexes waiting for the writes' turn, written together (see add()).
-  #queued: QueuedIndex[] = [];
+  // The indexes added while others are written, written together at the writes' next turn.
+  readonly #batches = new WriteBatches<QueuedIndex>(
+    (batch) => this.#write(batch),
+    (write) => this.exclusive(write),
+  );
   // The postings of the indexes stored since they were last written, by key.
   readonly #postings = new Map<string, Uint8Array>();
 
@@ -115,80 +120,20 @@ export class LanceDBBackend extends SerialBackend {
     // Made while other indexes are written: what search keeps of this one, its postings too,
     // which are kept beside it for the first question of another process.
     const rowIds = new BigInt64Array(index.chunks.length).fill(UNREAD_ROW);
-    const queued: QueuedIndex = {
-      index,
-      link,
-      prepared: await this.#search.prepare(index, { extra: rowIds }),
-      written: Promise.withResolvers<void>(),
-    };
-    this.#queued.push(queued);
-    // The first queued since the last write takes the next turn, for all queued by then.
-    if (this.#queued.length === 1) {
-      this.exclusive(async () => {
-        const batch = this.#queued.splice(0);
-        await this.#write(batch).then(
-          () => batch.forEach(({ written }) => written.resolve()),
-          (error) => batch.forEach(({ written }) => written.reject(error)),
-        );
-      });
-    }
-    try {
-      await queued.written.promise;
-    } finally {
-      // Not kept by the write: given back.
-      queued.prepared.drop();
-    }
+    // Given back when not kept by the write.
+    using prepared = await this.#search.prepare(index, { extra: rowIds });
+    await this.#batches.add({ index, link, prepared });
   }
 
   /** Writes indexes queued, each linked to its chat's document (see add()). */
   async #write(batch: readonly QueuedIndex[]): Promise<void> {
-    const fresh: QueuedIndex[] = [];
-    const again: QueuedIndex[] = [];
-    const stored = await this.infos(batch.map(({ index }) => index.key));
-    for (const queued of batch) {
-      const { key } = queued.index;
-      // Stored meanwhile (by another process), or queued twice: linked to that one.
-      if (stored.has(key) && await this.linkHeld(queued.link)) continue;
-      if (fresh.some(({ index }) => index.key === key)) again.push(queued);
-      else fresh.push(queued);
-    }
-    const byDimension = Map.groupBy(fresh, ({ index }) => index.dimension);
-    const where = (indexes: readonly QueuedIndex[]) =>
-      `key IN (${indexes.map(({ index }) => literal(index.key)).join(", ")})`;
-    for (const [dimension, indexes] of byDimension) {
-      const chunks = await this.#tables.table(`chunks_${dimension}`);
-      // The rows of builds that crashed before they were complete.
-      if (await chunks.countRows(where(indexes)) > 0) await chunks.delete(where(indexes));
-      const rows = indexes.filter(({ index }) => index.chunks.length > 0);
-      // LanceDB refuses to add no rows: a document without text has none.
-      if (rows.length > 0) {
-        const schema = this.#tables.schema(`chunks_${dimension}`);
-        await chunks.add(
-          await chunkRows(this.#modules.lancedb, schema, rows.map(({ index }) => index)),
-        );
-      }
-    }
-    try {
-      if (fresh.length > 0) {
-        await (await this.#tables.table("indexes")).add(
-          fresh.map(({ index }) => indexRecord(index)),
-        );
-      }
-      await this.#linkStored(fresh.map(({ link }) => link));
-    } catch (error) {
+    const fresh = await this.storeAll(batch, {
+      write: (fresh) => this.#writeIndexes(fresh),
       // Not left half stored: an index without its chunks would be linked to by the next store.
-      for (const [dimension, indexes] of byDimension) {
-        await (await this.#tables.table(`chunks_${dimension}`)).delete(where(indexes)).catch(
-          () => {},
-        );
-      }
-      if (fresh.length > 0) {
-        await (await this.#tables.table("indexes")).delete(where(fresh)).catch(() => {});
-      }
-      throw error;
-    }
-    for (const queued of again) await this.linkHeld(queued.link, { indexed: true });
-    for (const [dimension, indexes] of byDimension) {
+      remove: (fresh) => this.#removeIndexes(fresh),
+    });
+    if (fresh.length === 0) return;
+    for (const [dimension, indexes] of Map.groupBy(fresh, ({ index }) => index.dimension)) {
       const rows = indexes.reduce((sum, { index }) => sum + index.chunks.length, 0);
       await this.#tables.wrote(`chunks_${dimension}`, rows);
     }
@@ -199,6 +144,32 @@ export class LanceDBBackend extends SerialBackend {
       this.#postings.set(index.key, prepared.postings());
     }
     if (this.#postings.size >= POSTINGS_PER_WRITE) await this.#writePostings({ counted: true });
+  }
+
+  /** Writes the chunks of indexes, then their rows, which make them complete. */
+  async #writeIndexes(fresh: readonly QueuedIndex[]): Promise<void> {
+    for (const [dimension, indexes] of Map.groupBy(fresh, ({ index }) => index.dimension)) {
+      const chunks = await this.#tables.table(`chunks_${dimension}`);
+      // The rows of builds that crashed before they were complete.
+      if (await chunks.countRows(keyIn(indexes)) > 0) await chunks.delete(keyIn(indexes));
+      const rows = indexes.filter(({ index }) => index.chunks.length > 0);
+      // LanceDB refuses to add no rows: a document without text has none.
+      if (rows.length > 0) {
+        const schema = this.#tables.schema(`chunks_${dimension}`);
+        await chunks.add(
+          await chunkRows(this.#modules.lancedb, schema, rows.map(({ index }) => index)),
+        );
+      }
+    }
+    await (await this.#tables.table("indexes")).add(fresh.map(({ index }) => indexRecord(index)));
+  }
+
+  /** Removes what was written of indexes, their chunks and rows. */
+  async #removeIndexes(fresh: readonly QueuedIndex[]): Promise<void> {
+    for (const dimension of new Set(fresh.map(({ index }) => index.dimension))) {
+      await (await this.#tables.table(`chunks_${dimension}`)).delete(keyIn(fresh)).catch(() => {});
+    }
+    await (await this.#tables.table("indexes")).delete(keyIn(fresh));
   }
 
   /**
@@ -216,42 +187,6 @@ export class LanceDBBackend extends SerialBackend {
       );
   }
 
-  /**
-   * Links chats' documents to the indexes just stored for them: those not
-   * linked before in one write, the others as `linkHeld()` replaces a link.
-   */
-  async #linkStored(links: readonly IndexLink[]): Promise<void> {
-    if (links.length === 0) return;
-    const pair = (chatId: unknown, documentId: unknown) => JSON.stringify([chatId, documentId]);
-    const chats = [...new Set(links.map((link) => link.chatId))].map(literal).join(", ");
-    const documents = [...new Set(links.map((link) => link.documentId))].map(literal).join(", ");
-    const linked = new Set(
-      (await this.#tables.rows("links", `chat_id IN (${chats}) AND document_id IN (${documents})`))
-        .map((row) => pair(row.chat_id, row.document_id)),
-    );
-    // A document linked twice here is linked once, then relinked.
-    const added: IndexLink[] = [];
-    for (const link of links) {
-      const linking = pair(link.chatId, link.documentId);
-      if (linked.has(linking)) continue;
-      linked.add(linking);
-      added.push(link);
-    }
-    if (added.length > 0) {
-      await (await this.#tables.table("links")).add(
-        added.map((link) => ({
-          chat_id: link.chatId,
-          document_id: link.documentId,
-          key: link.key,
-        })),
-      );
-      await this.#tables.wrote("links");
-    }
-    for (const link of links) {
-      if (!added.includes(link)) await this.linkHeld(link, { indexed: true });
-    }
-  }
-
   async search(
     keys: readonly string[],
     query: SearchQuery,
@@ -265,13 +200,7 @@ export class LanceDBBackend extends SerialBackend {
     if (this.#postings.size > 0) await this.#writePostings();
 
     query.signal?.throwIfAborted();
-    return await this.#search.search(keys, query, {
-      find: () =>
-        Promise.resolve(
-          // A key names its index's settings, its dimension with them: it names what search keeps.
-          keys.map((key) => ({ id: key, key, cacheKey: key })),
-        ),
-    });
+    return await this.#search.search(keys, query);
   }
 
   async chunks(key: string): Promise<StoredChunk[]> {
@@ -284,16 +213,10 @@ export class LanceDBBackend extends SerialBackend {
    * since: two reads of the tables' versions (which see every process's
    * writes) rather than two queries. The versions are read after each write
    * of this process, else at most every {@linkcode OTHERS_WRITES_MS}, which
-   * a small chat's question would feel. They are read before the links, so
-   * links kept are never older than the versions they are kept with.
+   * a small chat's question would feel.
    */
   override async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const versions = await this.#versions();
-    const held = this.#links.get(chatId, versions);
-    if (held) return held;
-    const links = await super.links(chatId);
-    this.#links.set(chatId, versions, links);
-    return links;
+    return await this.#links.read(chatId, await this.#versions(), () => super.links(chatId));
   }
 
   /** The versions of the links and indexes tables, as last read (see `links()`). */
@@ -325,23 +248,34 @@ export class LanceDBBackend extends SerialBackend {
     return rows.map((row) => ({ documentId: String(row.document_id), key: String(row.key) }));
   }
 
-  protected override async linkedKey(link: IndexLink): Promise<string | undefined> {
-    const where = `chat_id = ${literal(link.chatId)} AND document_id = ${literal(link.documentId)}`;
-    const [row] = await this.#tables.rows("links", where);
-    return row === undefined ? undefined : String(row.key);
+  protected override async linkedKeys(links: readonly IndexLink[]): Promise<Map<string, string>> {
+    const chats = [...new Set(links.map((link) => link.chatId))].map(literal).join(", ");
+    const documents = [...new Set(links.map((link) => link.documentId))].map(literal).join(", ");
+    const rows = await this.#tables.rows(
+      "links",
+      `chat_id IN (${chats}) AND document_id IN (${documents})`,
+    );
+    return new Map(rows.map((row) => [
+      linkName({ chatId: row.chat_id, documentId: row.document_id }),
+      String(row.key),
+    ]));
   }
 
-  protected override async writeLink(
-    link: IndexLink,
+  protected override async writeLinks(
+    links: readonly IndexLink[],
     { replaces }: { replaces: boolean },
   ): Promise<void> {
-    const row = { chat_id: link.chatId, document_id: link.documentId, key: link.key };
-    const links = await this.#tables.table("links");
-    // A merge joins the table with the row, slower than adding it: only when it replaces.
+    const rows = links.map((link) => ({
+      chat_id: link.chatId,
+      document_id: link.documentId,
+      key: link.key,
+    }));
+    const table = await this.#tables.table("links");
+    // A merge joins the table with the rows, slower than adding them: only when they replace.
     if (replaces) {
-      await links.mergeInsert(["chat_id", "document_id"])
-        .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([row]);
-    } else await links.add([row]);
+      await table.mergeInsert(["chat_id", "document_id"])
+        .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    } else await table.add(rows);
     await this.#tables.wrote("links");
   }
 
@@ -386,10 +320,14 @@ export class LanceDBBackend extends SerialBackend {
   }
 }
 
+/** LanceDB's filter of the rows of the indexes of `queued`. */
+function keyIn(queued: readonly QueuedIndex[]): string {
+  return `key IN (${queued.map(({ index }) => literal(index.key)).join(", ")})`;
+}
+
 /** An index waiting for the writes' turn, with what search will keep of it. */
 interface QueuedIndex {
   index: NewIndex;
   link: IndexLink;
   prepared: PreparedIndex;
-  written: PromiseWithResolvers<void>;
 }

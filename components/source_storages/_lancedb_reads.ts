@@ -12,53 +12,42 @@ import {
   type StoredPassage,
   storedPassage,
 } from "../retrieval/mod.ts";
-import type { StoredChunk } from "../indexing/mod.ts";
+import { type StoredChunk, storedChunk } from "../indexing/mod.ts";
 import { type LanceTables, literal, type Row } from "./_lancedb_tables.ts";
 
 const CHUNK_COLUMNS = ["key", "ordinal", "text", "page_numbers", "num_tokens"];
-// Indexes read from the table at a time, when a search first needs them.
-const LOADED_INDEXES = 16;
 
 /** The row id of a chunk not read yet: found by key and ordinal. */
 export const UNREAD_ROW = -1n;
 
-/** Where a chunk is: its index's key and its ordinal. */
-interface ChunkPlace {
-  key: string;
-  ordinal: number;
-}
-
 /**
- * The chunks of the indexes under `keys`, read from the table some indexes at a time, with the
- * postings kept of each when asked for (built by a first search before: an index's postings
- * depend on its texts alone, which its key names).
+ * The chunks of the indexes under the keys `group`, with the postings kept of each when asked for
+ * (built by a first search before: an index's postings depend on its texts alone, which its key
+ * names).
  */
 export async function* readIndexes(
   tables: LanceTables,
-  keys: readonly string[],
+  group: readonly string[],
   dimension: number,
   withPostings: boolean,
 ): AsyncGenerator<ReadIndex<string, BigInt64Array>> {
   const chunks = await tables.table(`chunks_${dimension}`);
-  for (let start = 0; start < keys.length; start += LOADED_INDEXES) {
-    const group = keys.slice(start, start + LOADED_INDEXES);
-    const where = `key IN (${group.map(literal).join(", ")})`;
-    // A folder from before the table, on a disk that cannot make it now, still searches.
-    const postings = withPostings ? await tables.rows("postings", where).catch(() => []) : [];
-    const termsOf = new Map(postings.map((row) => [String(row.key), row.data as Uint8Array]));
-    const rows = await chunks.query().where(where)
-      .select([...CHUNK_COLUMNS, "vector"]).withRowId().toArray();
-    const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
-    for (const row of rows) byKey.get(row.key)?.push(row);
-    for (const [key, own] of byKey) {
-      own.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
-      yield {
-        id: key,
-        passages: own.map((row) => storedPassage(row, row.vector.toArray() as Float32Array)),
-        postings: termsOf.get(key),
-        extra: BigInt64Array.from(own, (row) => BigInt(row._rowid)),
-      };
-    }
+  const where = `key IN (${group.map(literal).join(", ")})`;
+  // A folder from before the table, on a disk that cannot make it now, still searches.
+  const postings = withPostings ? await tables.rows("postings", where).catch(() => []) : [];
+  const termsOf = new Map(postings.map((row) => [String(row.key), row.data as Uint8Array]));
+  const rows = await chunks.query().where(where)
+    .select([...CHUNK_COLUMNS, "vector"]).withRowId().toArray();
+  const byKey = new Map(group.map((key) => [key, [] as typeof rows]));
+  for (const row of rows) byKey.get(row.key)?.push(row);
+  for (const [key, own] of byKey) {
+    own.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
+    yield {
+      id: key,
+      passages: own.map((row) => storedPassage(row, row.vector.toArray() as Float32Array)),
+      postings: termsOf.get(key),
+      extra: BigInt64Array.from(own, (row) => BigInt(row._rowid)),
+    };
   }
 }
 
@@ -82,12 +71,13 @@ export async function passagesAt(
 
 /**
  * The rows of the chunks at `places`, with their vectors, by key and ordinal: taken by the row
- * ids read with them (faster than by key and ordinal), those not found so by key and ordinal, their new row ids given to `moved` with their place's
- * number: a compaction rewrites the files of the rows it keeps, under new ids.
+ * ids read with them (faster than by key and ordinal), those not found so by key and ordinal,
+ * their new row ids given to `moved` with their place's number: a compaction rewrites the files
+ * of the rows it keeps, under new ids.
  */
 async function rowsAt(
   chunks: Lance.Table,
-  places: readonly (ChunkPlace & { rowId: bigint })[],
+  places: readonly { key: string; ordinal: number; rowId: bigint }[],
   moved: (i: number, rowId: bigint) => void,
 ): Promise<Map<string, Row>> {
   const rows = new Map<string, Row>();
@@ -133,15 +123,5 @@ export async function chunksOf(
 ): Promise<StoredChunk[]> {
   const rows = await (await tables.table(`chunks_${dimension}`)).query()
     .where(`key = ${literal(key)}`).select(CHUNK_COLUMNS).toArray();
-  return rows.map(chunkOf).sort((a, b) => a.ordinal - b.ordinal);
-}
-
-function chunkOf(row: Row): StoredChunk {
-  return {
-    key: String(row.key),
-    ordinal: Number(row.ordinal),
-    text: String(row.text),
-    pageNumbers: JSON.parse(String(row.page_numbers)),
-    numTokens: Number(row.num_tokens),
-  };
+  return rows.map((row) => storedChunk(key, row)).sort((a, b) => a.ordinal - b.ordinal);
 }

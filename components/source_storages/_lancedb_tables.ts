@@ -10,6 +10,7 @@
  */
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
+import { checkedDimension } from "../indexing/mod.ts";
 
 /** The modules the backend runs on, loaded by the caller on demand. */
 export interface LanceModules {
@@ -108,10 +109,7 @@ export class LanceTables {
     if (name === "postings") {
       return new Schema([text("key"), new Field("data", new this.#modules.arrow.Binary(), false)]);
     }
-    const dimension = Number(name.slice("chunks_".length));
-    if (!Number.isInteger(dimension) || dimension < 1) {
-      throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
-    }
+    const dimension = checkedDimension(Number(name.slice("chunks_".length)));
     return new Schema([
       text("key"),
       integer("ordinal"),

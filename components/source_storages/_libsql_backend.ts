@@ -16,7 +16,7 @@ import {
   type FoundIndex,
   IndexSearch,
   type IndexSearchOptions,
-  type PreparedIndex,
+  KnownIndexes,
   type ReadIndex,
   type StoredPassage,
   storedPassage,
@@ -24,6 +24,7 @@ import {
 } from "../retrieval/mod.ts";
 import {
   abandoned,
+  batches,
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
@@ -34,6 +35,7 @@ import {
   runBuild,
   type SearchQuery,
   type StoredChunk,
+  storedChunk,
 } from "../indexing/mod.ts";
 import {
   cacheKey,
@@ -50,8 +52,6 @@ import {
 
 // Rows per write; between them other requests may get their turn (see `Turns`).
 const BATCH_ROWS = 200;
-// Indexes read from the database at a time, when a search first needs them.
-const LOADED_INDEXES = 16;
 /** Options of {@linkcode LibSQLBackend.open}: the memory that search keeps, and: */
 export interface LibSQLBackendOptions
   extends Pick<IndexSearchOptions<unknown, undefined>, "searchMemory" | "passageMemory"> {
@@ -81,7 +81,7 @@ export class LibSQLBackend implements IndexBackend {
   // Each chat's links, and each index's id and time by key, as last read, with the state read
   // before them.
   readonly #links = new KeptLinks<IndexInfo>();
-  #indexes: { state: string; byKey: Map<string, StoredIndex> } = { state: "", byKey: new Map() };
+  readonly #indexes = new KnownIndexes<StoredIndex>();
 
   private constructor(client: Client, options: LibSQLBackendOptions) {
     this.#client = client;
@@ -152,37 +152,30 @@ export class LibSQLBackend implements IndexBackend {
     ]);
     const id = Number(created!.rows[0]!.id);
     const ids: number[] = [];
-    // Other requests get their turn between the writes and the building of a large document.
-    const turns = new Turns();
-    let prepared: PreparedIndex | undefined;
     try {
-      for (let start = 0; start < index.chunks.length; start += BATCH_ROWS) {
-        const statements: InStatement[] = [];
-        const end = Math.min(start + BATCH_ROWS, index.chunks.length);
-        for (let ordinal = start; ordinal < end; ordinal++) {
-          const chunk = index.chunks[ordinal]!;
-          statements.push({
-            sql: `INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens)
-              VALUES (?, ?, ?, ?, ?)`,
-            args: [id, ordinal, chunk.text, JSON.stringify(chunk.pageNumbers), chunk.numTokens],
-          }, {
-            // The trigger's inserts do not change last_insert_rowid() once it ends.
-            sql: `INSERT INTO ${table} (chunk_id, index_id, embedding)
-              VALUES (last_insert_rowid(), ?, ?)`,
-            args: [id, vectorBytes(index.vectors[ordinal]!)],
-          });
-        }
+      for await (const { start, items: chunks } of batches(index.chunks, BATCH_ROWS)) {
+        const statements = chunks.flatMap((chunk, i): InStatement[] => [{
+          sql: `INSERT INTO rag_chunks (index_id, ordinal, text, page_numbers, num_tokens)
+            VALUES (?, ?, ?, ?, ?)`,
+          args: [id, start + i, chunk.text, JSON.stringify(chunk.pageNumbers), chunk.numTokens],
+        }, {
+          // The trigger's inserts do not change last_insert_rowid() once it ends.
+          sql: `INSERT INTO ${table} (chunk_id, index_id, embedding)
+            VALUES (last_insert_rowid(), ?, ?)`,
+          args: [id, vectorBytes(index.vectors[start + i]!)],
+        }]);
         statements.push({
           sql: `UPDATE rag_builds SET heartbeat = ? WHERE index_id = ?`,
           args: [Date.now(), id],
         });
         const results = await this.#write(statements);
-        for (let i = 0; i < end - start; i++) ids.push(Number(results[2 * i]!.lastInsertRowid));
-        await turns.maybe();
+        chunks.forEach((_, i) => ids.push(Number(results[2 * i]!.lastInsertRowid)));
       }
+      // Other requests get their turn after the building of a large document.
+      const turns = new Turns();
       // Ready for the chat's first question, which would read it all back otherwise, and its
       // postings stored with it, for the first question after a start.
-      prepared = await this.#search.prepare(index, { extra: Float64Array.from(ids) });
+      using prepared = await this.#search.prepare(index, { extra: Float64Array.from(ids) });
       await turns.maybe();
       // Complete: give it its key, unless another process stored the same
       // key meanwhile; link to whichever has it, and drop ours if it lost.
@@ -201,9 +194,8 @@ export class LibSQLBackend implements IndexBackend {
       ]);
       if (completed!.rowsAffected > 0 && ids.every(Number.isInteger)) {
         prepared.keep(cacheKey(id, now));
-      } else prepared.drop();
+      }
     } catch (error) {
-      prepared?.drop();
       // When this fails too (a full disk), the rows go at the next sweep.
       await this.#write(await this.#removeIndex(id, index.dimension, "abandoned"))
         .catch(() => {});
@@ -212,12 +204,7 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
-    const state = await this.#state();
-    const held = state === undefined ? undefined : this.#links.get(chatId, state);
-    if (held) return held;
-    const links = await this.#readLinks(chatId);
-    if (state !== undefined) this.#links.set(chatId, state, links);
-    return links;
+    return await this.#links.read(chatId, await this.#state(), () => this.#readLinks(chatId));
   }
 
   async #readLinks(chatId: string): Promise<Map<string, IndexInfo>> {
@@ -274,42 +261,32 @@ export class LibSQLBackend implements IndexBackend {
     query: SearchQuery,
   ): Promise<(StoredChunk & WordsKept)[][]> {
     if (keys.length === 0) return [[], []];
-    const state = await this.#state();
+    // A database on a server is read at every search.
+    const state = await this.#state() ?? {};
     return await this.#search.search(keys, query, {
-      // A database on a server is read at every search.
-      state: state ?? {},
+      state,
       find: async () =>
-        (await this.#storedIndexes(keys, state)).map((index): FoundIndex<StoredIndex> => ({
-          id: index,
-          key: index.key,
-          cacheKey: index.cacheKey,
-        })),
+        (await this.#indexes.of(keys, (missing) => this.#storedIndexes(missing), state))
+          .map((index): FoundIndex<StoredIndex> => ({
+            id: index,
+            key: index.key,
+            cacheKey: index.cacheKey,
+          })),
     });
   }
 
-  /** The ids and times of the complete indexes under `keys`, those read before kept while unchanged. */
-  async #storedIndexes(
-    keys: readonly string[],
-    state: string | undefined,
-  ): Promise<StoredIndex[]> {
-    if (state === undefined || this.#indexes.state !== state) {
-      this.#indexes = { state: state ?? "", byKey: new Map() };
-    }
-    const { byKey } = this.#indexes;
-    const missing = keys.filter((key) => !byKey.has(key));
-    if (missing.length > 0) {
-      const found = await this.#jsonRows({
-        sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
-          FROM rag_indexes WHERE key IN (${marks(missing.length)})`,
-        args: missing,
-      });
-      for (const row of found) {
-        const key = String(row.key);
-        const [id, createdAt] = [Number(row.id), Number(row.created_at)];
-        byKey.set(key, { id, key, createdAt, cacheKey: cacheKey(id, createdAt) });
-      }
-    }
-    return keys.flatMap((key) => byKey.get(key) ?? []);
+  /** The ids and times of the complete indexes under `keys`. */
+  async #storedIndexes(keys: readonly string[]): Promise<[string, StoredIndex][]> {
+    const found = await this.#jsonRows({
+      sql: `SELECT json_group_array(json_object('id', id, 'key', key, 'created_at', created_at))
+        FROM rag_indexes WHERE key IN (${marks(keys.length)})`,
+      args: [...keys],
+    });
+    return found.map((row) => {
+      const key = String(row.key);
+      const [id, createdAt] = [Number(row.id), Number(row.created_at)];
+      return [key, { id, key, createdAt, cacheKey: cacheKey(id, createdAt) }];
+    });
   }
 
   /**
@@ -334,43 +311,39 @@ export class LibSQLBackend implements IndexBackend {
   }
 
   /**
-   * The chunks of the indexes `indexes`, read from the database some indexes
-   * at a time, with their vectors of `dimension` when there are any, and the
-   * postings kept of each when asked for.
+   * The chunks of the indexes `group`, with their vectors of `dimension`
+   * when there are any, and the postings kept of each when asked for.
    */
   async *#read(
-    indexes: readonly StoredIndex[],
+    group: readonly StoredIndex[],
     dimension: number,
     withPostings: boolean,
   ): AsyncGenerator<ReadIndex<StoredIndex, Float64Array>> {
     const vectors = await this.#hasVectors(dimension);
-    for (let start = 0; start < indexes.length; start += LOADED_INDEXES) {
-      const group = indexes.slice(start, start + LOADED_INDEXES);
-      const ids = group.map((index) => index.id);
-      const postings = withPostings ? await this.#storedPostings(ids) : new Map();
-      const { rows } = await this.#client.execute({
-        sql: vectors
-          ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
-            FROM rag_chunks c JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
-            WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`
-          : `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens
-            FROM rag_chunks c
-            WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`,
-        args: ids,
-      });
-      const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
-      for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
-      for (const index of group) {
-        const chunkRows = byIndex.get(index.id)!;
-        yield {
-          id: index,
-          passages: chunkRows.map((row) =>
-            storedPassage(row, vectors ? new Float32Array(row.embedding as ArrayBuffer) : undefined)
-          ),
-          postings: postings.get(index.id),
-          extra: Float64Array.from(chunkRows, (row) => Number(row.id)),
-        };
-      }
+    const ids = group.map((index) => index.id);
+    const postings = withPostings ? await this.#storedPostings(ids) : new Map();
+    const { rows } = await this.#client.execute({
+      sql: vectors
+        ? `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens, v.embedding
+          FROM rag_chunks c JOIN rag_vectors_${dimension} v ON v.chunk_id = c.id
+          WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`
+        : `SELECT c.index_id, c.id, c.ordinal, c.text, c.page_numbers, c.num_tokens
+          FROM rag_chunks c
+          WHERE c.index_id IN (${marks(group.length)}) ORDER BY c.index_id, c.ordinal`,
+      args: ids,
+    });
+    const byIndex = new Map<number, typeof rows[number][]>(ids.map((id) => [id, []]));
+    for (const row of rows) byIndex.get(Number(row.index_id))!.push(row);
+    for (const index of group) {
+      const chunkRows = byIndex.get(index.id)!;
+      yield {
+        id: index,
+        passages: chunkRows.map((row) =>
+          storedPassage(row, vectors ? new Float32Array(row.embedding as ArrayBuffer) : undefined)
+        ),
+        postings: postings.get(index.id),
+        extra: Float64Array.from(chunkRows, (row) => Number(row.id)),
+      };
     }
   }
 
@@ -429,13 +402,7 @@ export class LibSQLBackend implements IndexBackend {
         WHERE i.key = ? ORDER BY c.ordinal`,
       args: [key],
     });
-    return found.rows.map((row) => ({
-      key,
-      ordinal: Number(row.ordinal),
-      text: String(row.text),
-      pageNumbers: JSON.parse(String(row.page_numbers)),
-      numTokens: Number(row.num_tokens),
-    }));
+    return found.rows.map((row) => storedChunk(key, row));
   }
 
   /**

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Client, InStatement, InValue } from "@libsql/client";
-import type { IndexLink } from "../indexing/mod.ts";
+import { checkedDimension, type IndexLink } from "../indexing/mod.ts";
 
 const SCHEMA_VERSION = "2";
 // Version 1 kept an FTS5 table of the chunks' text, filled by triggers, which
@@ -97,10 +97,7 @@ export async function createTables(client: Client): Promise<void> {
 
 /** The statements that create the table of vectors of a dimension. */
 export function vectorTable(dimension: number): string[] {
-  if (!Number.isInteger(dimension) || dimension < 1) {
-    throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
-  }
-  const table = `rag_vectors_${dimension}`;
+  const table = `rag_vectors_${checkedDimension(dimension)}`;
   return [
     `CREATE TABLE IF NOT EXISTS ${table} (
       chunk_id INTEGER PRIMARY KEY REFERENCES rag_chunks (id),

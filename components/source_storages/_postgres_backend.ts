@@ -30,6 +30,7 @@ import {
   type FoundIndex,
   IndexSearch,
   type IndexSearchOptions,
+  KnownIndexes,
   type ReadIndex,
   type StoredPassage,
   storedPassage,
@@ -50,6 +51,7 @@ import {
 } from "./_postgres_tables.ts";
 import { type VectorKind, vectorOf } from "./_postgres_vectors.ts";
 import {
+  checkedDimension,
   type IndexBackend,
   type IndexInfo,
   indexInfoOf,
@@ -58,13 +60,12 @@ import {
   type NewIndex,
   type SearchQuery,
   type StoredChunk,
+  storedChunk,
 } from "../indexing/mod.ts";
 
 type Sql = Postgres.Sql;
 // Indexes read from the database at a time, when a search first needs them.
-const LOADED_INDEXES = 32;
-// The most indexes whose ids are kept by key (some 100 bytes each).
-const MAX_KNOWN_IDS = 100_000;
+const READ_AT_ONCE = 32;
 
 /** Options of {@linkcode PostgresBackend.open}: the memory that search keeps of the passages. */
 export type PostgresBackendOptions = Pick<IndexSearchOptions<string, undefined>, "passageMemory">;
@@ -82,8 +83,13 @@ export class PostgresBackend implements IndexBackend {
   // What search keeps of each index, by its id.
   readonly #search: IndexSearch<string>;
   // The ids and dimensions of the indexes by key, as the latest links read or
-  // search found them: a question finds its chat's indexes without a query.
-  readonly #ids = new Map<string, { id: string; dimension: number }>();
+  // search found them. An index not known before (stored by another process
+  // since) or whose id changed (removed and made anew) drops the plans, which
+  // do not hold it.
+  readonly #ids = new KnownIndexes<{ key: string; id: string; dimension: number }>({
+    same: (a, b) => a.id === b.id,
+    changed: () => this.#search.forget(),
+  });
   // Each chat's links as last read, with the count of changes they were read at.
   readonly #links = new KeptLinks<IndexInfo>();
 
@@ -93,6 +99,7 @@ export class PostgresBackend implements IndexBackend {
     this.#search = new IndexSearch({
       fullText: "svc",
       passageMemory: options.passageMemory,
+      readAtOnce: READ_AT_ONCE,
       reads: {
         indexes: (ids, { dimension, postings }) => this.#read(ids, dimension, postings),
         passages: (chunks, dimension) => this.#passagesAt(chunks, dimension),
@@ -129,25 +136,18 @@ export class PostgresBackend implements IndexBackend {
     // PostgreSQL's text holds no NUL character.
     const texts = index.chunks.map((chunk) => chunk.text.replaceAll("\u0000", ""));
     // Ready for the chat's first question, which would read it all back otherwise.
-    const prepared = await this.#search.prepare(index, { texts, extra: undefined });
-    let written: string | undefined;
-    try {
-      written = await this.#sql.begin(async (tx) => {
-        // Another process storing the same index waits here, then finds it.
-        await lock(tx, `svc rag index ${index.key}`);
-        const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
-        const id = existing === undefined
-          ? await writeIndex(tx, index, { texts, prepared }, { table, kind })
-          : undefined;
-        if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
-        return id;
-      });
-    } catch (error) {
-      prepared.drop();
-      throw error;
-    }
+    using prepared = await this.#search.prepare(index, { texts, extra: undefined });
+    const written = await this.#sql.begin(async (tx) => {
+      // Another process storing the same index waits here, then finds it.
+      await lock(tx, `svc rag index ${index.key}`);
+      const [existing] = await tx`SELECT id FROM rag_indexes WHERE key = ${index.key}`;
+      const id = existing === undefined
+        ? await writeIndex(tx, index, { texts, prepared }, { table, kind })
+        : undefined;
+      if (!(await linkIn(tx, link))) throw new Error("the index was not stored");
+      return id;
+    });
     if (written !== undefined) prepared.keep(written);
-    else prepared.drop();
     // A plan of a list of keys that named this one before it was stored does not hold it.
     this.#search.forget();
   }
@@ -155,23 +155,19 @@ export class PostgresBackend implements IndexBackend {
   /**
    * A chat's links, read again only when a process changed some links or
    * indexes since (one small read of their count of changes rather than the
-   * chat's rows, which a chat of many documents felt at every question). The count
-   * is read first, so that links read meanwhile are never kept as newer than
-   * they are.
+   * chat's rows, which a chat of many documents felt at every question).
    */
   async links(chatId: string): Promise<Map<string, IndexInfo>> {
     const [generation] = await this.#sql`SELECT value FROM rag_meta
       WHERE name = ${LINKS_GENERATION}`;
     const state = generation === undefined ? undefined : String(generation.value);
-    const held = state === undefined ? undefined : this.#links.get(chatId, state);
-    if (held) return held;
-    const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash, i.chunk_size,
-        i.chunk_overlap, i.embedder, i.dimension
-      FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
-    this.#learn(rows);
-    const links = new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
-    if (state !== undefined) this.#links.set(chatId, state, links);
-    return links;
+    return await this.#links.read(chatId, state, async () => {
+      const rows = await this.#sql`SELECT l.document_id, i.id, i.key, i.content_hash,
+          i.chunk_size, i.chunk_overlap, i.embedder, i.dimension
+        FROM rag_links l JOIN rag_indexes i ON i.id = l.index_id WHERE l.chat_id = ${chatId}`;
+      for (const row of rows) this.#ids.learn(String(row.key), known(row));
+      return new Map(rows.map((row) => [String(row.document_id), indexInfoOf(row)]));
+    });
   }
 
   async unlink(chatId: string): Promise<void> {
@@ -213,13 +209,7 @@ export class PostgresBackend implements IndexBackend {
     const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, c.page_numbers, c.num_tokens
       FROM rag_chunks c JOIN rag_indexes i ON i.id = c.index_id
       WHERE i.key = ${key} ORDER BY c.ordinal`;
-    return rows.map((row) => ({
-      key,
-      ordinal: Number(row.ordinal),
-      text: String(row.text),
-      pageNumbers: (row.page_numbers as number[]).map(Number),
-      numTokens: Number(row.num_tokens),
-    }));
+    return rows.map((row) => storedChunk(key, row));
   }
 
   /**
@@ -227,33 +217,14 @@ export class PostgresBackend implements IndexBackend {
    * `keys` (which breaks ties of both rankings), their ids read when not known.
    */
   async #found(keys: readonly string[], dimension: number): Promise<FoundIndex<string>[]> {
-    const unknown = keys.filter((key) => !this.#ids.has(key));
-    if (unknown.length > 0) {
-      this.#learn(
-        await this.#sql`SELECT id, key, dimension FROM rag_indexes
-        WHERE key = ANY(${unknown}::text[])`,
-      );
-    }
-    return keys.flatMap((key) => {
-      const known = this.#ids.get(key);
-      return known?.dimension === dimension ? [{ key, id: known.id, cacheKey: known.id }] : [];
-    });
-  }
-
-  /**
-   * Keeps the ids of the indexes of `rows`. An index not known before (stored
-   * by another process since) or whose id changed (removed and made anew)
-   * drops the plans, which do not hold it.
-   */
-  #learn(rows: readonly Postgres.Row[]): void {
-    if (this.#ids.size > MAX_KNOWN_IDS) this.#ids.clear();
-    for (const row of rows) {
-      const key = String(row.key);
-      const id = String(row.id);
-      if (this.#ids.get(key)?.id === id) continue;
-      this.#search.forget();
-      this.#ids.set(key, { id, dimension: Number(row.dimension) });
-    }
+    const indexes = await this.#ids.of(
+      keys,
+      async (unknown) =>
+        (await this.#sql`SELECT id, key, dimension FROM rag_indexes
+        WHERE key = ANY(${unknown}::text[])`).map((row) => [String(row.key), known(row)]),
+    );
+    return indexes.filter((index) => index.dimension === dimension)
+      .map(({ key, id }) => ({ key, id, cacheKey: id }));
   }
 
   /**
@@ -268,40 +239,34 @@ export class PostgresBackend implements IndexBackend {
     }
   }
 
-  /**
-   * The chunks and vectors of the indexes `ids`, read some indexes at a time, with the postings
-   * stored with each when asked for.
-   */
+  /** The chunks and vectors of the indexes `group`, with the postings stored with each when asked for. */
   async *#read(
-    ids: readonly string[],
+    group: readonly string[],
     dimension: number,
     withPostings: boolean,
   ): AsyncGenerator<ReadIndex<string, undefined>> {
     const kind = this.#vectorTables.get(dimension)!;
     const table = this.#sql(vectorTableName(dimension));
-    for (let start = 0; start < ids.length; start += LOADED_INDEXES) {
-      const group = ids.slice(start, start + LOADED_INDEXES);
-      const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, ${this.#pagesJson()},
-          c.num_tokens, ${this.#embedding(kind)} AS embedding
-        FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
-        WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
-      const postings = withPostings
-        ? await this.#sql`SELECT index_id, data FROM rag_index_postings
-          WHERE index_id = ANY(${group}::bigint[])`
-        : [];
-      // Copied out of the client's Buffer, whose slices share its memory.
-      const termsOf = new Map(
-        postings.map((row) => [String(row.index_id), new Uint8Array(row.data as Uint8Array)]),
+    const rows = await this.#sql`SELECT c.index_id, c.ordinal, c.text, ${this.#pagesJson()},
+        c.num_tokens, ${this.#embedding(kind)} AS embedding
+      FROM rag_chunks c JOIN ${table} v USING (index_id, ordinal)
+      WHERE c.index_id = ANY(${group}::bigint[]) ORDER BY c.index_id, c.ordinal`;
+    const postings = withPostings
+      ? await this.#sql`SELECT index_id, data FROM rag_index_postings
+        WHERE index_id = ANY(${group}::bigint[])`
+      : [];
+    // Copied out of the client's Buffer, whose slices share its memory.
+    const termsOf = new Map(
+      postings.map((row) => [String(row.index_id), new Uint8Array(row.data as Uint8Array)]),
+    );
+    const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
+    for (const row of rows) {
+      byIndex.get(String(row.index_id))?.push(
+        storedPassage(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
       );
-      const byIndex = new Map(group.map((id) => [id, [] as StoredPassage[]]));
-      for (const row of rows) {
-        byIndex.get(String(row.index_id))?.push(
-          storedPassage(row, vectorOf(row.embedding as Uint8Array, kind, dimension)),
-        );
-      }
-      for (const [id, passages] of byIndex) {
-        yield { id, passages, postings: termsOf.get(id), extra: undefined };
-      }
+    }
+    for (const [id, passages] of byIndex) {
+      yield { id, passages, postings: termsOf.get(id), extra: undefined };
     }
   }
 
@@ -341,10 +306,7 @@ export class PostgresBackend implements IndexBackend {
 
   /** The table of vectors of a dimension, created when missing. */
   async #vectorTable(dimension: number): Promise<string> {
-    if (!Number.isInteger(dimension) || dimension < 1) {
-      throw new RangeError(`A vector dimension must be a positive integer, not ${dimension}`);
-    }
-    const table = vectorTableName(dimension);
+    const table = vectorTableName(checkedDimension(dimension));
     if (await this.#vectorKind(dimension)) return table;
     const pgvector = this.#pgvector;
     await this.#sql.begin(async (tx) => {
@@ -381,4 +343,9 @@ export class PostgresBackend implements IndexBackend {
     this.#vectorTables.set(dimension, kind);
     return kind;
   }
+}
+
+/** An index's key, id and dimension, as a row of `rag_indexes` gives them. */
+function known(row: Postgres.Row): { key: string; id: string; dimension: number } {
+  return { key: String(row.key), id: String(row.id), dimension: Number(row.dimension) };
 }

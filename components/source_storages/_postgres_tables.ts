@@ -6,9 +6,10 @@
  * @module
  */
 import type * as Postgres from "npm:postgres@3.4.9";
-import type { IndexLink, NewIndex } from "../indexing/mod.ts";
+import { batches, type IndexLink, type NewIndex } from "../indexing/mod.ts";
 import type { PreparedIndex } from "../retrieval/mod.ts";
-import { copyIn, copyRows, type VectorKind } from "./_postgres_vectors.ts";
+import { copyIn } from "../postgres_guard.ts";
+import { copyRows, type VectorKind } from "./_postgres_vectors.ts";
 
 type Sql = Postgres.Sql;
 type Transaction = Postgres.TransactionSql;
@@ -95,8 +96,8 @@ export async function writeIndex(
       ${index.embedder}, ${index.dimension}, ${index.chunks.length}, ${prepared.totalTerms})
     RETURNING id`;
   const id = String(created!.id);
-  for (let start = 0; start < index.chunks.length; start += CHUNK_ROWS) {
-    const rows = index.chunks.slice(start, start + CHUNK_ROWS).map((chunk, i) => ({
+  for await (const { start, items: chunks } of batches(index.chunks, CHUNK_ROWS)) {
+    const rows = chunks.map((chunk, i) => ({
       ordinal: start + i,
       text: texts[start + i],
       page_numbers: chunk.pageNumbers,

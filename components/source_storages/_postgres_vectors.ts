@@ -4,12 +4,9 @@
  * the bytes of their float32 values. They are written by a binary COPY, each
  * vector as its bytes: a text of its numbers (pgvector's `[0.5,1]`, or hex)
  * cost the main thread more to make, escape and collect than all else a store
- * does (over 20,000 passages of 512 dimensions, 200 MB of text).
+ * does.
  * @module
  */
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type * as Postgres from "npm:postgres@3.4.9";
 
 /** How a table of vectors keeps them: pgvector's type (with its schema), or bytes. */
 export type VectorKind = { pgvector: string } | { pgvector: undefined };
@@ -81,31 +78,4 @@ export function* copyRows(
     if (last) view.setInt16(bytes.length - 2, -1);
     yield bytes;
   }
-}
-
-/**
- * Runs a `COPY ... FROM STDIN` with the bytes of `chunks`, and settles once
- * PostgreSQL took them or refused them. postgres.js finishes the COPY's
- * stream only when PostgreSQL took the rows, and when PostgreSQL refuses them
- * after the last was sent (a vector it cannot read, a full disk, a lost
- * connection) it rejects the query, whose promise had already given the
- * stream, and leaves the stream waiting: that rejection is taken here.
- *
- * @throws the error of PostgreSQL or of the connection
- */
-export async function copyIn(
-  query: Postgres.PendingQuery<Postgres.Row[]>,
-  chunks: Iterable<Uint8Array>,
-): Promise<void> {
-  const { promise: refused, reject: refuse } = Promise.withResolvers<never>();
-  // Settled also when the COPY is refused before it starts, which `writable()` then throws.
-  refused.catch(() => {});
-  const own = query as unknown as { reject(error: unknown): void };
-  const reject = own.reject;
-  own.reject = (error) => {
-    refuse(error);
-    reject(error);
-  };
-  const copy = await query.writable();
-  await Promise.race([pipeline(Readable.from(chunks), copy), refused]);
 }

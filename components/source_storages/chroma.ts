@@ -4,7 +4,7 @@
  * @module
  */
 import type * as Chromadb from "npm:chromadb@3.5.0";
-import { quote, SvcError } from "../core/errors.ts";
+import { quote, unavailable } from "../core/errors.ts";
 import {
   envVar,
   PackageRequirement,
@@ -12,12 +12,12 @@ import {
   ServerRequirement,
 } from "../core/requirements.ts";
 import { importPackage } from "../packages.ts";
-import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { trimSlashes } from "../core/text_scan.ts";
 import { ChromaBackend } from "./_chroma_backend.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 
 /** Options of {@linkcode Chroma}; it is constructed without any in a chat. */
 export interface ChromaOptions extends IndexedSourceStorageOptions {
@@ -35,18 +35,11 @@ const DEFAULT_URL = "http://127.0.0.1:8000";
 const backends = new Openings<ChromaBackend>();
 
 /**
- * Hybrid search on a Chroma server (1.0 or later): svc's BM25 and Chroma's
- * vector search over the chat's chunks, fused by reciprocal rank, then as
- * many sources as fit in `num_tokens`. svc computes the vectors (the
+ * An {@linkcode IndexedSourceStorage} on a Chroma server (1.0 or later), env
+ * `SVC_CHROMA_URL`, else `http://127.0.0.1:8000`: an index is a collection of
+ * its own, whose nearest chunks Chroma finds. svc computes the vectors (the
  * collections have no embedding function), so that every storage finds the
  * same with the same embedder.
- *
- * The server is env `SVC_CHROMA_URL`, else `http://127.0.0.1:8000`. Each
- * document is indexed once per user, content, chunk settings and embedder,
- * in a collection of its own shared by every chat of that user over it (of
- * any user with `SVC_SHARE_INDEXES`); a chat's deletion removes the
- * collections no other chat uses. Parsing and embedding run in a worker, off
- * the main thread.
  *
  * @example
  * ```ts
@@ -96,11 +89,6 @@ async function open(url: string): Promise<ChromaBackend> {
     });
     return await ChromaBackend.open(client);
   } catch (error) {
-    throw new SvcError(
-      `Cannot use the Chroma server ${quote(redactUrl(url))}: ${
-        redactUrls((error as Error).message, { secretsOf: [url] })
-      }`,
-      { status: 503, cause: error },
-    );
+    throw unavailable(`Cannot use the Chroma server ${quote(redactUrl(url))}`, error, url);
   }
 }

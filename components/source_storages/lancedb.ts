@@ -6,11 +6,11 @@
 import { join } from "node:path";
 import type * as Lance from "npm:@lancedb/lancedb@0.31.0";
 import type * as Arrow from "npm:apache-arrow@18.1.0";
-import { quote, SvcError } from "../core/errors.ts";
+import { quote, unavailable } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 import { LanceDBBackend } from "./_lancedb_backend.ts";
 import { importPackage } from "../packages.ts";
 
@@ -28,17 +28,10 @@ export interface LanceDBOptions extends IndexedSourceStorageOptions {
 const backends = new Openings<LanceDBBackend>();
 
 /**
- * Hybrid search in an embedded LanceDB folder: svc's BM25 and the vectors'
- * codes over the chat's chunks, ranked in memory (the codes' best candidates
- * exactly by the stored vectors), fused by reciprocal rank, then as many
- * sources as fit in `num_tokens`. The native module loads on first use; `svc
- * check` says whether it loads here.
- *
- * The folder is `<local root>/lancedb`. Each document is indexed once per
- * user, content, chunk settings and embedder, and shared by every chat of
- * that user over it (of any user with `SVC_SHARE_INDEXES`); a chat's deletion
- * removes the indexes no other chat uses. Parsing and embedding run in a
- * worker, off the main thread.
+ * An {@linkcode IndexedSourceStorage} in an embedded LanceDB folder,
+ * `<local root>/lancedb`: the chat's chunks ranked in memory (the vectors'
+ * codes' best candidates exactly by the stored vectors). The native module
+ * loads on first use; `svc check` says whether it loads here.
  *
  * @example
  * ```ts
@@ -75,20 +68,16 @@ async function open(path: string): Promise<LanceDBBackend> {
     await Deno.mkdir(path, { recursive: true });
     return await LanceDBBackend.open(path, { lancedb, arrow });
   } catch (error) {
-    throw new SvcError(
-      `Cannot open the LanceDB folder ${quote(path)}: ${(error as Error).message}`,
-      { status: 503, cause: error },
-    );
+    throw unavailable(`Cannot open the LanceDB folder ${quote(path)}`, error);
   }
 }
 
 /**
  * Lance runs compute on the cores it does not reserve for I/O (two), on one
  * thread when that leaves none, and its compaction (`optimize`) can wait
- * forever for tasks queued behind it on a small pool: on 2 cores it hung at
- * the third compaction of a table with one thread, and after 200 documents
- * with two; with eight it indexed 1,000 documents (100,000 chunks) without
- * a stall. So at least eight, unless the user chose.
+ * forever for tasks queued behind it on a small pool: on a machine of few
+ * cores it hung with one thread or two, and not with eight. So at least
+ * eight, unless the user chose.
  */
 function reserveComputeThreads(): void {
   if (envVar("LANCE_CPU_THREADS") !== undefined) return;

@@ -5,15 +5,15 @@
  */
 import { dirname, join } from "node:path";
 import type { Client } from "@libsql/client";
-import { quote, SvcError } from "../core/errors.ts";
+import { quote, unavailable } from "../core/errors.ts";
 import { localRoot } from "../core/local_root.ts";
 import { envVar, PackageRequirement, type Requirement } from "../core/requirements.ts";
 import { assertWritable, diskFaultError } from "../disk_faults.ts";
-import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import { useIncrementalVacuum } from "../sqlite_space.ts";
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 import { LibSQLBackend } from "./_libsql_backend.ts";
 
 /** Options of {@linkcode LibSQL}; it is constructed without any in a chat. */
@@ -32,20 +32,15 @@ export interface LibSQLOptions extends IndexedSourceStorageOptions {
 }
 
 /**
- * Hybrid search in a libSQL database, the embedded default: full-text (FTS5,
- * BM25) and vector similarity over the chat's chunks, fused by reciprocal
- * rank, then as many sources as fit in `num_tokens`. Works offline with the
+ * An {@linkcode IndexedSourceStorage} in a libSQL database, the embedded
+ * default, whose full text weighs words as FTS5 does. Works offline with the
  * default embedder, which is lexical, not semantic (see `HashEmbedder`).
  *
  * The database is `<local root>/libsql/sources.db` unless env `SVC_LIBSQL_URL`
- * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). Each document is
- * indexed once per user, content, chunk settings and embedder, and shared by
- * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`); a
- * chat's deletion removes the indexes no other chat uses, and gives their
- * space back to the disk. Parsing and embedding run in a worker, off the
- * main thread. A database file that cannot be written (a read-only disk) is
- * not opened, so that the storage works again once it can be written,
- * without a restart.
+ * names a libSQL server (token in `SVC_LIBSQL_AUTH_TOKEN`). The space of the
+ * indexes a chat's deletion removes goes back to the disk. A database file
+ * that cannot be written (a read-only disk) is not opened, so that the
+ * storage works again once it can be written, without a restart.
  *
  * @example
  * ```ts
@@ -113,14 +108,8 @@ async function open(
     });
   } catch (error) {
     client?.close();
-    const fault = diskFaultError(`Cannot open the LibSQL database ${quote(name)}`, error);
-    if (fault) throw fault;
-    throw new SvcError(
-      `Cannot open the LibSQL database ${quote(name)}: ${
-        redactUrls((error as Error).message, { secretsOf: [url] })
-      }`,
-      { status: 503, cause: error },
-    );
+    const what = `Cannot open the LibSQL database ${quote(name)}`;
+    throw diskFaultError(what, error) ?? unavailable(what, error, url);
   }
 }
 
@@ -140,9 +129,8 @@ export async function fileClient(url: string): Promise<Client> {
   try {
     // Before WAL, which writes a new file's first page: removed indexes give space back.
     await useIncrementalVacuum(client);
-    // WAL lets searches read while an index is written. Memory-mapped reads
-    // make the exact vector scan about 3.5 times faster (130 against 470 ms
-    // over 100,000 vectors of 512 dimensions).
+    // WAL lets searches read while an index is written; memory-mapped reads
+    // make the exact vector scan faster.
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA mmap_size = 1073741824");
     return client;

@@ -5,8 +5,8 @@
  */
 import type * as PostgresJs from "npm:postgres@3.4.9";
 import { apiPostgresUrl } from "../core/api_database.ts";
-import { quote, SvcError } from "../core/errors.ts";
-import { redactUrl, redactUrls } from "../core/redact_url.ts";
+import { quote, SvcError, unavailable } from "../core/errors.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { secrets } from "../core/secrets.ts";
 import {
   envVar,
@@ -17,7 +17,7 @@ import {
 import { type IndexBackend, Openings } from "../indexing/mod.ts";
 import { importPackage } from "../packages.ts";
 import { connectionFaultWords, guardedPostgres, isConnectionFault } from "../postgres_guard.ts";
-import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "./_indexed.ts";
+import { IndexedSourceStorage, type IndexedSourceStorageOptions } from "../retrieval/mod.ts";
 import { PostgresBackend } from "./_postgres_backend.ts";
 
 /** Options of {@linkcode Postgres}; it is constructed without any in a chat. */
@@ -46,22 +46,17 @@ interface Opened {
 const backends = new Openings<Opened>();
 
 /**
- * Hybrid search in a PostgreSQL database: the chat's chunks ranked in memory,
- * svc's BM25 and the nearest vectors (exactly, among their 8-bit codes'
- * candidates), read from the database at an index's first search and kept,
- * fused by reciprocal rank, then as many sources as fit in `num_tokens`. It
- * ranks as the LibSQL, LanceDB and Chroma storages do with the same embedder,
- * and any number of svc processes may share the database.
+ * An {@linkcode IndexedSourceStorage} in a PostgreSQL database: the chat's
+ * chunks read at an index's first search and kept, and ranked in memory, as
+ * the LibSQL, LanceDB and Chroma storages rank them with the same embedder;
+ * any number of svc processes may share the database.
  *
  * The database is env `SVC_POSTGRES_URL`, else the API's own database when
  * its `database_url` is PostgreSQL. With the `vector` extension (pgvector) in
  * the database (`CREATE EXTENSION vector`, by its owner), vectors are kept as
- * pgvector's; without it, as the bytes of their numbers. Each document is
- * indexed once per user, content, chunk settings and embedder, in one
- * transaction (a process that stops midway leaves nothing), and shared by
- * every chat of that user over it (of any user with `SVC_SHARE_INDEXES`);
- * two processes storing the same document at once store it once. A chat's
- * deletion removes the indexes no other chat uses.
+ * pgvector's; without it, as the bytes of their numbers. Each index is
+ * written in one transaction (a process that stops midway leaves nothing);
+ * two processes storing the same document at once store it once.
  *
  * @example
  * ```ts
@@ -140,39 +135,31 @@ async function open(url: string): Promise<Opened> {
   } catch (error) {
     await sql?.end({ timeout: 1 }).catch(() => {});
     if (error instanceof SvcError) throw error;
-    throw new SvcError(
-      `Cannot open the Postgres database ${quote(name)}: ${
-        redactUrls((error as Error).message, { secretsOf: [url] })
-      }`,
-      { status: 503, cause: error },
-    );
+    throw unavailable(`Cannot open the Postgres database ${quote(name)}`, error, url);
   }
 }
 
 /**
  * The backend, whose failures of the connection to its database are 503
  * sentences naming the database: an outage, not a fault of the request.
+ * Every method is wrapped, those the contract gains included.
  */
 function outagesAs503(backend: IndexBackend, name: string): IndexBackend {
-  const told = <T>(work: Promise<T>): Promise<T> =>
-    work.catch((error) => {
-      if (!isConnectionFault(error)) throw error;
-      const why = connectionFaultWords(error) ?? (error as Error).message;
-      throw new SvcError(`Cannot reach the Postgres database ${quote(name)}: ${why}`, {
-        status: 503,
-        cause: error,
-      });
-    });
-  return {
-    link: (link) => told(backend.link(link)),
-    add: (index, link) => told(backend.add(index, link)),
-    links: (chatId) => told(backend.links(chatId)),
-    unlink: (chatId) => told(backend.unlink(chatId)),
-    unlinkDocument: (chatId, documentId) =>
-      told(backend.unlinkDocument?.(chatId, documentId) ?? Promise.resolve()),
-    search: (keys, query) => told(backend.search(keys, query)),
-    chunks: (key) => told(backend.chunks(key)),
-  };
+  return new Proxy(backend, {
+    get(target, method) {
+      const value = Reflect.get(target, method);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        value.apply(target, args).catch((error: unknown) => {
+          if (!isConnectionFault(error)) throw error;
+          const why = connectionFaultWords(error) ?? (error as Error).message;
+          throw new SvcError(`Cannot reach the Postgres database ${quote(name)}: ${why}`, {
+            status: 503,
+            cause: error,
+          });
+        });
+    },
+  });
 }
 
 async function connect(

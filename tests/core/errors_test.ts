@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { excerpt, jsonExcerpt, quote } from "../../components/core/errors.ts";
+import { excerpt, jsonExcerpt, quote, unavailable } from "../../components/core/errors.ts";
 import { secrets } from "../../components/core/secrets.ts";
 import { writtenAsJson } from "./_json_written.ts";
 
@@ -64,4 +64,15 @@ Deno.test("jsonExcerpt() of a value of 1 MB writes a few kilobytes of JSON, not 
   const written = writtenAsJson(() => jsonExcerpt(value));
   assert.ok(written < 4096, `${written} characters written`);
   assert.ok(writtenAsJson(() => jsonExcerpt("C".repeat(1024 * 1024))) < 2048);
+});
+
+Deno.test("unavailable() says what cannot be used, and why, without the secrets of its URL", () => {
+  const url = "libsql://ada:hunter2@db-box:8080?authToken=s3cr3t";
+  const cause = new Error(`connect to ${url} refused; token s3cr3t`);
+  const error = unavailable('Cannot open the LibSQL database "db-box"', cause, url);
+  assert.equal(error.status, 503);
+  assert.equal(error.cause, cause);
+  assert.match(error.message, /^Cannot open the LibSQL database "db-box": connect to /);
+  assert.ok(!/hunter2|s3cr3t/.test(error.message), error.message);
+  assert.equal(unavailable("Cannot open x", "no disk").message, "Cannot open x: no disk");
 });

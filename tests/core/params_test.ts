@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { SvcError } from "../../components/core/errors.ts";
-import { paramsJsonSchema, validateParams } from "../../components/core/params.ts";
+import { componentParams, paramsJsonSchema, validateParams } from "../../components/core/params.ts";
 import { writtenAsJson } from "./_json_written.ts";
 
 const specials = { user: "ada", chat_id: "c1", chat_name: "Chat" };
@@ -105,6 +105,55 @@ Deno.test("validateParams() checks a component's rules over several parameters, 
     overlap: 0,
     ...specials,
   });
+});
+
+Deno.test("componentParams() gives a component's own parameters with defaults, and refuses what is not valid", () => {
+  const ruled = {
+    name: "Ruled",
+    params: { size: z.int().default(500), overlap: z.int().default(250) },
+    paramRules: [
+      ({ size, overlap }: Readonly<Record<string, unknown>>) =>
+        (overlap as number) < (size as number)
+          ? undefined
+          : { name: "overlap", problem: `must be less than size (${size})` },
+    ],
+  };
+  assert.deepEqual(componentParams(ruled, { ...specials, max_new_tokens: 9, size: 300 }), {
+    size: 300,
+    overlap: 250,
+  });
+  assert.throws(
+    () => componentParams(ruled, { ...specials, size: 100 }),
+    (e) =>
+      e instanceof SvcError && e.status === 422 &&
+      e.message === "overlap must be less than size (100), not 250",
+  );
+  assert.throws(
+    () => componentParams(ruled, { size: "big" }),
+    (e) =>
+      e instanceof SvcError && e.status === 422 &&
+      e.message.startsWith("The chat parameters are not valid: ") && /size/.test(e.message),
+  );
+});
+
+Deno.test("componentParams() checks with a parameter's schema as its getter gives it now", () => {
+  const schemas = new Map<number, z.ZodType>();
+  let most = 10;
+  const bounded = {
+    name: "Bounded",
+    params: {
+      // As the storages' bounds read from the environment: the same schema while the bound is.
+      get count() {
+        if (!schemas.has(most)) schemas.set(most, z.int().max(most).default(1));
+        return schemas.get(most)!;
+      },
+    },
+  };
+  assert.deepEqual(componentParams(bounded, { count: 8 }), { count: 8 });
+  most = 5;
+  assert.throws(() => componentParams(bounded, { count: 8 }), { name: "SvcError" });
+  most = 10;
+  assert.deepEqual(componentParams(bounded, { count: 8 }), { count: 8 });
 });
 
 Deno.test("validateParams() writes out excerpts of a value of 900 KB, not the value", () => {

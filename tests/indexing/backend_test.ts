@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { contentHash, indexInfo, type IndexSettings } from "../../components/indexing/backend.ts";
+import {
+  checkedDimension,
+  contentHash,
+  indexInfo,
+  type IndexSettings,
+  storedChunk,
+} from "../../components/indexing/backend.ts";
 
 Deno.test("indexInfo() keys a user's index apart, and a shared one by its settings alone", async () => {
   const settings: IndexSettings = {
@@ -35,3 +41,26 @@ async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
+
+Deno.test("storedChunk() reads a chunk's row as each store gives it back", () => {
+  const chunk = { key: "k", ordinal: 3, text: "Rye", pageNumbers: [4, 5], numTokens: 2 };
+  // libSQL and LanceDB: pages as JSON text; PostgreSQL: an array; numbers of any type.
+  assert.deepEqual(
+    storedChunk("k", { ordinal: 3, text: "Rye", page_numbers: "[4,5]", num_tokens: 2 }),
+    chunk,
+  );
+  assert.deepEqual(
+    storedChunk("k", { ordinal: 3n, text: "Rye", page_numbers: [4, "5"], num_tokens: "2" }),
+    chunk,
+  );
+});
+
+Deno.test("checkedDimension() names a dimension that no table may be named by", () => {
+  assert.equal(checkedDimension(512), 512);
+  for (const dimension of [0, -1, 1.5, Number.NaN]) {
+    assert.throws(() => checkedDimension(dimension), {
+      name: "RangeError",
+      message: `A vector dimension must be a positive integer, not ${dimension}`,
+    });
+  }
+});

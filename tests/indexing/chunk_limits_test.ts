@@ -6,7 +6,6 @@ import { Rag } from "../../components/rag.ts";
 import { SvcDemoAssistant } from "../../components/assistants/demo.ts";
 import {
   chunkLimits,
-  chunkSizeParam,
   DEFAULT_MAX_CHUNKS_PER_DOCUMENT,
 } from "../../components/indexing/chunk_limits.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
@@ -58,19 +57,6 @@ Deno.test("chunkLimits() reads its bounds from the environment, with defaults", 
     () => chunkLimits({ SVC_MIN_CHUNK_SIZE: "600", SVC_MAX_CHUNK_SIZE: "100" }),
     /SVC_MIN_CHUNK_SIZE \(600\) must not be above SVC_MAX_CHUNK_SIZE \(100\)/,
   );
-});
-
-Deno.test("chunkSizeParam() bounds chunk_size and keeps 500 as its default within the bounds", () => {
-  const schema = chunkSizeParam(chunkLimits({}));
-  assert.equal(schema.parse(undefined), 500);
-  assert.equal(schema.parse(8), 8);
-  assert.equal(schema.parse(8192), 8192);
-  assert.equal(schema.safeParse(7).error?.issues[0]?.message, "must be at least 8");
-  assert.equal(schema.safeParse(8193).error?.issues[0]?.message, "must be at most 8192");
-  const above = chunkSizeParam(chunkLimits({ SVC_MIN_CHUNK_SIZE: "600" }));
-  assert.equal(above.parse(undefined), 600);
-  const below = chunkSizeParam(chunkLimits({ SVC_MAX_CHUNK_SIZE: "200" }));
-  assert.equal(below.parse(undefined), 200);
 });
 
 Deno.test("Rag.chat() refuses chunk_size below the minimum, and chunk_overlap not below chunk_size", () => {

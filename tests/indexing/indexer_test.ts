@@ -23,7 +23,7 @@ function options(chatId: string, steps: string[], shared = false): IndexOptions 
     chunkSize: 40,
     chunkOverlap: 10,
     embedder: () => new HashEmbedder(),
-    shared: () => shared,
+    shared,
     storage: "LibSQL",
   };
 }

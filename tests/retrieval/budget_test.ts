@@ -45,3 +45,10 @@ Deno.test("numTokensParam() bounds num_tokens by SVC_MAX_NUM_TOKENS, with a sent
     message: 'SVC_MAX_NUM_TOKENS must be a positive whole number, not "lots"',
   });
 });
+
+Deno.test("numTokensParam() gives the same schema while its bound and default are the same", () => {
+  const schema = numTokensParam(1536, {});
+  assert.equal(numTokensParam(1536, {}), schema);
+  assert.notEqual(numTokensParam(1536, { SVC_MAX_NUM_TOKENS: "1000" }), schema);
+  assert.notEqual(numTokensParam(512, {}), schema);
+});

@@ -28,6 +28,8 @@ class ArrayStore implements IndexReads<string, undefined> {
   readonly counts = { indexes: 0, postings: 0, passages: 0, kept: 0 };
   /** The chunks whose passages were read, as `key/ordinal`. */
   readonly read: string[] = [];
+  /** The ids of each read of indexes. */
+  readonly groups: string[][] = [];
 
   constructor(...indexes: Stored[]) {
     for (const index of indexes) this.indexes_.set(index.key, { ...index });
@@ -37,6 +39,7 @@ class ArrayStore implements IndexReads<string, undefined> {
     ids: readonly string[],
     options: { dimension: number; postings: boolean },
   ): AsyncGenerator<ReadIndex<string, undefined>> {
+    this.groups.push([...ids]);
     for (const id of ids) {
       this.counts.indexes++;
       const index = this.indexes_.get(id);
@@ -139,6 +142,23 @@ Deno.test("IndexSearch reads an index once, keeps the postings it built, and reu
   assert.deepEqual(again, asked);
 });
 
+Deno.test("IndexSearch takes each key for the id of its index when the store finds none", async () => {
+  const store = new ArrayStore(BREAD, GARDEN);
+  const search = new IndexSearch<string>({ reads: store, fullText: "svc" });
+  const [text] = await search.search(["garden", "bread"], query("Which bed grew the beans?"));
+  assert.deepEqual(text!.map((chunk) => [chunk.key, chunk.ordinal]), [["garden", 2]]);
+  assert.deepEqual(store.groups, [["bread", "garden"]]);
+});
+
+Deno.test("IndexSearch reads the indexes a search first needs some at a time, as many as the store says", async () => {
+  const indexes = ["a", "b", "c", "d", "e"].map((key) => stored(key, [`The ${key} loaf.`]));
+  const keys = indexes.map((index) => index.key);
+  const store = new ArrayStore(...indexes);
+  const search = new IndexSearch<string>({ reads: store, fullText: "svc", readAtOnce: 2 });
+  await search.search(keys, query("loaf"), { find: found(...keys) });
+  assert.deepEqual(store.groups, [["a", "b"], ["c", "d"], ["e"]]);
+});
+
 Deno.test("IndexSearch reads the passages it may not keep at each question, each chunk once", async () => {
   const store = new ArrayStore(BREAD, GARDEN);
   const kept = new IndexSearch<string>({ reads: store, fullText: "svc" });
@@ -179,6 +199,24 @@ Deno.test("IndexSearch keeps an index prepared and stored: its first question re
   const [text] = await search.search(["bread"], query("wedding orders"), { find: found("bread") });
   assert.deepEqual(text!.map((chunk) => chunk.ordinal), [2]);
   assert.deepEqual(store.counts, { indexes: 0, postings: 0, passages: 0, kept: 0 });
+});
+
+Deno.test("IndexSearch keeps nothing of an index prepared and disposed unkept: it is read when searched", async () => {
+  const store = new ArrayStore(BREAD);
+  const search = new IndexSearch<string>({ reads: store, fullText: "fts5" });
+  const prepared = await search.prepare(
+    {
+      chunks: BREAD.texts.map((text, i) => ({ text, pageNumbers: [i + 1], numTokens: 8 })),
+      vectors: BREAD.vectors,
+      dimension: embedder.dimension,
+    },
+    { extra: undefined },
+  );
+  prepared[Symbol.dispose]();
+  // Given back: too late to keep.
+  prepared.keep("bread");
+  await search.search(["bread"], query("wedding orders"), { find: found("bread") });
+  assert.equal(store.counts.indexes, 1);
 });
 
 Deno.test("IndexSearch breaks ties by index key, then chunk, whatever order the store found them in", async () => {

@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { LocalDocument } from "../../components/core/document.ts";
 import type { Source } from "../../components/core/source.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
+import type { IndexedSourceStorage } from "../../components/retrieval/indexed_storage.ts";
 import { Chroma } from "../../components/source_storages/chroma.ts";
 import { LanceDB } from "../../components/source_storages/lancedb.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";

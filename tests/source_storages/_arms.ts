@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { LocalDocument } from "../../components/core/document.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
-import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
+import type { IndexedSourceStorage } from "../../components/retrieval/indexed_storage.ts";
 import { writeFile } from "../test_utils.ts";
 import { chatParams } from "./_helpers.ts";
 

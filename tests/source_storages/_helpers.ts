@@ -10,7 +10,7 @@ import type { ChatParams } from "../../components/core/params.ts";
 import type { Source } from "../../components/core/source.ts";
 import { HashEmbedder } from "../../components/embeddings/hash.ts";
 import type { IndexInfo, NewIndex, SearchQuery } from "../../components/indexing/mod.ts";
-import type { IndexedSourceStorage } from "../../components/source_storages/_indexed.ts";
+import type { IndexedSourceStorage } from "../../components/retrieval/indexed_storage.ts";
 import { parseQuestions } from "../../cli/_eval_questions.ts";
 import { answers as isAnswer, pagesOfLocation, RANK_DEPTH } from "../../cli/_eval_scores.ts";
 import { FIXTURES } from "../test_utils.ts";

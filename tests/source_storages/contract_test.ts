@@ -14,7 +14,7 @@ import type { IndexBackend } from "../../components/indexing/mod.ts";
 import type {
   IndexedSourceStorage,
   IndexedSourceStorageOptions,
-} from "../../components/source_storages/_indexed.ts";
+} from "../../components/retrieval/indexed_storage.ts";
 import { SvcDemoSourceStorage } from "../../components/source_storages/demo.ts";
 import { closePostgres } from "../../components/source_storages/postgres.ts";
 import { denoArgs, run } from "../_process.ts";

@@ -2,12 +2,10 @@ import assert from "node:assert/strict";
 import { copyFile, mkdir } from "node:fs/promises";
 import { createClient } from "@libsql/client";
 import { LocalDocument } from "../../components/core/document.ts";
-import { SvcError } from "../../components/core/errors.ts";
 import type { IndexBackend, IndexLink, NewIndex } from "../../components/indexing/mod.ts";
-import { shareIndexesFromEnv } from "../../components/source_storages/_indexed.ts";
 import { LibSQL } from "../../components/source_storages/libsql.ts";
 import { tmpDir, tmpLocalRoot, writeFile } from "../test_utils.ts";
-import { chatParams, copiedFixture } from "./_helpers.ts";
+import { chatParams, copiedFixture } from "../source_storages/_helpers.ts";
 
 /** How many indexes the database holds, and how many chat links. */
 async function stored(path: string): Promise<{ indexes: number; links: number }> {
@@ -46,22 +44,6 @@ Deno.test("an indexed storage told to share indexes indexes the same content onc
   const path = `${folder.path}/sources.db`;
   await adaAndBob(folder.path, new LibSQL({ url: `file:${path}`, shareIndexes: true }));
   assert.deepEqual(await stored(path), { indexes: 1, links: 4 });
-});
-
-Deno.test("shareIndexesFromEnv() reads true and false words, off when unset", () => {
-  for (const value of ["true", "1", "yes", "on", " TRUE "]) {
-    assert.equal(shareIndexesFromEnv(value), true, value);
-  }
-  for (const value of [undefined, "", "false", "0", "no", "off", "Off"]) {
-    assert.equal(shareIndexesFromEnv(value), false, String(value));
-  }
-  assert.throws(
-    () => shareIndexesFromEnv("maybe"),
-    (error) =>
-      error instanceof SvcError &&
-      error.message ===
-        'The environment variable "SVC_SHARE_INDEXES" must be "true" or "false", not "maybe"',
-  );
 });
 
 /** LibSQL whose writes of an index first await `before(index)`, counting the writes under way. */
