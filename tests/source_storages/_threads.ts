@@ -126,13 +126,18 @@ export function watchThreads(): ThreadWatch {
  * from `/proc`; Linux only. A thread that ends while it is read is left out.
  */
 export function workerNices(): number[] {
-  const nices: number[] = [];
+  return [...workerThreads().values()];
+}
+
+/** The nice value of each worker thread of this process, by thread id; Linux only. */
+export function workerThreads(): Map<string, number> {
+  const nices = new Map<string, number>();
   for (const { name } of Deno.readDirSync("/proc/self/task")) {
     try {
       if (!Deno.readTextFileSync(`/proc/self/task/${name}/comm`).startsWith("worker-")) continue;
       const stat = Deno.readTextFileSync(`/proc/self/task/${name}/stat`);
       // The fields after the command's closing parenthesis, from the third: nice is the 19th.
-      nices.push(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+      nices.set(name, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
